@@ -1,0 +1,55 @@
+# Confab — build, run and test. `make run` and `make test` work on a fresh Debian machine.
+SHELL := /bin/bash
+SWIFT ?= swift
+CONFIG ?= release
+BIN_RELEASE := .build/release/confab
+ARGS ?=
+
+APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+TEST_PACKAGES := tmux
+
+.PHONY: deps test-deps build run test fuzz bench proto format clean
+
+# Installs only what is missing; needs root (or sudo) the first time.
+deps:
+	@missing=""; for p in $(APT_PACKAGES) $(EXTRA_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:$$missing"; \
+	    SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+test-deps:
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+run: deps
+	$(SWIFT) build -c release --product confab
+	$(BIN_RELEASE) $(ARGS)
+
+test: test-deps
+	$(SWIFT) build --product confab
+	$(SWIFT) test --parallel
+
+bench: deps
+	$(SWIFT) build -c release --product confab-bench
+	.build/release/confab-bench
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	./Fuzz/run.sh $(FUZZ_SECONDS)
+
+# Regenerates the committed Swift code from Proto/*.proto. Needs protoc and protoc-gen-swift
+# (built from swift-protobuf, version matching Package.swift) on PATH.
+proto:
+	protoc --proto_path=Proto --swift_opt=Visibility=Public --swift_out=Sources/ConfabWire/Generated Proto/*.proto
+
+format:
+	swift format --in-place --recursive Sources Tests Fuzz/Sources
+
+clean:
+	rm -rf .build Fuzz/.build

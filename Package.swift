@@ -1,0 +1,81 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Confab",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "confab", targets: ["confab"]),
+        .executable(name: "confab-bench", targets: ["confab-bench"]),
+        .library(name: "ConfabCrypto", targets: ["ConfabCrypto"]),
+        .library(name: "ConfabModel", targets: ["ConfabModel"]),
+        .library(name: "ConfabWire", targets: ["ConfabWire"]),
+        .library(name: "ConfabStore", targets: ["ConfabStore"]),
+        .library(name: "ConfabNode", targets: ["ConfabNode"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .target(name: "ConfabCrypto", dependencies: ["CSodium"]),
+        .target(name: "ConfabModel", dependencies: ["ConfabCrypto"]),
+        .target(
+            name: "ConfabWire",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .target(
+            name: "ConfabStore",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ConfabNode",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "confab",
+            dependencies: [
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "confab-bench",
+            dependencies: ["ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode"]
+        ),
+        .testTarget(
+            name: "ConfabCryptoTests",
+            dependencies: ["ConfabCrypto"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "ConfabModelTests", dependencies: ["ConfabModel", "ConfabCrypto"]),
+        .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto"]),
+        .testTarget(
+            name: "ConfabStoreTests",
+            dependencies: [
+                "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(name: "ConfabNodeTests", dependencies: ["ConfabNode", "ConfabStore", "ConfabModel"]),
+        .testTarget(name: "ConfabCLITests", dependencies: ["ConfabCrypto"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

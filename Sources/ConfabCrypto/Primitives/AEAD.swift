@@ -1,0 +1,60 @@
+import CSodium
+
+/// XChaCha20-Poly1305 (IETF). A fresh random 24-byte nonce per message is safe with this
+/// construction, which is why Confab uses it for message bodies under a long-lived key.
+public enum AEAD {
+    public static let keyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)
+    public static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    public static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+
+    public static func generateKey() -> SecureBytes {
+        Sodium.ensureInitialized()
+        return SecureBytes(count: keyLength) { crypto_aead_xchacha20poly1305_ietf_keygen($0) }
+    }
+
+    /// Returns `nonce ‖ ciphertext ‖ tag`.
+    public static func seal(
+        _ plaintext: [UInt8], key: SecureBytes, additionalData: [UInt8] = [], nonce: [UInt8]? = nil
+    ) throws(CryptoError) -> [UInt8] {
+        Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
+        let nonce = nonce ?? Random.bytes(nonceLength)
+        try requireLength(nonce, nonceLength, "AEAD nonce")
+        var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
+        out.replaceSubrange(0..<nonceLength, with: nonce)
+        var written: UInt64 = 0
+        let rc = key.withUnsafeBytes { k in
+            out.withUnsafeMutableBufferPointer { o in
+                crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    o.baseAddress! + nonceLength, &written, plaintext, UInt64(plaintext.count),
+                    additionalData, UInt64(additionalData.count), nil, nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        guard rc == 0 else { throw .operationFailed("AEAD encryption") }
+        return out
+    }
+
+    /// Opens `nonce ‖ ciphertext ‖ tag`.
+    public static func open(
+        _ sealed: some ContiguousBytes, key: SecureBytes, additionalData: [UInt8] = []
+    ) throws(CryptoError) -> [UInt8] {
+        Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
+        let result: [UInt8]? = sealed.withUnsafeBytes { s in
+            guard s.count >= nonceLength + tagLength else { return nil }
+            let input = s.bindMemory(to: UInt8.self)
+            var out = [UInt8](repeating: 0, count: s.count - nonceLength - tagLength)
+            var written: UInt64 = 0
+            let rc = key.withUnsafeBytes { k in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    &out, &written, nil, input.baseAddress! + nonceLength, UInt64(s.count - nonceLength),
+                    additionalData, UInt64(additionalData.count), input.baseAddress!,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            return rc == 0 ? out : nil
+        }
+        guard let result else { throw .authenticationFailed("AEAD ciphertext") }
+        return result
+    }
+}
