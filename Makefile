@@ -46,7 +46,7 @@ fuzz: deps
 # Regenerates the committed Swift code from Proto/*.proto. Needs protoc and protoc-gen-swift
 # (built from swift-protobuf, version matching Package.swift) on PATH.
 proto:
-	protoc --proto_path=Proto --swift_opt=Visibility=Public --swift_out=Sources/ConfabWire/Generated Proto/*.proto
+	protoc --proto_path=Proto --swift_out=Sources/ConfabWire/Generated Proto/*.proto
 
 format:
 	swift format --in-place --recursive Sources Tests Fuzz/Sources

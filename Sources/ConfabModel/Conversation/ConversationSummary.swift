@@ -1,0 +1,77 @@
+import Foundation
+
+/// One row of the conversation list: everything needed to draw it, derived from the store.
+public struct ConversationSummary: Sendable, Equatable, Codable {
+    public let id: ConversationID
+    public let title: String?
+    /// Everyone but me, in the creator's order.
+    public let participants: [Participant]
+    public let createdAt: Date
+    public let lastActivityAt: Date
+    public let lastMessage: LastMessage?
+    public let unreadCount: Int
+    public let isMarkedUnread: Bool
+    public let isPinned: Bool
+    public let isArchived: Bool
+    public let isMuted: Bool
+
+    public struct Participant: Sendable, Equatable, Codable {
+        public let id: NodeID
+        public let name: String
+
+        public init(id: NodeID, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public struct LastMessage: Sendable, Equatable, Codable {
+        public let author: NodeID
+        public let isMine: Bool
+        public let text: String
+        public let sentAt: Date
+        /// Set only for my own messages.
+        public let status: DeliveryStatus?
+
+        public init(author: NodeID, isMine: Bool, text: String, sentAt: Date, status: DeliveryStatus?) {
+            self.author = author
+            self.isMine = isMine
+            self.text = text
+            self.sentAt = sentAt
+            self.status = status
+        }
+    }
+
+    public init(
+        id: ConversationID, title: String?, participants: [Participant], createdAt: Date, lastActivityAt: Date,
+        lastMessage: LastMessage?, unreadCount: Int, isMarkedUnread: Bool, isPinned: Bool, isArchived: Bool,
+        isMuted: Bool
+    ) {
+        self.id = id
+        self.title = title
+        self.participants = participants
+        self.createdAt = createdAt
+        self.lastActivityAt = lastActivityAt
+        self.lastMessage = lastMessage
+        self.unreadCount = unreadCount
+        self.isMarkedUnread = isMarkedUnread
+        self.isPinned = isPinned
+        self.isArchived = isArchived
+        self.isMuted = isMuted
+    }
+
+    /// The title if there is one, else the other participants' names.
+    public var displayName: String {
+        if let title, !title.isEmpty { return title }
+        return participants.map(\.name).joined(separator: ", ")
+    }
+
+    /// What the unread badge shows: the count, or 1 when marked unread with nothing new.
+    public var badgeCount: Int {
+        unreadCount > 0 ? unreadCount : (isMarkedUnread ? 1 : 0)
+    }
+
+    public var preview: String? {
+        lastMessage.map { Preview.line($0.text, mine: $0.isMine) }
+    }
+}

@@ -1,0 +1,90 @@
+/// One signed entry of an author's log in a conversation, decoded and signature-checked.
+/// `content` and `signature` are the exact bytes received; the entry is never re-encoded.
+public struct Entry: Sendable, Equatable {
+    public let conversationID: ConversationID
+    public let author: NodeID
+    public let seq: UInt64
+    /// Hash of the author's entry `seq - 1`; nil exactly when `seq == 1`.
+    public let previous: EntryHash?
+    /// Author's wall clock, milliseconds since the Unix epoch. Informational only: order
+    /// comes from the causal clock first.
+    public let timestamp: Int64
+    /// What the author held of this conversation when writing (its own `seq - 1` included).
+    public let clock: VectorClock
+    public let body: EntryBody
+    public let content: [UInt8]
+    public let signature: [UInt8]
+    public let hash: EntryHash
+
+    public init(
+        conversationID: ConversationID, author: NodeID, seq: UInt64, previous: EntryHash?, timestamp: Int64,
+        clock: VectorClock, body: EntryBody, content: [UInt8], signature: [UInt8]
+    ) {
+        self.conversationID = conversationID
+        self.author = author
+        self.seq = seq
+        self.previous = previous
+        self.timestamp = timestamp
+        self.clock = clock
+        self.body = body
+        self.content = content
+        self.signature = signature
+        self.hash = EntryHash.of(content: content)
+    }
+
+    public var kind: EntryKind { body.kind }
+
+    public var orderKey: DisplayOrderKey {
+        DisplayOrderKey(clockSum: clock.sum, timestamp: timestamp, author: author, seq: seq)
+    }
+}
+
+public enum EntryKind: Int, Sendable, Codable, CaseIterable {
+    case create = 1
+    case message = 2
+    case receipt = 3
+    /// A kind from a newer protocol version: kept in the log (so the chain continues) but
+    /// not shown.
+    case unknown = 0
+}
+
+public enum EntryBody: Sendable, Equatable {
+    case create(CreateBody)
+    /// XChaCha20-Poly1305 `nonce ‖ ciphertext ‖ tag` of the message plaintext.
+    case message(sealed: [UInt8])
+    case receipt(delivered: VectorClock, read: VectorClock)
+    case unknown
+
+    public var kind: EntryKind {
+        switch self {
+        case .create: return .create
+        case .message: return .message
+        case .receipt: return .receipt
+        case .unknown: return .unknown
+        }
+    }
+}
+
+public struct CreateBody: Sendable, Equatable {
+    public struct Participant: Sendable, Equatable {
+        public let id: NodeID
+        /// The conversation key sealed (crypto_box_seal) to this participant.
+        public let sealedKey: [UInt8]
+
+        public init(id: NodeID, sealedKey: [UInt8]) {
+            self.id = id
+            self.sealedKey = sealedKey
+        }
+    }
+
+    public let participants: [Participant]
+    /// AEAD-sealed UTF-8 title; empty when the conversation has no title.
+    public let sealedTitle: [UInt8]
+
+    public init(participants: [Participant], sealedTitle: [UInt8]) {
+        self.participants = participants
+        self.sealedTitle = sealedTitle
+    }
+
+    public var participantIDs: [NodeID] { participants.map(\.id) }
+}

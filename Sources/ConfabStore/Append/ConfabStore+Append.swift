@@ -1,0 +1,218 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Validates and stores one entry received as bytes. Idempotent: an entry already held
+    /// returns `.duplicate`. Throws `AppendRejection` for anything invalid, having written
+    /// nothing.
+    @discardableResult
+    public func append(_ bytes: [UInt8], now: Date = Date()) throws -> AppendOutcome {
+        let entry = try Self.decode(bytes).get()
+        return try writer.write { db in try self.insert(entry, raw: bytes, db: db, now: now) }
+    }
+
+    /// Validates and stores a batch in one transaction (the sync path). Signature checks run
+    /// before the transaction so the write lock is held only for the inserts. Entries are
+    /// applied in the given order, so a batch may carry a create entry and what follows it.
+    public func append(batch: [[UInt8]], now: Date = Date()) throws -> [Result<AppendOutcome, AppendRejection>] {
+        let decoded = batch.map(Self.decode)
+        return try writer.write { db in
+            zip(decoded, batch).map { result, bytes in
+                switch result {
+                case .failure(let rejection):
+                    return .failure(rejection)
+                case .success(let entry):
+                    do {
+                        // Each entry in its own savepoint: a rejected one leaves no trace.
+                        var outcome = AppendOutcome.duplicate
+                        try db.inSavepoint {
+                            outcome = try self.insert(entry, raw: bytes, db: db, now: now)
+                            return .commit
+                        }
+                        return .success(outcome)
+                    } catch let rejection as AppendRejection {
+                        return .failure(rejection)
+                    } catch {
+                        return .failure(.badClock("store error: \(error)"))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func decode(_ bytes: [UInt8]) -> Result<Entry, AppendRejection> {
+        do throws(WireError) {
+            return .success(try EntryCodec.decode(bytes))
+        } catch {
+            return .failure(.wire(error))
+        }
+    }
+
+    /// The single place where entries enter the store, whether received or authored here.
+    func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date) throws -> AppendOutcome {
+        let conversation = entry.conversationID.bytes
+        let author = entry.author.bytes
+
+        if let held = try Row.fetchOne(
+            db, sql: "SELECT seq, hash FROM head WHERE conversationId = ? AND author = ?",
+            arguments: [conversation, author])
+        {
+            let headSeq: UInt64 = held["seq"]
+            let headHash: [UInt8] = held["hash"]
+            if entry.seq <= headSeq {
+                // Held, or held once and deleted here: never take a different entry at the
+                // same position (a fork), never bring back a deleted one.
+                if let stored = try [UInt8].fetchOne(
+                    db, sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?",
+                    arguments: [conversation, author, entry.seq])
+                {
+                    guard stored == entry.hash.bytes else { throw AppendRejection.fork }
+                } else if entry.seq == headSeq, headHash != entry.hash.bytes {
+                    throw AppendRejection.fork
+                }
+                return .duplicate
+            }
+            guard entry.seq == headSeq + 1 else { throw AppendRejection.gap(expected: headSeq + 1, got: entry.seq) }
+            guard entry.previous?.bytes == headHash else { throw AppendRejection.brokenChain }
+        } else {
+            guard entry.seq == 1 else { throw AppendRejection.gap(expected: 1, got: entry.seq) }
+        }
+
+        let participants: [NodeID]
+        if case .create(let create) = entry.body {
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation]) != nil {
+                // Another author's seq 1 cannot be a second create for the same id.
+                throw AppendRejection.fork
+            }
+            participants = create.participantIDs
+        } else {
+            participants = try NodeID.fetchParticipants(db, conversation: entry.conversationID)
+            guard !participants.isEmpty else { throw AppendRejection.unknownConversation }
+            guard participants.contains(entry.author) else { throw AppendRejection.notParticipant }
+        }
+        try validateClocks(entry, participants: participants)
+
+        if case .create(let create) = entry.body {
+            try insertConversation(entry, create: create, db: db)
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO entry(conversationId, author, seq, hash, kind, timestamp, clockSum, raw, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
+                entry.clock.sum, raw, now.millisecondsSince1970,
+            ])
+        try db.execute(
+            sql: """
+                INSERT INTO head(conversationId, author, seq, hash) VALUES (?, ?, ?, ?)
+                ON CONFLICT(conversationId, author) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
+                """,
+            arguments: [conversation, author, entry.seq, entry.hash.bytes])
+
+        switch entry.body {
+        case .message(let sealed):
+            try insertMessage(entry, sealed: sealed, db: db)
+        case .receipt(let delivered, let read):
+            try mergeReceipt(
+                conversation: entry.conversationID, from: entry.author,
+                ReceiptClocks(delivered: delivered, read: read), db: db)
+        case .create, .unknown:
+            break
+        }
+        return .appended(entry)
+    }
+
+    /// Clocks may only name participants, and the causal clock must hold the author's own
+    /// previous entry exactly (an author always has its own log).
+    private func validateClocks(_ entry: Entry, participants: [NodeID]) throws {
+        let members = Set(participants)
+        guard entry.clock[entry.author] == entry.seq - 1 else {
+            throw AppendRejection.badClock("author's own seq is \(entry.clock[entry.author]), expected \(entry.seq - 1)")
+        }
+        var clocks = [entry.clock]
+        if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
+        for clock in clocks {
+            for author in clock.entries.keys where !members.contains(author) {
+                throw AppendRejection.badClock("names \(author.shortHex), not a participant")
+            }
+        }
+    }
+
+    private func insertConversation(_ entry: Entry, create: CreateBody, db: Database) throws {
+        var key: SecureBytes?
+        var title: String?
+        if let mine = create.participants.first(where: { $0.id == me }) {
+            // A sealed key that does not open leaves the conversation unreadable here but
+            // still replicable: the entry itself is validly signed.
+            key = try? ConversationCipher.openKey(mine.sealedKey, with: identity)
+            if let key {
+                title = try? ConversationCipher.openTitle(
+                    create.sealedTitle, key: key, conversationID: entry.conversationID)
+            }
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
+                entry.timestamp,
+            ])
+        for (position, participant) in create.participants.enumerated() {
+            try db.execute(
+                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)",
+                arguments: [entry.conversationID.bytes, participant.id.bytes, position])
+        }
+        try refreshSearchIndex(conversation: entry.conversationID, db: db)
+    }
+
+    private func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database) throws {
+        let key = try [UInt8].fetchOne(
+            db, sql: "SELECT conversationKey FROM conversation WHERE id = ?", arguments: [entry.conversationID.bytes])
+        guard let key else { return }  // not readable here (relay): the raw entry is enough
+        let text = try? ConversationCipher.openMessage(
+            sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+        try db.execute(
+            sql: """
+                INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text])
+        try db.execute(
+            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?",
+            arguments: [entry.timestamp, entry.conversationID.bytes])
+        // A new message brings a deleted conversation back, as in any messenger; archived
+        // conversations stay archived (muted ones would too, in a later version).
+        try db.execute(
+            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL",
+            arguments: [entry.conversationID.bytes])
+    }
+
+    private func mergeReceipt(
+        conversation: ConversationID, from node: NodeID, _ clocks: ReceiptClocks, db: Database
+    ) throws {
+        let current = try receiptClocks(conversation: conversation, node: node, db: db) ?? ReceiptClocks()
+        let merged = current.merging(clocks)
+        try db.execute(
+            sql: """
+                INSERT INTO receipt(conversationId, nodeId, delivered, read) VALUES (?, ?, ?, ?)
+                ON CONFLICT(conversationId, nodeId) DO UPDATE SET delivered = excluded.delivered, read = excluded.read
+                """,
+            arguments: [conversation.bytes, node.bytes, merged.delivered.json, merged.read.json])
+    }
+
+    func receiptClocks(conversation: ConversationID, node: NodeID, db: Database) throws -> ReceiptClocks? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT delivered, read FROM receipt WHERE conversationId = ? AND nodeId = ?",
+                arguments: [conversation.bytes, node.bytes])
+        else { return nil }
+        return ReceiptClocks(delivered: try VectorClock(json: row["delivered"]), read: try VectorClock(json: row["read"]))
+    }
+}

@@ -1,0 +1,147 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Starts a conversation with `others` (and me), optionally titled, optionally with a
+    /// first message; everything is written in one transaction and queued for sending.
+    public func createConversation(
+        with others: [NodeID], title: String? = nil, firstMessage: String? = nil, now: Date = Date()
+    ) throws -> (id: ConversationID, message: Entry?) {
+        let members = [me] + others.filter { $0 != me }.uniqued()
+        guard members.count >= 2 else { throw StoreError.invalidInput("a conversation needs at least one other person") }
+        guard members.count <= Limits.maxParticipants else {
+            throw StoreError.invalidInput("a conversation can have at most \(Limits.maxParticipants) participants")
+        }
+        let title = title?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let title, title.utf8.count > Limits.maxTitleBytes {
+            throw StoreError.invalidInput("the title is longer than \(Limits.maxTitleBytes) bytes")
+        }
+        if let firstMessage { try Self.checkText(firstMessage) }
+
+        let id = ConversationID.random()
+        let key = ConversationCipher.generateKey()
+        let participants = try members.map { member in
+            CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
+        }
+        let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
+        let create = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970, clock: VectorClock(),
+                body: .create(CreateBody(participants: participants, sealedTitle: sealedTitle))),
+            with: identity)
+        let message = try writer.write { db -> Entry? in
+            try self.insertAuthored(create, db: db, now: now)
+            guard let firstMessage else { return nil }
+            return try self.authorMessage(firstMessage, in: id, db: db, now: now)
+        }
+        return (id, message)
+    }
+
+    /// Writes one message of mine; when this returns, the message is durably stored and
+    /// queued for sending.
+    public func sendMessage(_ text: String, to conversation: ConversationID, now: Date = Date()) throws -> Entry {
+        try Self.checkText(text)
+        return try writer.write { db in try self.authorMessage(text, in: conversation, db: db, now: now) }
+    }
+
+    /// Several messages in one transaction (`send --lines` reading a fast pipe).
+    public func sendMessages(_ texts: [String], to conversation: ConversationID, now: Date = Date()) throws -> [Entry] {
+        for text in texts { try Self.checkText(text) }
+        return try writer.write { db in
+            try texts.map { try self.authorMessage($0, in: conversation, db: db, now: now) }
+        }
+    }
+
+    /// Records that I have read everything held in the conversation: moves my read marks
+    /// and, when that covers anything new from others, appends a coalesced receipt entry.
+    @discardableResult
+    public func markRead(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?", arguments: [conversation.bytes])
+            let clock = try self.clock(of: conversation, db: db)
+            var others = clock
+            others[self.me] = 0
+            let previousRead = try self.receiptClocks(conversation: conversation, node: self.me, db: db)?.read
+            for (author, seq) in others.entries {
+                try db.execute(
+                    sql: """
+                        INSERT INTO read_mark(conversationId, author, seq) VALUES (?, ?, ?)
+                        ON CONFLICT(conversationId, author) DO UPDATE SET seq = max(seq, excluded.seq)
+                        """,
+                    arguments: [conversation.bytes, author.bytes, seq])
+            }
+            guard !others.isEmpty, !(previousRead?.covers(others) ?? false) else { return nil }
+            return try self.authorEntry(
+                in: conversation, body: .receipt(delivered: others, read: others), db: db, now: now)
+        }
+    }
+
+    private func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry {
+        guard
+            let keyBytes = try [UInt8].fetchOne(
+                db, sql: "SELECT conversationKey FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+        else {
+            throw StoreError.unknownConversation(conversation.hex)
+        }
+        let seq = try nextSeq(conversation, db: db)
+        let sealed = try ConversationCipher.sealMessage(
+            text, key: SecureBytes(keyBytes), conversationID: conversation, author: me, seq: seq)
+        return try authorEntry(in: conversation, body: .message(sealed: sealed), db: db, now: now)
+    }
+
+    private func authorEntry(in conversation: ConversationID, body: EntryBody, db: Database, now: Date) throws -> Entry {
+        let participants = try NodeID.fetchParticipants(db, conversation: conversation)
+        guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
+        guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
+        let seq = try nextSeq(conversation, db: db)
+        let previous = try [UInt8].fetchOne(
+            db, sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?",
+            arguments: [conversation.bytes, me.bytes]
+        ).flatMap { EntryHash(bytes: $0) }
+        let entry = EntryCodec.sign(
+            EntryDraft(
+                conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
+                clock: try clock(of: conversation, db: db), body: body),
+            with: identity)
+        try insertAuthored(entry, db: db, now: now)
+        return entry
+    }
+
+    /// Authored entries go through the same validation as received ones, then the outbox.
+    private func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
+        _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now)
+        try db.execute(
+            sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)",
+            arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [entry.conversationID.bytes])
+    }
+
+    private func nextSeq(_ conversation: ConversationID, db: Database) throws -> UInt64 {
+        let head = try UInt64.fetchOne(
+            db, sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?",
+            arguments: [conversation.bytes, me.bytes])
+        return (head ?? 0) + 1
+    }
+
+    static func checkText(_ text: String) throws {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw StoreError.invalidInput("the message is empty")
+        }
+        guard text.utf8.count <= Limits.maxMessageTextBytes else {
+            throw StoreError.invalidInput(
+                "the message is \(text.utf8.count) bytes; the limit is \(Limits.maxMessageTextBytes)")
+        }
+    }
+}
+
+extension Array where Element: Hashable {
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,134 @@
+import GRDB
+
+extension ConfabStore {
+    /// Named migrations; a released migration is never edited, only followed by new ones.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("v1-meta-and-peers") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    CREATE TABLE peer (
+                        id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 32),
+                        name TEXT NOT NULL,
+                        trust TEXT NOT NULL DEFAULT 'unverified',
+                        addedAt INTEGER NOT NULL,
+                        lastSeenAt INTEGER,
+                        address TEXT
+                    );
+                    CREATE INDEX peer_name ON peer(name COLLATE NOCASE);
+                    """)
+        }
+
+        migrator.registerMigration("v1-conversations-and-logs") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE conversation (
+                        id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
+                        creator BLOB NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        -- NULL when we are not a participant (a relay) or the key did not open.
+                        conversationKey BLOB,
+                        title TEXT,
+                        lastActivityAt INTEGER NOT NULL
+                    );
+                    CREATE TABLE participant (
+                        conversationId BLOB NOT NULL REFERENCES conversation(id) ON DELETE CASCADE,
+                        nodeId BLOB NOT NULL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, nodeId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX participant_node ON participant(nodeId);
+                    -- Raw signed entries, exactly as received.
+                    CREATE TABLE entry (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        hash BLOB NOT NULL,
+                        kind INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        clockSum INTEGER NOT NULL,
+                        raw BLOB NOT NULL,
+                        receivedAt INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    -- Each author's latest entry: the conversation's vector clock. Survives the
+                    -- local deletion of entries, so deleted messages are never fetched again.
+                    CREATE TABLE head (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        hash BLOB NOT NULL,
+                        PRIMARY KEY (conversationId, author)
+                    ) WITHOUT ROWID;
+                    -- Decrypted messages, for display and search.
+                    CREATE TABLE message (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        clockSum INTEGER NOT NULL,
+                        text TEXT,
+                        UNIQUE (conversationId, author, seq)
+                    );
+                    CREATE INDEX message_order ON message(conversationId, clockSum, timestamp, author, seq);
+                    CREATE VIRTUAL TABLE message_fts USING fts5(
+                        text, content='message', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+                    );
+                    CREATE TRIGGER message_fts_insert AFTER INSERT ON message WHEN new.text IS NOT NULL BEGIN
+                        INSERT INTO message_fts(rowid, text) VALUES (new.id, new.text);
+                    END;
+                    CREATE TRIGGER message_fts_delete AFTER DELETE ON message WHEN old.text IS NOT NULL BEGIN
+                        INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, old.text);
+                    END;
+                    -- Titles and participant names, rebuilt when either changes.
+                    CREATE VIRTUAL TABLE conversation_fts USING fts5(
+                        conversationId UNINDEXED, title, names, tokenize='unicode61 remove_diacritics 2'
+                    );
+                    -- Each participant's latest receipt clocks, merged (JSON objects author -> seq).
+                    CREATE TABLE receipt (
+                        conversationId BLOB NOT NULL,
+                        nodeId BLOB NOT NULL,
+                        delivered TEXT NOT NULL,
+                        read TEXT NOT NULL,
+                        PRIMARY KEY (conversationId, nodeId)
+                    ) WITHOUT ROWID;
+                    -- How far I have read each author, for unread counts.
+                    CREATE TABLE read_mark (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, author)
+                    ) WITHOUT ROWID;
+                    -- Local-only state, never replicated.
+                    CREATE TABLE local_state (
+                        conversationId BLOB PRIMARY KEY NOT NULL,
+                        archived INTEGER NOT NULL DEFAULT 0,
+                        pinned INTEGER NOT NULL DEFAULT 0,
+                        muted INTEGER NOT NULL DEFAULT 0,
+                        markedUnread INTEGER NOT NULL DEFAULT 0,
+                        deletedAt INTEGER
+                    ) WITHOUT ROWID;
+                    -- My entries no other node has acknowledged yet.
+                    CREATE TABLE outbox (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        queuedAt INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    -- The clocks other nodes have announced for a conversation: what they hold.
+                    CREATE TABLE peer_clock (
+                        peerId BLOB NOT NULL,
+                        conversationId BLOB NOT NULL,
+                        clock TEXT NOT NULL,
+                        updatedAt INTEGER NOT NULL,
+                        PRIMARY KEY (peerId, conversationId)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+}

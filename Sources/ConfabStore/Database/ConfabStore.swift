@@ -1,0 +1,73 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import GRDB
+
+/// The node's SQLite database: every conversation, entry and bit of local state. It is the
+/// one owner of the database connection and its migrations; everything else goes through
+/// its methods, which are each one transaction.
+public final class ConfabStore: Sendable {
+    let writer: any DatabaseWriter
+    /// The node's own identity: the author of what this store writes, and the key that
+    /// opens conversation keys sealed to us.
+    public let identity: SigningKeyPair
+    public var me: NodeID { NodeID(identity.publicKey) }
+
+    /// Opens (creating if needed) the store at `path` in WAL mode with full fsync, so a
+    /// transaction that returned survives a crash or power loss.
+    public convenience init(path: String, identity: SigningKeyPair) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: path, configuration: config)
+        try self.init(writer: pool, identity: identity)
+    }
+
+    /// An in-memory store, for tests.
+    public static func inMemory(identity: SigningKeyPair) throws -> ConfabStore {
+        try ConfabStore(writer: DatabaseQueue(), identity: identity)
+    }
+
+    init(writer: any DatabaseWriter, identity: SigningKeyPair) throws {
+        self.writer = writer
+        self.identity = identity
+        try Self.migrator.migrate(writer)
+        try writer.write { db in try self.checkOwner(db) }
+    }
+
+    /// A store belongs to one identity: opening it with another key would mix two people's
+    /// logs, so that is refused.
+    private func checkOwner(_ db: Database) throws {
+        let owner = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'owner'")
+        if let owner {
+            guard owner == me.hex else { throw StoreError.wrongOwner(storeOwner: owner, identity: me.hex) }
+        } else {
+            try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('owner', ?)", arguments: [me.hex])
+        }
+    }
+
+    /// Runs SQLite's own consistency check; returns its messages ("ok" when sound).
+    public func integrityCheck() throws -> [String] {
+        try writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    // MARK: Metadata
+
+    public func metaValue(_ key: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setMetaValue(_ key: String, _ value: String) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
+        }
+    }
+
+    /// My display name, as others will see it.
+    public func displayName() throws -> String? { try metaValue("displayName") }
+    public func setDisplayName(_ name: String) throws { try setMetaValue("displayName", name) }
+}

@@ -1,0 +1,41 @@
+/// A store operation could not be done. Messages say what happened and what to do.
+public struct StoreError: Error, Equatable, CustomStringConvertible {
+    private enum Reason: Equatable {
+        case wrongOwner(storeOwner: String, identity: String)
+        case unknownConversation(String)
+        case notAParticipant(String)
+        case invalidInput(String)
+        case unknownPeer(String)
+    }
+
+    private let reason: Reason
+
+    static func wrongOwner(storeOwner: String, identity: String) -> StoreError {
+        StoreError(reason: .wrongOwner(storeOwner: storeOwner, identity: identity))
+    }
+
+    public static func unknownConversation(_ id: String) -> StoreError {
+        StoreError(reason: .unknownConversation(id))
+    }
+
+    static func notAParticipant(_ id: String) -> StoreError { StoreError(reason: .notAParticipant(id)) }
+    public static func invalidInput(_ what: String) -> StoreError { StoreError(reason: .invalidInput(what)) }
+    public static func unknownPeer(_ id: String) -> StoreError { StoreError(reason: .unknownPeer(id)) }
+
+    public var description: String {
+        switch reason {
+        case .wrongOwner(let owner, let identity):
+            return
+                "this data directory belongs to identity \(owner.prefix(16))…, but the key file holds \(identity.prefix(16))…; "
+                + "use the data directory that matches the key (--data DIR)"
+        case .unknownConversation(let id):
+            return "no conversation \(id) on this machine (run \"confab list\")"
+        case .notAParticipant(let id):
+            return "you are not a participant of conversation \(id)"
+        case .invalidInput(let what):
+            return what
+        case .unknownPeer(let id):
+            return "no peer \(id) (run \"confab peers\")"
+        }
+    }
+}

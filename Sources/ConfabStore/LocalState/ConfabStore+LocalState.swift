@@ -1,0 +1,54 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+/// Per-conversation flags that stay on this machine and are never replicated.
+public enum LocalFlag: String, Sendable, CaseIterable {
+    case archived, pinned, muted, markedUnread
+}
+
+extension ConfabStore {
+    public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) throws {
+        try writer.write { db in
+            try self.requireConversation(conversation, db: db)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [conversation.bytes])
+            try db.execute(
+                sql: "UPDATE local_state SET \(flag.rawValue) = ? WHERE conversationId = ?",
+                arguments: [value, conversation.bytes])
+        }
+    }
+
+    /// Deletes a conversation's messages from this machine. The heads stay behind as a
+    /// tombstone: sync will not fetch the deleted entries again, and new messages after
+    /// them bring the conversation back. My own entries that no node has yet are kept (as
+    /// ciphertext only) so that my log still reaches the others without a gap.
+    public func deleteConversation(_ conversation: ConversationID, now: Date = Date()) throws {
+        try writer.write { db in
+            try self.requireConversation(conversation, db: db)
+            try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
+            try db.execute(
+                sql: """
+                    DELETE FROM entry WHERE conversationId = ? AND NOT EXISTS (
+                        SELECT 1 FROM outbox o WHERE o.conversationId = entry.conversationId
+                        AND o.author = entry.author AND o.seq = entry.seq)
+                    """,
+                arguments: [conversation.bytes])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [conversation.bytes])
+            try db.execute(
+                sql: """
+                    UPDATE local_state SET deletedAt = ?, pinned = 0, archived = 0, markedUnread = 0
+                    WHERE conversationId = ?
+                    """,
+                arguments: [now.millisecondsSince1970, conversation.bytes])
+        }
+    }
+
+    func requireConversation(_ conversation: ConversationID, db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes]) != nil
+        else {
+            throw StoreError.unknownConversation(conversation.hex)
+        }
+    }
+}

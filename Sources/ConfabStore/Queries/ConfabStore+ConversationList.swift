@@ -1,0 +1,121 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+/// Which conversations a list shows.
+public enum ConversationFilter: Sendable {
+    /// Everything not archived (the inbox).
+    case inbox
+    case archived
+    case all
+}
+
+extension ConfabStore {
+    /// The conversation list: pinned first, then newest activity. Deleted conversations are
+    /// hidden until a new message arrives in them.
+    public func conversations(_ filter: ConversationFilter = .inbox) throws -> [ConversationSummary] {
+        try writer.read { db in
+            let archivedClause: String
+            switch filter {
+            case .inbox: archivedClause = "AND COALESCE(ls.archived, 0) = 0"
+            case .archived: archivedClause = "AND COALESCE(ls.archived, 0) = 1"
+            case .all: archivedClause = ""
+            }
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
+                        COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
+                        COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
+                        \(Self.unreadCountSQL) AS unread
+                    FROM conversation c
+                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL \(archivedClause)
+                    ORDER BY pinned DESC, c.lastActivityAt DESC, c.id
+                    """,
+                arguments: ["me": me.bytes])
+            return try rows.map { try self.summary(row: $0, db: db) }
+        }
+    }
+
+    /// One conversation's summary; nil when unknown or deleted here.
+    public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
+        try writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
+                        COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
+                        COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
+                        \(Self.unreadCountSQL) AS unread
+                    FROM conversation c LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE c.id = :id AND ls.deletedAt IS NULL
+                    """,
+                arguments: ["me": me.bytes, "id": id.bytes]
+            ).map { try self.summary(row: $0, db: db) }
+        }
+    }
+
+    private func summary(row: Row, db: Database) throws -> ConversationSummary {
+        let id = row.conversationID("id")
+        var lastMessage: ConversationSummary.LastMessage?
+        if let last = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT author, seq, text, timestamp FROM message WHERE conversationId = ?
+                ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
+                """,
+            arguments: [id.bytes])
+        {
+            let author = last.nodeID("author")
+            let isMine = author == me
+            lastMessage = .init(
+                author: author, isMine: isMine, text: (last["text"] as String?) ?? "(message could not be decrypted)",
+                sentAt: Date(milliseconds: last["timestamp"]),
+                status: isMine ? try DeliveryContext(conversation: id, me: me, db: db).status(ofMySeq: last["seq"]) : nil)
+        }
+        return ConversationSummary(
+            id: id, title: row["title"], participants: try participantNames(conversation: id, db: db),
+            createdAt: Date(milliseconds: row["createdAt"]), lastActivityAt: Date(milliseconds: row["lastActivityAt"]),
+            lastMessage: lastMessage, unreadCount: row["unread"], isMarkedUnread: row["markedUnread"],
+            isPinned: row["pinned"], isArchived: row["archived"], isMuted: row["muted"])
+    }
+
+    /// Ids of every conversation I take part in, for resolving a typed id prefix.
+    public func conversationIDs() throws -> [ConversationID] {
+        try writer.read { db in
+            try [UInt8].fetchAll(
+                db,
+                sql: """
+                    SELECT c.id FROM conversation c
+                    JOIN participant p ON p.conversationId = c.id AND p.nodeId = ?
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL ORDER BY c.lastActivityAt DESC
+                    """,
+                arguments: [me.bytes]
+            ).compactMap(ConversationID.init(bytes:))
+        }
+    }
+
+    /// The most recent conversation with `peer`, preferring threads with just the two of
+    /// us over groups.
+    public func latestConversation(with peer: NodeID) throws -> ConversationID? {
+        try writer.read { db in
+            try [UInt8].fetchOne(
+                db,
+                sql: """
+                    SELECT c.id FROM conversation c
+                    JOIN participant them ON them.conversationId = c.id AND them.nodeId = :peer
+                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL OR EXISTS (SELECT 1 FROM head h WHERE h.conversationId = c.id)
+                    ORDER BY (SELECT COUNT(*) FROM participant p WHERE p.conversationId = c.id) = 2 DESC,
+                        c.lastActivityAt DESC
+                    LIMIT 1
+                    """,
+                arguments: ["peer": peer.bytes, "me": me.bytes]
+            ).flatMap(ConversationID.init(bytes:))
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ConfabModel
+import GRDB
+
+extension ConfabStore {
+    /// Rebuilds a conversation's row in the title/name search index. Called when the
+    /// conversation arrives and when a participant's name changes.
+    func refreshSearchIndex(conversation: ConversationID, db: Database) throws {
+        let title = try String.fetchOne(
+            db, sql: "SELECT title FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+        let names = try participantNames(conversation: conversation, db: db).map(\.name).joined(separator: " ")
+        try db.execute(sql: "DELETE FROM conversation_fts WHERE conversationId = ?", arguments: [conversation.hex])
+        try db.execute(
+            sql: "INSERT INTO conversation_fts(conversationId, title, names) VALUES (?, ?, ?)",
+            arguments: [conversation.hex, title ?? "", names])
+    }
+
+    /// Everyone but me, with the name each goes by here (their short key when unnamed).
+    func participantNames(conversation: ConversationID, db: Database) throws -> [ConversationSummary.Participant] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.nodeId, peer.name FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
+                WHERE p.conversationId = ? AND p.nodeId != ? ORDER BY p.position
+                """,
+            arguments: [conversation.bytes, me.bytes]
+        ).map { row in
+            let id = row.nodeID("nodeId")
+            return ConversationSummary.Participant(id: id, name: (row["name"] as String?) ?? id.shortHex)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// The vector clock of one conversation: each author's highest held seq.
+    public func clock(of conversation: ConversationID) throws -> VectorClock {
+        try writer.read { db in try self.clock(of: conversation, db: db) }
+    }
+
+    /// The clocks of every conversation held, for announcing to peers.
+    public func allClocks() throws -> [ConversationID: VectorClock] {
+        try writer.read { db in
+            var clocks: [ConversationID: VectorClock] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT conversationId, author, seq FROM head") {
+                clocks[row.conversationID("conversationId"), default: VectorClock()][row.nodeID("author")] = row["seq"]
+            }
+            return clocks
+        }
+    }
+
+    func clock(of conversation: ConversationID, db: Database) throws -> VectorClock {
+        var clock = VectorClock()
+        for row in try Row.fetchAll(
+            db, sql: "SELECT author, seq FROM head WHERE conversationId = ?", arguments: [conversation.bytes])
+        {
+            clock[row.nodeID("author")] = row["seq"]
+        }
+        return clock
+    }
+
+    /// Raw entries of `author` in `conversation` after `seq`, in seq order, at most `limit`:
+    /// what a peer whose clock says `seq` is missing.
+    public func entries(
+        in conversation: ConversationID, author: NodeID, after seq: UInt64, limit: Int = 500
+    ) throws -> [[UInt8]] {
+        try writer.read { db in
+            try [UInt8].fetchAll(
+                db,
+                sql: """
+                    SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
+                    ORDER BY seq LIMIT ?
+                    """,
+                arguments: [conversation.bytes, author.bytes, seq, limit])
+        }
+    }
+
+    /// Records what another node announced it holds, and takes my entries it covers off the
+    /// outbox (they are now "sent").
+    public func recordPeerClock(
+        _ clock: VectorClock, peer: NodeID, conversation: ConversationID, now: Date = Date()
+    ) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peer_clock(peerId, conversationId, clock, updatedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(peerId, conversationId) DO UPDATE SET clock = excluded.clock, updatedAt = excluded.updatedAt
+                    """,
+                arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
+            try db.execute(
+                sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?",
+                arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
+        }
+    }
+
+    /// My entries no other node has acknowledged, oldest first.
+    public func outbox() throws -> [(conversation: ConversationID, seq: UInt64, queuedAt: Date)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT conversationId, seq, queuedAt FROM outbox ORDER BY queuedAt, seq").map {
+                (conversation: $0.conversationID("conversationId"), seq: $0["seq"], queuedAt: Date(milliseconds: $0["queuedAt"]))
+            }
+        }
+    }
+}

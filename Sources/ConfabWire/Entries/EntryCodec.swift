@@ -1,0 +1,193 @@
+import ConfabCrypto
+import Foundation
+import ConfabModel
+import SwiftProtobuf
+
+/// Encodes, signs, decodes and verifies entries. Decoding checks sizes first, then
+/// structure, then the signature over the exact content bytes received; nothing is ever
+/// re-encoded for verification, so encoder differences between implementations cannot
+/// break signatures.
+public enum EntryCodec {
+    static let decodingOptions: BinaryDecodingOptions = {
+        var options = BinaryDecodingOptions()
+        options.messageDepthLimit = 8
+        options.discardUnknownFields = true
+        return options
+    }()
+
+    /// Signs `draft` as `keyPair`'s author and returns the entry (with its encoded form).
+    public static func sign(_ draft: EntryDraft, with keyPair: SigningKeyPair) -> Entry {
+        var content = Confab_V1_EntryContent()
+        content.conversationID = Data(draft.conversationID.bytes)
+        content.author = Data(keyPair.publicKey.bytes)
+        content.seq = draft.seq
+        content.previous = Data(draft.previous?.bytes ?? [])
+        content.timestampMs = draft.timestamp
+        content.clock = encodeClock(draft.clock)
+        switch draft.body {
+        case .create(let create):
+            var body = Confab_V1_CreateBody()
+            body.participants = create.participants.map { p in
+                var participant = Confab_V1_Participant()
+                participant.key = Data(p.id.bytes)
+                participant.sealedKey = Data(p.sealedKey)
+                return participant
+            }
+            body.sealedTitle = Data(create.sealedTitle)
+            content.create = body
+        case .message(let sealed):
+            var body = Confab_V1_MessageBody()
+            body.sealed = Data(sealed)
+            content.message = body
+        case .receipt(let delivered, let read):
+            var body = Confab_V1_ReceiptBody()
+            body.delivered = encodeClock(delivered)
+            body.read = encodeClock(read)
+            content.receipt = body
+        case .unknown:
+            preconditionFailure("cannot author an entry of unknown kind")
+        }
+        // Encoding a message built from valid values cannot fail.
+        let contentBytes = [UInt8](try! content.serializedBytes() as [UInt8])
+        let signature = keyPair.sign(EntryDomain.signature + contentBytes)
+        return Entry(
+            conversationID: draft.conversationID, author: NodeID(keyPair.publicKey), seq: draft.seq,
+            previous: draft.previous, timestamp: draft.timestamp, clock: draft.clock, body: draft.body,
+            content: contentBytes, signature: signature)
+    }
+
+    /// The stored and transmitted form of an entry.
+    public static func encode(_ entry: Entry) -> [UInt8] {
+        var signed = Confab_V1_SignedEntry()
+        signed.content = Data(entry.content)
+        signed.signature = Data(entry.signature)
+        return try! signed.serializedBytes()
+    }
+
+    /// Decodes and verifies an entry from untrusted bytes.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> Entry {
+        guard bytes.count <= Limits.maxEntryBytes else {
+            throw .tooLarge("entry", limit: Limits.maxEntryBytes, actual: bytes.count)
+        }
+        let signed: Confab_V1_SignedEntry
+        do {
+            signed = try Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions)
+        } catch {
+            throw .malformed("signed entry envelope")
+        }
+        guard signed.signature.count == SigningPublicKey.signatureLength else {
+            throw .malformed("signature length \(signed.signature.count)")
+        }
+        let contentBytes = [UInt8](signed.content)
+        let content: Confab_V1_EntryContent
+        do {
+            content = try Confab_V1_EntryContent(serializedBytes: contentBytes, options: decodingOptions)
+        } catch {
+            throw .malformed("entry content")
+        }
+        let entry = try validate(content, contentBytes: contentBytes, signature: [UInt8](signed.signature))
+        guard entry.author.signingKey.verify(signature: entry.signature, message: EntryDomain.signature + contentBytes)
+        else {
+            throw .badSignature
+        }
+        return entry
+    }
+
+    private static func validate(
+        _ content: Confab_V1_EntryContent, contentBytes: [UInt8], signature: [UInt8]
+    ) throws(WireError) -> Entry {
+        guard let conversationID = ConversationID(bytes: content.conversationID) else {
+            throw .malformed("conversation id (\(content.conversationID.count) bytes, want 16)")
+        }
+        guard let author = NodeID(bytes: content.author) else {
+            throw .malformed("author key (\(content.author.count) bytes, want 32)")
+        }
+        guard content.seq >= 1 else { throw .malformed("seq 0") }
+        let previous: EntryHash?
+        if content.seq == 1 {
+            guard content.previous.isEmpty else { throw .malformed("previous hash on seq 1") }
+            previous = nil
+        } else {
+            guard let hash = EntryHash(bytes: content.previous) else {
+                throw .malformed("previous hash (\(content.previous.count) bytes, want 32)")
+            }
+            previous = hash
+        }
+        let clock = try decodeClock(content.clock, what: "causal clock")
+        let body: EntryBody
+        switch content.body {
+        case .create(let create):
+            body = .create(try decodeCreate(create, author: author, seq: content.seq))
+        case .message(let message):
+            let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
+            guard message.sealed.count <= limit else {
+                throw .tooLarge("sealed message", limit: limit, actual: message.sealed.count)
+            }
+            guard message.sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed message") }
+            body = .message(sealed: [UInt8](message.sealed))
+        case .receipt(let receipt):
+            body = .receipt(
+                delivered: try decodeClock(receipt.delivered, what: "delivered clock"),
+                read: try decodeClock(receipt.read, what: "read clock"))
+        case .none:
+            body = .unknown
+        }
+        return Entry(
+            conversationID: conversationID, author: author, seq: content.seq, previous: previous,
+            timestamp: content.timestampMs, clock: clock, body: body, content: contentBytes, signature: signature)
+    }
+
+    private static func decodeCreate(
+        _ create: Confab_V1_CreateBody, author: NodeID, seq: UInt64
+    ) throws(WireError) -> CreateBody {
+        guard seq == 1 else { throw .malformed("create entry with seq \(seq)") }
+        let count = create.participants.count
+        guard count <= Limits.maxParticipants else {
+            throw .tooLarge("participant list", limit: Limits.maxParticipants, actual: count)
+        }
+        var seen = Set<NodeID>()
+        var participants: [CreateBody.Participant] = []
+        for participant in create.participants {
+            guard let id = NodeID(bytes: participant.key) else { throw .malformed("participant key") }
+            guard seen.insert(id).inserted else { throw .malformed("duplicate participant") }
+            guard participant.sealedKey.count == ConversationCipher.sealedKeyLength else {
+                throw .malformed("sealed conversation key length \(participant.sealedKey.count)")
+            }
+            participants.append(.init(id: id, sealedKey: [UInt8](participant.sealedKey)))
+        }
+        guard seen.contains(author) else { throw .malformed("create entry whose author is not a participant") }
+        guard participants.count >= 2 else { throw .malformed("conversation with fewer than 2 participants") }
+        let titleLimit = Limits.maxTitleBytes + ConversationCipher.overhead + 8
+        guard create.sealedTitle.count <= titleLimit else {
+            throw .tooLarge("sealed title", limit: titleLimit, actual: create.sealedTitle.count)
+        }
+        guard create.sealedTitle.isEmpty || create.sealedTitle.count >= ConversationCipher.overhead else {
+            throw .malformed("sealed title")
+        }
+        return CreateBody(participants: participants, sealedTitle: [UInt8](create.sealedTitle))
+    }
+
+    static func encodeClock(_ clock: VectorClock) -> [Confab_V1_ClockEntry] {
+        clock.sortedEntries.map { item in
+            var entry = Confab_V1_ClockEntry()
+            entry.author = Data(item.author.bytes)
+            entry.seq = item.seq
+            return entry
+        }
+    }
+
+    static func decodeClock(_ items: [Confab_V1_ClockEntry], what: String) throws(WireError) -> VectorClock {
+        guard items.count <= Limits.maxClockWidth else {
+            throw .tooLarge(what, limit: Limits.maxClockWidth, actual: items.count)
+        }
+        var entries: [NodeID: UInt64] = [:]
+        for item in items {
+            guard let author = NodeID(bytes: item.author) else { throw .malformed("\(what) author key") }
+            guard item.seq >= 1 else { throw .malformed("\(what) seq 0") }
+            guard entries.updateValue(item.seq, forKey: author) == nil else {
+                throw .malformed("\(what) names an author twice")
+            }
+        }
+        return VectorClock(entries)
+    }
+}

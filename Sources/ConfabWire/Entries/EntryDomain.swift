@@ -1,0 +1,7 @@
+/// Domain-separation prefixes, so a signature or ciphertext made for one purpose can never
+/// be accepted for another.
+enum EntryDomain {
+    static let signature: [UInt8] = Array("confab/entry/v1".utf8) + [0]
+    static let message: [UInt8] = Array("confab/message/v1".utf8) + [0]
+    static let title: [UInt8] = Array("confab/title/v1".utf8) + [0]
+}
