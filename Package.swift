@@ -74,8 +74,20 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "ConfabNodeTests", dependencies: ["ConfabNode", "ConfabStore", "ConfabModel"]),
-        .testTarget(name: "ConfabCLITests", dependencies: ["ConfabCrypto"]),
+        .testTarget(
+            name: "ConfabNodeTests",
+            dependencies: [
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "ConfabCLITests",
+            dependencies: [
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,39 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import Foundation
+
+/// A node's identity and store opened from its data directory. This is what CLI commands
+/// use when no node process is running: everything works offline, and what is sent waits
+/// in the outbox.
+public struct LocalNode: Sendable {
+    public let directory: DataDirectory
+    public let identity: SigningKeyPair
+    public let store: ConfabStore
+
+    public var me: NodeID { NodeID(identity.publicKey) }
+
+    /// Opens an initialised data directory.
+    public static func open(_ directory: DataDirectory) throws -> LocalNode {
+        let identity = try IdentityFile.load(from: directory.identityFile)
+        let store = try ConfabStore(path: directory.databaseFile.path, identity: identity)
+        return LocalNode(directory: directory, identity: identity, store: store)
+    }
+
+    /// Creates a new identity and store with a display name.
+    public static func initialize(_ directory: DataDirectory, name: String) throws -> LocalNode {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.utf8.count <= Limits.maxNameBytes else {
+            throw StoreError.invalidInput("a display name needs 1 to \(Limits.maxNameBytes) bytes")
+        }
+        try directory.create()
+        try IdentityFile.create(SigningKeyPair.generate(), at: directory.identityFile)
+        let node = try open(directory)
+        try node.store.setDisplayName(name)
+        return node
+    }
+
+    public func displayName() throws -> String {
+        try store.displayName() ?? me.shortHex
+    }
+}

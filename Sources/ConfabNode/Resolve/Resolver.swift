@@ -1,0 +1,98 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+
+/// Turns what a person typed into a peer or a conversation. Accepts a display name
+/// (case-insensitive), a full key, or a unique key prefix; conversations also by id prefix
+/// or by a peer's name (their most recent thread). Errors list the candidates.
+public struct Resolver: Sendable {
+    public let store: ConfabStore
+
+    public init(store: ConfabStore) {
+        self.store = store
+    }
+
+    public func peer(_ text: String) throws -> NodeID {
+        let query = text.trimmingCharacters(in: .whitespaces)
+        let peers = try store.peers()
+        let named = peers.filter { $0.name.caseInsensitiveCompare(query) == .orderedSame }
+        if named.count == 1 { return named[0].id }
+        if named.count > 1 {
+            throw ResolveError.ambiguous(query, candidates: named.map { "\($0.name) (\($0.id.shortHex))" })
+        }
+        if let full = NodeID(hex: query) { return full }
+        if query.count >= 4, Hex.isHexPrefix(query) {
+            let matches = peers.filter { $0.id.hex.hasPrefix(query.lowercased()) }
+            if matches.count == 1 { return matches[0].id }
+            if matches.count > 1 {
+                throw ResolveError.ambiguous(query, candidates: matches.map { "\($0.name) (\($0.id.shortHex))" })
+            }
+        }
+        throw ResolveError.unknownPeer(query, known: peers.map(\.name))
+    }
+
+    public func conversation(_ text: String) throws -> ConversationID {
+        let query = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if query.count >= 4, Hex.isHexPrefix(query) {
+            let matches = try store.conversationIDs().filter { $0.hex.hasPrefix(query) }
+            if matches.count == 1 { return matches[0] }
+            if matches.count > 1 {
+                let summaries = try matches.compactMap { try store.conversation($0) }
+                throw ResolveError.ambiguous(query, candidates: summaries.map { "\($0.id.shortHex) \($0.displayName)" })
+            }
+        }
+        let peer: NodeID
+        do {
+            peer = try self.peer(text)
+        } catch let error as ResolveError where error.isUnknown {
+            throw ResolveError.unknownConversation(text, known: try store.conversations(.all).map(\.displayName))
+        }
+        guard let conversation = try store.latestConversation(with: peer) else {
+            throw ResolveError.noConversation(with: text)
+        }
+        return conversation
+    }
+}
+
+public struct ResolveError: Error, Equatable, CustomStringConvertible {
+    private enum Reason: Equatable {
+        case unknownPeer(String, known: [String])
+        case unknownConversation(String, known: [String])
+        case ambiguous(String, candidates: [String])
+        case noConversation(String)
+    }
+
+    private let reason: Reason
+
+    static func unknownPeer(_ name: String, known: [String]) -> ResolveError {
+        ResolveError(reason: .unknownPeer(name, known: known))
+    }
+    static func unknownConversation(_ name: String, known: [String]) -> ResolveError {
+        ResolveError(reason: .unknownConversation(name, known: known))
+    }
+    static func ambiguous(_ name: String, candidates: [String]) -> ResolveError {
+        ResolveError(reason: .ambiguous(name, candidates: candidates))
+    }
+    static func noConversation(with name: String) -> ResolveError { ResolveError(reason: .noConversation(name)) }
+
+    var isUnknown: Bool {
+        if case .unknownPeer = reason { return true }
+        return false
+    }
+
+    public var description: String {
+        switch reason {
+        case .unknownPeer(let name, let known):
+            let list = known.isEmpty ? "none yet" : known.joined(separator: ", ")
+            return "no peer named \"\(name)\" — known peers: \(list) (run \"confab peers\", or add one with "
+                + "\"confab peers add KEY --name NAME\")"
+        case .unknownConversation(let name, let known):
+            let list = known.isEmpty ? "none yet" : known.prefix(10).joined(separator: ", ")
+            return "no conversation or peer matches \"\(name)\" — conversations: \(list) (run \"confab list\")"
+        case .ambiguous(let name, let candidates):
+            return "\"\(name)\" is ambiguous — it matches: \(candidates.joined(separator: "; ")); type more of the key or id"
+        case .noConversation(let name):
+            return "no conversation with \(name) yet — start one with \"confab new \(name)\""
+        }
+    }
+}

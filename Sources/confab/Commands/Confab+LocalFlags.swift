@@ -1,0 +1,90 @@
+import ArgumentParser
+import ConfabModel
+import ConfabNode
+import ConfabStore
+
+/// archive, unarchive, pin, unpin, mark-read, mark-unread: each changes one local flag of
+/// one conversation, so they share this shape.
+protocol ConversationFlagCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    var output: OutputOptions { get }
+    var conversation: String { get }
+    static var doneMessage: String { get }
+    func apply(to id: ConversationID, in store: ConfabStore) throws
+}
+
+extension ConversationFlagCommand {
+    func run() throws {
+        let node = try global.open()
+        let id = try Resolver(store: node.store).conversation(conversation)
+        try apply(to: id, in: node.store)
+        guard let summary = try node.store.conversation(id) else { return }
+        if output.json {
+            try JSONOutput.print(JSONOutput.conversation(summary))
+        } else {
+            Console.out("\(Self.doneMessage) \(summary.displayName) (\(id.shortHex))")
+        }
+    }
+}
+
+private let conversationHelp = ArgumentHelp("A conversation id prefix, or a peer's name (their most recent thread).")
+
+extension Confab {
+    struct Archive: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(abstract: "Hide a conversation from the list.")
+        static let doneMessage = "Archived"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.archived, true, on: id) }
+    }
+
+    struct Unarchive: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(abstract: "Bring an archived conversation back.")
+        static let doneMessage = "Unarchived"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.archived, false, on: id) }
+    }
+
+    struct Pin: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(abstract: "Keep a conversation at the top of the list.")
+        static let doneMessage = "Pinned"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.pinned, true, on: id) }
+    }
+
+    struct Unpin: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(abstract: "Unpin a conversation.")
+        static let doneMessage = "Unpinned"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.pinned, false, on: id) }
+    }
+
+    struct MarkRead: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mark-read", abstract: "Mark a conversation read (and send a read receipt).")
+        static let doneMessage = "Marked read:"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.markRead(id) }
+    }
+
+    struct MarkUnread: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mark-unread", abstract: "Mark a conversation unread, as a reminder.")
+        static let doneMessage = "Marked unread:"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws {
+            try store.setFlag(.markedUnread, true, on: id)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import ConfabModel
+import ConfabNode
+
+extension Confab {
+    struct New: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Start a conversation (a new thread) with one or more peers.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "Peers: names, keys or unique key prefixes.")
+        var peers: [String]
+
+        @Option(help: "A title for the thread.")
+        var title: String?
+
+        @Option(help: "A first message.")
+        var message: String?
+
+        func validate() throws {
+            if peers.isEmpty { throw ValidationError("name at least one peer") }
+            if let title, title.utf8.count > Limits.maxTitleBytes {
+                throw ValidationError("--title is longer than \(Limits.maxTitleBytes) bytes")
+            }
+        }
+
+        func run() throws {
+            let node = try global.open()
+            let resolver = Resolver(store: node.store)
+            let members = try peers.map(resolver.peer)
+            let created = try node.store.createConversation(with: members, title: title, firstMessage: message)
+            let summary = try node.store.conversation(created.id)!
+            if output.json {
+                try JSONOutput.print(JSONOutput.conversation(summary))
+                return
+            }
+            var text = "Started \(summary.displayName) (\(created.id.shortHex))"
+            if created.message != nil { text += " — first message sending…" }
+            Console.out(text)
+        }
+    }
+}

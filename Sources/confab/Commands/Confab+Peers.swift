@@ -1,0 +1,81 @@
+import ArgumentParser
+import ConfabModel
+import ConfabNode
+
+extension Confab {
+    struct Peers: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List known peers, or add one by key.",
+            subcommands: [ListPeers.self, AddPeer.self],
+            defaultSubcommand: ListPeers.self)
+    }
+
+    struct ListPeers: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List known peers.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let peers = try global.open().store.peers()
+            if output.json {
+                try JSONOutput.print(peers.map(JSONOutput.peer))
+                return
+            }
+            guard !peers.isEmpty else {
+                Console.out("No peers yet — add one with \"confab peers add KEY --name NAME\" (see \"confab whoami\").")
+                return
+            }
+            let nameWidth = min(24, peers.map { DisplayWidth.of($0.name) }.max() ?? 4)
+            for peer in peers {
+                let trust = peer.trust == .unverified ? "" : "  " + peer.trust.rawValue
+                Console.out(
+                    Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + peer.id.shortHex + "  "
+                        + Style.dim(peer.id.fingerprint) + trust)
+            }
+        }
+    }
+
+    struct AddPeer: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Add a peer by its key (from their \"confab whoami\"), or rename a known one.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "The peer's key: 64 hex characters.")
+        var key: String
+
+        @Option(help: "The name you will call them by.")
+        var name: String
+
+        func validate() throws {
+            guard NodeID(hex: key.trimmingCharacters(in: .whitespaces)) != nil else {
+                throw ValidationError("\"\(key)\" is not a key: a key is 64 hex characters (see \"confab whoami\")")
+            }
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--name must not be empty")
+            }
+        }
+
+        func run() throws {
+            let node = try global.open()
+            let id = NodeID(hex: key.trimmingCharacters(in: .whitespaces))!
+            let existing = try node.store.peers()
+            if let clash = existing.first(where: {
+                $0.id != id && $0.name.caseInsensitiveCompare(name) == .orderedSame
+            }) {
+                throw CLIError(
+                    "the name \"\(name)\" is already used by another key (\(clash.id.shortHex)); choose another name")
+            }
+            try node.store.savePeer(id, name: name)
+            let peer = try node.store.peer(id)!
+            if output.json {
+                try JSONOutput.print(JSONOutput.peer(peer))
+                return
+            }
+            Console.out("Added \(peer.name) (\(peer.id.shortHex)). Say hi: confab send \(peer.name) \"hi\"")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import ConfabNode
+import Foundation
+
+@main
+struct Confab: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "confab",
+        abstract: "Peer-to-peer chat for machines on one LAN — no server, no account, no internet.",
+        discussion: """
+            Every command works offline: what you send waits in the outbox ("sending…") until a \
+            peer is reachable. Exit codes: 0 ok, 1 failure, 2 usage error.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Init.self, WhoAmI.self, Peers.self, New.self, Send.self, List.self, History.self, Search.self,
+            Archive.self, Unarchive.self, Pin.self, Unpin.self, MarkRead.self, MarkUnread.self, Delete.self,
+        ]
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    /// With no subcommand: the conversation list, or how to get started.
+    func run() throws {
+        let directory = global.directory
+        guard IdentityFile.exists(at: directory.identityFile) else {
+            Console.out(
+                """
+                Welcome to Confab.
+                Create your identity first:  confab init --name YOUR_NAME
+                Then add a peer:             confab peers add KEY --name NAME
+                and say hi:                  confab send NAME "hi"
+                Data directory: \(directory.path)
+                """)
+            return
+        }
+        var list = List()
+        list.global = global
+        try list.run()
+        Console.out("\nRun \"confab --help\" for every command.")
+    }
+
+    /// Exit codes are part of the interface for scripts: 0 ok, 1 failure, 2 usage.
+    static func main() {
+        // Everything Confab writes (keys, the database and its WAL) is private.
+        umask(0o077)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { Console.out(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { Console.err(message) }
+            Foundation.exit(code == .validationFailure ? 2 : (code.rawValue == 0 ? 1 : code.rawValue))
+        }
+    }
+}

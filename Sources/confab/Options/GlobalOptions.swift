@@ -1,0 +1,24 @@
+import ArgumentParser
+import ConfabNode
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        name: .customLong("data"),
+        help: ArgumentHelp(
+            "Data directory (default: $CONFAB_HOME, else ~/.local/share/confab).", valueName: "DIR"))
+    var dataPath: String?
+
+    var directory: DataDirectory { DataDirectory.resolve(option: dataPath) }
+
+    /// Opens the identity and store; errors carry what to do next.
+    func open() throws -> LocalNode {
+        try LocalNode.open(directory)
+    }
+}
+
+/// `--json`, for commands that print data.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of text (schema in the README).")
+    var json = false
+}

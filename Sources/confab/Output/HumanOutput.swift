@@ -1,0 +1,71 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+
+/// Text output for people: aligned to the terminal, relative timestamps, badges.
+enum HumanOutput {
+    static let timestamps = SmartTimestamp()
+
+    static func label(_ status: DeliveryStatus) -> String {
+        switch status {
+        case .sending: return "sending…"
+        case .sent: return "sent ✓"
+        case .delivered: return "delivered ✓✓"
+        case .read: return "read ✓✓"
+        }
+    }
+
+    /// Two lines per conversation:
+    ///   📌 Bob · Weekend plans                    10:30 AM
+    ///      You: see you at 8 · sending…      (2)  1a2b3c4d
+    static func conversationRows(_ list: [ConversationSummary], width: Int, now: Date = Date()) -> [String] {
+        list.flatMap { c -> [String] in
+            let mark = c.isPinned ? "📌 " : "   "
+            let time = timestamps.short(c.lastActivityAt, now: now)
+            var name = c.participants.map(\.name).joined(separator: ", ")
+            if let title = c.title, !title.isEmpty { name += " · \(title)" }
+            if c.isArchived { name += " (archived)" }
+            if c.isMuted { name += " (muted)" }
+            let nameWidth = max(10, width - DisplayWidth.of(mark) - DisplayWidth.of(time) - 1)
+            let line1 = mark + Style.bold(DisplayWidth.pad(name, to: nameWidth)) + " " + Style.dim(time)
+
+            var preview = c.lastMessage.map { Preview.line($0.text, mine: $0.isMine, limit: 200) } ?? "No messages yet"
+            if let status = c.lastMessage?.status { preview += " · " + label(status) }
+            let badge = c.badgeCount > 0 ? " (\(c.badgeCount))" : ""
+            let id = " " + c.id.shortHex
+            let previewWidth = max(10, width - 3 - DisplayWidth.of(badge) - DisplayWidth.of(id))
+            let line2 = "   " + DisplayWidth.pad(preview, to: previewWidth) + Style.badge(badge) + Style.dim(id)
+            return [line1, line2]
+        }
+    }
+
+    /// Chat history with date separators, in weechat style:
+    ///   ──── Today ────
+    ///   10:30 AM  Bob: hi
+    ///   10:31 AM  You: hello  (sending…)
+    static func historyLines(_ messages: [ChatMessage], width: Int, now: Date = Date()) -> [String] {
+        var lines: [String] = []
+        var lastDay: Date?
+        let calendar = Calendar.current
+        for message in messages {
+            let day = calendar.startOfDay(for: message.sentAt)
+            if day != lastDay {
+                let label = " \(timestamps.separator(message.sentAt, now: now)) "
+                let side = max(2, (width - DisplayWidth.of(label)) / 2)
+                lines.append(Style.dim(String(repeating: "─", count: side) + label + String(repeating: "─", count: side)))
+                lastDay = day
+            }
+            let time = DisplayWidth.pad(timestamps.time(message.sentAt), to: 8)
+            let name = message.isMine ? Style.accent(message.authorName) : Style.bold(message.authorName)
+            let text = message.text ?? "(message could not be decrypted)"
+            let status = message.status.map { "  " + Style.dim("(\(label($0)))") } ?? ""
+            let body = text.split(separator: "\n", omittingEmptySubsequences: false)
+            lines.append("\(Style.dim(time))  \(name): \(body.first ?? "")" + (body.count == 1 ? status : ""))
+            let indent = String(repeating: " ", count: 10 + DisplayWidth.of(message.authorName) + 2)
+            for (index, line) in body.dropFirst().enumerated() {
+                lines.append(indent + line + (index == body.count - 2 ? status : ""))
+            }
+        }
+        return lines
+    }
+}
