@@ -57,8 +57,7 @@ extension ConfabStore {
         let author = entry.author.bytes
 
         if let held = try Row.fetchOne(
-            db, sql: "SELECT seq, hash FROM head WHERE conversationId = ? AND author = ?",
-            arguments: [conversation, author])
+            db.cachedStatement(sql: "SELECT seq, hash FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation, author])
         {
             let headSeq: UInt64 = held["seq"]
             let headHash: [UInt8] = held["hash"]
@@ -66,8 +65,7 @@ extension ConfabStore {
                 // Held, or held once and deleted here: never take a different entry at the
                 // same position (a fork), never bring back a deleted one.
                 if let stored = try [UInt8].fetchOne(
-                    db, sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?",
-                    arguments: [conversation, author, entry.seq])
+                    db.cachedStatement(sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"), arguments: [conversation, author, entry.seq])
                 {
                     guard stored == entry.hash.bytes else { throw AppendRejection.fork }
                 } else if entry.seq == headSeq, headHash != entry.hash.bytes {
@@ -83,7 +81,7 @@ extension ConfabStore {
 
         let participants: [NodeID]
         if case .create(let create) = entry.body {
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation]) != nil {
+            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil {
                 // Another author's seq 1 cannot be a second create for the same id.
                 throw AppendRejection.fork
             }
@@ -98,21 +96,19 @@ extension ConfabStore {
         if case .create(let create) = entry.body {
             try insertConversation(entry, create: create, db: db)
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO entry(conversationId, author, seq, hash, kind, timestamp, clockSum, raw, receivedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """).execute(arguments: [
                 conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
                 entry.clock.sum, raw, now.millisecondsSince1970,
             ])
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO head(conversationId, author, seq, hash) VALUES (?, ?, ?, ?)
                 ON CONFLICT(conversationId, author) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
-                """,
-            arguments: [conversation, author, entry.seq, entry.hash.bytes])
+                """).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes])
 
         switch entry.body {
         case .message(let sealed):
@@ -155,43 +151,38 @@ extension ConfabStore {
                     create.sealedTitle, key: key, conversationID: entry.conversationID)
             }
         }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """).execute(arguments: [
                 entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
                 entry.timestamp,
             ])
         for (position, participant) in create.participants.enumerated() {
-            try db.execute(
-                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)",
-                arguments: [entry.conversationID.bytes, participant.id.bytes, position])
+            try db.cachedStatement(
+                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)").execute(arguments: [entry.conversationID.bytes, participant.id.bytes, position])
         }
         try refreshSearchIndex(conversation: entry.conversationID, db: db)
     }
 
     private func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database) throws {
         let key = try [UInt8].fetchOne(
-            db, sql: "SELECT conversationKey FROM conversation WHERE id = ?", arguments: [entry.conversationID.bytes])
+            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"), arguments: [entry.conversationID.bytes])
         guard let key else { return }  // not readable here (relay): the raw entry is enough
         let text = try? ConversationCipher.openMessage(
             sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text])
-        try db.execute(
-            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?",
-            arguments: [entry.timestamp, entry.conversationID.bytes])
+                """).execute(arguments: [entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text])
+        try db.cachedStatement(
+            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?").execute(arguments: [entry.timestamp, entry.conversationID.bytes])
         // A new message brings a deleted conversation back, as in any messenger; archived
         // conversations stay archived (muted ones would too, in a later version).
-        try db.execute(
-            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL",
-            arguments: [entry.conversationID.bytes])
+        try db.cachedStatement(
+            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL").execute(arguments: [entry.conversationID.bytes])
     }
 
     private func mergeReceipt(
@@ -199,19 +190,17 @@ extension ConfabStore {
     ) throws {
         let current = try receiptClocks(conversation: conversation, node: node, db: db) ?? ReceiptClocks()
         let merged = current.merging(clocks)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO receipt(conversationId, nodeId, delivered, read) VALUES (?, ?, ?, ?)
                 ON CONFLICT(conversationId, nodeId) DO UPDATE SET delivered = excluded.delivered, read = excluded.read
-                """,
-            arguments: [conversation.bytes, node.bytes, merged.delivered.json, merged.read.json])
+                """).execute(arguments: [conversation.bytes, node.bytes, merged.delivered.json, merged.read.json])
     }
 
     func receiptClocks(conversation: ConversationID, node: NodeID, db: Database) throws -> ReceiptClocks? {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT delivered, read FROM receipt WHERE conversationId = ? AND nodeId = ?",
-                arguments: [conversation.bytes, node.bytes])
+                db.cachedStatement(sql: "SELECT delivered, read FROM receipt WHERE conversationId = ? AND nodeId = ?"), arguments: [conversation.bytes, node.bytes])
         else { return nil }
         return ReceiptClocks(delivered: try VectorClock(json: row["delivered"]), read: try VectorClock(json: row["read"]))
     }

@@ -60,19 +60,18 @@ extension ConfabStore {
     @discardableResult
     public func markRead(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
         try writer.write { db in
-            try db.execute(
-                sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?", arguments: [conversation.bytes])
+            try db.cachedStatement(
+                sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?").execute(arguments: [conversation.bytes])
             let clock = try self.clock(of: conversation, db: db)
             var others = clock
             others[self.me] = 0
             let previousRead = try self.receiptClocks(conversation: conversation, node: self.me, db: db)?.read
             for (author, seq) in others.entries {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO read_mark(conversationId, author, seq) VALUES (?, ?, ?)
                         ON CONFLICT(conversationId, author) DO UPDATE SET seq = max(seq, excluded.seq)
-                        """,
-                    arguments: [conversation.bytes, author.bytes, seq])
+                        """).execute(arguments: [conversation.bytes, author.bytes, seq])
             }
             guard !others.isEmpty, !(previousRead?.covers(others) ?? false) else { return nil }
             return try self.authorEntry(
@@ -83,7 +82,7 @@ extension ConfabStore {
     private func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry {
         guard
             let keyBytes = try [UInt8].fetchOne(
-                db, sql: "SELECT conversationKey FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+                db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"), arguments: [conversation.bytes])
         else {
             throw StoreError.unknownConversation(conversation.hex)
         }
@@ -99,9 +98,7 @@ extension ConfabStore {
         guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
         let seq = try nextSeq(conversation, db: db)
         let previous = try [UInt8].fetchOne(
-            db, sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?",
-            arguments: [conversation.bytes, me.bytes]
-        ).flatMap { EntryHash(bytes: $0) }
+            db.cachedStatement(sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation.bytes, me.bytes]).flatMap { EntryHash(bytes: $0) }
         let entry = EntryCodec.sign(
             EntryDraft(
                 conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
@@ -114,17 +111,15 @@ extension ConfabStore {
     /// Authored entries go through the same validation as received ones, then the outbox.
     private func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
         _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now)
-        try db.execute(
-            sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)",
-            arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [entry.conversationID.bytes])
+        try db.cachedStatement(
+            sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)").execute(arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
+        try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)").execute(arguments: [entry.conversationID.bytes])
     }
 
     private func nextSeq(_ conversation: ConversationID, db: Database) throws -> UInt64 {
         let head = try UInt64.fetchOne(
-            db, sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?",
-            arguments: [conversation.bytes, me.bytes])
+            db.cachedStatement(sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation.bytes, me.bytes])
         return (head ?? 0) + 1
     }
 

@@ -22,7 +22,7 @@ extension ConfabStore {
     func clock(of conversation: ConversationID, db: Database) throws -> VectorClock {
         var clock = VectorClock()
         for row in try Row.fetchAll(
-            db, sql: "SELECT author, seq FROM head WHERE conversationId = ?", arguments: [conversation.bytes])
+            db.cachedStatement(sql: "SELECT author, seq FROM head WHERE conversationId = ?"), arguments: [conversation.bytes])
         {
             clock[row.nodeID("author")] = row["seq"]
         }
@@ -36,12 +36,10 @@ extension ConfabStore {
     ) throws -> [[UInt8]] {
         try writer.read { db in
             try [UInt8].fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
                     ORDER BY seq LIMIT ?
-                    """,
-                arguments: [conversation.bytes, author.bytes, seq, limit])
+                    """), arguments: [conversation.bytes, author.bytes, seq, limit])
         }
     }
 
@@ -51,15 +49,13 @@ extension ConfabStore {
         _ clock: VectorClock, peer: NodeID, conversation: ConversationID, now: Date = Date()
     ) throws {
         try writer.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO peer_clock(peerId, conversationId, clock, updatedAt) VALUES (?, ?, ?, ?)
                     ON CONFLICT(peerId, conversationId) DO UPDATE SET clock = excluded.clock, updatedAt = excluded.updatedAt
-                    """,
-                arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
-            try db.execute(
-                sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?",
-                arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
+                    """).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
+            try db.cachedStatement(
+                sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?").execute(arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
         }
     }
 

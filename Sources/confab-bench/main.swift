@@ -1,0 +1,111 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Foundation
+
+// Prints throughput of the foundation's hot paths beside the ceiling measured in the same
+// run (raw libsodium), so the ratio shows how much the layers above cost. Not a test:
+// numbers vary by machine; the ratios are what to watch.
+
+let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 20_000
+
+func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+func rate(_ n: Int, _ seconds: Double) -> String {
+    String(format: "%10.0f/s", Double(n) / seconds)
+}
+
+func row(_ name: String, _ n: Int, _ seconds: Double, ceilingName: String, ceiling: Double) {
+    let perSecond = Double(n) / seconds
+    print(
+        "\(name.padding(toLength: 30, withPad: " ", startingAt: 0)) \(rate(n, seconds))   "
+            + String(format: "ceiling %@ %10.0f/s   ratio %.2f", ceilingName, ceiling, perSecond / ceiling))
+}
+
+let alice = SigningKeyPair.generate()
+let bob = SigningKeyPair.generate()
+let aliceStore = try ConfabStore.inMemory(identity: alice)
+let conversation = try aliceStore.createConversation(with: [NodeID(bob.publicKey)], title: "bench").id
+
+print("Confab benchmarks — libsodium \(Sodium.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(count) entries")
+
+// Ceilings: raw libsodium over messages of the size entries have.
+let payloads = (0..<count).map { _ in Random.bytes(200) }
+var signatures: [[UInt8]] = []
+signatures.reserveCapacity(count)
+let rawSign = measure { for p in payloads { signatures.append(alice.sign(p)) } }
+var verified = 0
+let rawVerify = measure {
+    for (p, s) in zip(payloads, signatures) where alice.publicKey.verify(signature: s, message: p) { verified += 1 }
+}
+precondition(verified == count)
+let signCeiling = Double(count) / rawSign
+let verifyCeiling = Double(count) / rawVerify
+print("ceiling   raw Ed25519 sign    \(rate(count, rawSign))")
+print("ceiling   raw Ed25519 verify  \(rate(count, rawVerify))")
+
+// Signing entries: draft → protobuf → signature.
+let key = ConversationCipher.generateKey()
+var entries: [Entry] = []
+entries.reserveCapacity(count)
+let signTime = try measure {
+    for i in 0..<count {
+        let seq = UInt64(i + 2)
+        let sealed = try ConversationCipher.sealMessage(
+            "benchmark message number \(i), of a typical length for a chat line", key: key,
+            conversationID: conversation, author: NodeID(alice.publicKey), seq: seq)
+        entries.append(
+            EntryCodec.sign(
+                EntryDraft(
+                    conversationID: conversation, seq: seq, previous: EntryHash(bytes: Random.bytes(32)),
+                    timestamp: Int64(i), clock: VectorClock([NodeID(alice.publicKey): seq - 1, NodeID(bob.publicKey): 3]),
+                    body: .message(sealed: sealed)), with: alice))
+    }
+}
+row("entries signed (incl. sealing)", count, signTime, ceilingName: "sign  ", ceiling: signCeiling)
+
+let encoded = entries.map(EntryCodec.encode)
+var decoded = 0
+let verifyTime = try measure {
+    for bytes in encoded {
+        _ = try EntryCodec.decode(bytes)
+        decoded += 1
+    }
+}
+row("entries decoded + verified", count, verifyTime, ceilingName: "verify", ceiling: verifyCeiling)
+
+// Store appends: Alice writes a real log, Bob's file-backed store (WAL, fsync per
+// transaction, FTS5 index) takes it in sync-sized batches.
+for i in 0..<count { _ = try aliceStore.sendMessage("message \(i) about the weekend hike and the café", to: conversation) }
+let log = try aliceStore.entries(in: conversation, author: NodeID(alice.publicKey), after: 0, limit: count + 10)
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confab-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let bobStore = try ConfabStore(path: directory.appendingPathComponent("bench.sqlite").path, identity: bob)
+let batch = 500
+var appended = 0
+let appendTime = try measure {
+    var index = 0
+    while index < log.count {
+        let results = try bobStore.append(batch: Array(log[index..<min(index + batch, log.count)]))
+        appended += results.filter { if case .success(.appended) = $0 { return true } else { return false } }.count
+        index += batch
+    }
+}
+precondition(appended == log.count, "appended \(appended) of \(log.count)")
+row("store appends (batch \(batch), FTS)", appended, appendTime, ceilingName: "verify", ceiling: verifyCeiling)
+
+var single = 0
+let singleCount = min(500, count)
+let singleTime = try measure {
+    for i in 0..<singleCount {
+        _ = try bobStore.sendMessage("single \(i)", to: conversation)
+        single += 1
+    }
+}
+row("sends, one fsync'd txn each", single, singleTime, ceilingName: "verify", ceiling: verifyCeiling)
