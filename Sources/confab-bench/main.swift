@@ -32,7 +32,9 @@ let bob = SigningKeyPair.generate()
 let aliceStore = try ConfabStore.inMemory(identity: alice)
 let conversation = try aliceStore.createConversation(with: [NodeID(bob.publicKey)], title: "bench").id
 
-print("Confab benchmarks — libsodium \(Sodium.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(count) entries")
+print(
+    "Confab benchmarks — libsodium \(Sodium.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(count) entries"
+)
 
 // Ceilings: raw libsodium over messages of the size entries have.
 let payloads = (0..<count).map { _ in Random.bytes(200) }
@@ -63,7 +65,8 @@ let signTime = try measure {
             EntryCodec.sign(
                 EntryDraft(
                     conversationID: conversation, seq: seq, previous: EntryHash(bytes: Random.bytes(32)),
-                    timestamp: Int64(i), clock: VectorClock([NodeID(alice.publicKey): seq - 1, NodeID(bob.publicKey): 3]),
+                    timestamp: Int64(i),
+                    clock: VectorClock([NodeID(alice.publicKey): seq - 1, NodeID(bob.publicKey): 3]),
                     body: .message(sealed: sealed)), with: alice))
     }
 }
@@ -81,7 +84,9 @@ row("entries decoded + verified", count, verifyTime, ceilingName: "verify", ceil
 
 // Store appends: Alice writes a real log, Bob's file-backed store (WAL, fsync per
 // transaction, FTS5 index) takes it in sync-sized batches.
-for i in 0..<count { _ = try aliceStore.sendMessage("message \(i) about the weekend hike and the café", to: conversation) }
+for i in 0..<count {
+    _ = try aliceStore.sendMessage("message \(i) about the weekend hike and the café", to: conversation)
+}
 let log = try aliceStore.entries(in: conversation, author: NodeID(alice.publicKey), after: 0, limit: count + 10)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confab-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -81,7 +81,8 @@ import Testing
         let sent = try #require(try alice.run(["send", "bob", "hello", "there", "--json"]).json() as? [String: Any])
         #expect(sent["status"] as? String == "sending")
         #expect(sent["created"] as? Bool == true)
-        let second = try #require(try alice.run(["send", "Bob", "--json"], stdin: "from stdin\n").json() as? [String: Any])
+        let second = try #require(
+            try alice.run(["send", "Bob", "--json"], stdin: "from stdin\n").json() as? [String: Any])
         #expect(second["created"] as? Bool == false)
         #expect(second["conversation"] as? String == sent["conversation"] as? String)
 
@@ -135,16 +136,20 @@ import Testing
     @Test func archivePinAndUnreadFlags() throws {
         try alice.run(["peers", "add", bobKey, "--name", "Bob"])
         let first = try #require(try alice.run(["new", "bob", "--title", "First", "--json"]).json() as? [String: Any])
-        let second = try #require(try alice.run(["new", "bob", "--title", "Second", "--json"]).json() as? [String: Any])
+        let second = try #require(
+            try alice.run(["new", "bob", "--title", "Second", "--json"]).json() as? [String: Any])
         let firstID = try #require(first["id"] as? String)
         let secondID = try #require(second["id"] as? String)
         try alice.run(["send", String(firstID.prefix(8)), "newest activity"])
 
         func order() throws -> [String] {
-            try #require(try alice.run(["list", "--json"]).json() as? [[String: Any]]).compactMap { $0["id"] as? String }
+            try #require(try alice.run(["list", "--json"]).json() as? [[String: Any]]).compactMap {
+                $0["id"] as? String
+            }
         }
         #expect(try order() == [firstID, secondID])
-        let pinned = try #require(try alice.run(["pin", String(secondID.prefix(6)), "--json"]).json() as? [String: Any])
+        let pinned = try #require(
+            try alice.run(["pin", String(secondID.prefix(6)), "--json"]).json() as? [String: Any])
         #expect(pinned["pinned"] as? Bool == true)
         #expect(try order() == [secondID, firstID])
         #expect(try alice.run(["list"]).stdout.contains("📌"))
@@ -171,7 +176,10 @@ import Testing
         #expect(hits.count == 1)
         #expect((hits.first?["message"] as? [String: Any])?["text"] as? String == "Let's meet at the bakery")
         let titles = try #require(try alice.run(["search", "cafe", "--json"]).json() as? [[String: Any]])
-        #expect(titles.contains { $0["message"] == nil && ($0["conversation"] as? [String: Any])?["title"] as? String == "Café talk" })
+        #expect(
+            titles.contains {
+                $0["message"] == nil && ($0["conversation"] as? [String: Any])?["title"] as? String == "Café talk"
+            })
         let none = try alice.run(["search", "zebra"])
         #expect(none.stdout.contains("Nothing matches"))
     }
@@ -183,7 +191,9 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("pass --yes"))
         #expect(try alice.run(["delete", "bob", "--yes"]).status == 0)
-        #expect(try alice.run(["search", "secret", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(
+            try alice.run(["search", "secret", "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]"
+        )
         #expect(try alice.run(["list"]).stdout.contains("No conversations yet"))
     }
 }

@@ -32,4 +32,3 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// A stable id for the message: `<conversation>/<author>/<seq>`.
     public var id: String { "\(conversationID.hex)/\(author.hex)/\(seq)" }
 }
-

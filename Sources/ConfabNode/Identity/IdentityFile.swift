@@ -75,10 +75,16 @@ public struct IdentityError: Error, Equatable, CustomStringConvertible {
     private let reason: Reason
 
     static func missing(_ path: String) -> IdentityError { IdentityError(reason: .missing(path)) }
-    static func tooOpen(_ path: String, mode: mode_t) -> IdentityError { IdentityError(reason: .tooOpen(path, mode: mode)) }
+    static func tooOpen(_ path: String, mode: mode_t) -> IdentityError {
+        IdentityError(reason: .tooOpen(path, mode: mode))
+    }
     static func malformed(_ path: String) -> IdentityError { IdentityError(reason: .malformed(path)) }
-    static func unreadable(_ path: String, _ why: String) -> IdentityError { IdentityError(reason: .unreadable(path, why)) }
-    static func unwritable(_ path: String, _ why: String) -> IdentityError { IdentityError(reason: .unwritable(path, why)) }
+    static func unreadable(_ path: String, _ why: String) -> IdentityError {
+        IdentityError(reason: .unreadable(path, why))
+    }
+    static func unwritable(_ path: String, _ why: String) -> IdentityError {
+        IdentityError(reason: .unwritable(path, why))
+    }
     static func alreadyExists(_ path: String) -> IdentityError { IdentityError(reason: .alreadyExists(path)) }
 
     public var isMissing: Bool {

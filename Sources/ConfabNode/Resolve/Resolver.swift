@@ -90,7 +90,8 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
             let list = known.isEmpty ? "none yet" : known.prefix(10).joined(separator: ", ")
             return "no conversation or peer matches \"\(name)\" — conversations: \(list) (run \"confab list\")"
         case .ambiguous(let name, let candidates):
-            return "\"\(name)\" is ambiguous — it matches: \(candidates.joined(separator: "; ")); type more of the key or id"
+            return
+                "\"\(name)\" is ambiguous — it matches: \(candidates.joined(separator: "; ")); type more of the key or id"
         case .noConversation(let name):
             return "no conversation with \(name) yet — start one with \"confab new \(name)\""
         }

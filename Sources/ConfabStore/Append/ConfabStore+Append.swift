@@ -57,7 +57,8 @@ extension ConfabStore {
         let author = entry.author.bytes
 
         if let held = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT seq, hash FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation, author])
+            db.cachedStatement(sql: "SELECT seq, hash FROM head WHERE conversationId = ? AND author = ?"),
+            arguments: [conversation, author])
         {
             let headSeq: UInt64 = held["seq"]
             let headHash: [UInt8] = held["hash"]
@@ -65,7 +66,9 @@ extension ConfabStore {
                 // Held, or held once and deleted here: never take a different entry at the
                 // same position (a fork), never bring back a deleted one.
                 if let stored = try [UInt8].fetchOne(
-                    db.cachedStatement(sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"), arguments: [conversation, author, entry.seq])
+                    db.cachedStatement(
+                        sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"),
+                    arguments: [conversation, author, entry.seq])
                 {
                     guard stored == entry.hash.bytes else { throw AppendRejection.fork }
                 } else if entry.seq == headSeq, headHash != entry.hash.bytes {
@@ -81,7 +84,9 @@ extension ConfabStore {
 
         let participants: [NodeID]
         if case .create(let create) = entry.body {
-            if try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil {
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil
+            {
                 // Another author's seq 1 cannot be a second create for the same id.
                 throw AppendRejection.fork
             }
@@ -100,15 +105,17 @@ extension ConfabStore {
             sql: """
                 INSERT INTO entry(conversationId, author, seq, hash, kind, timestamp, clockSum, raw, receivedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
-                entry.clock.sum, raw, now.millisecondsSince1970,
-            ])
+                """
+        ).execute(arguments: [
+            conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
+            entry.clock.sum, raw, now.millisecondsSince1970,
+        ])
         try db.cachedStatement(
             sql: """
                 INSERT INTO head(conversationId, author, seq, hash) VALUES (?, ?, ?, ?)
                 ON CONFLICT(conversationId, author) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
-                """).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes])
+                """
+        ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes])
 
         switch entry.body {
         case .message(let sealed):
@@ -128,7 +135,8 @@ extension ConfabStore {
     private func validateClocks(_ entry: Entry, participants: [NodeID]) throws {
         let members = Set(participants)
         guard entry.clock[entry.author] == entry.seq - 1 else {
-            throw AppendRejection.badClock("author's own seq is \(entry.clock[entry.author]), expected \(entry.seq - 1)")
+            throw AppendRejection.badClock(
+                "author's own seq is \(entry.clock[entry.author]), expected \(entry.seq - 1)")
         }
         var clocks = [entry.clock]
         if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
@@ -155,20 +163,23 @@ extension ConfabStore {
             sql: """
                 INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
-                entry.timestamp,
-            ])
+                """
+        ).execute(arguments: [
+            entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
+            entry.timestamp,
+        ])
         for (position, participant) in create.participants.enumerated() {
             try db.cachedStatement(
-                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)").execute(arguments: [entry.conversationID.bytes, participant.id.bytes, position])
+                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)"
+            ).execute(arguments: [entry.conversationID.bytes, participant.id.bytes, position])
         }
         try refreshSearchIndex(conversation: entry.conversationID, db: db)
     }
 
     private func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database) throws {
         let key = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"), arguments: [entry.conversationID.bytes])
+            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+            arguments: [entry.conversationID.bytes])
         guard let key else { return }  // not readable here (relay): the raw entry is enough
         let text = try? ConversationCipher.openMessage(
             sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
@@ -176,13 +187,18 @@ extension ConfabStore {
             sql: """
                 INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text])
+                """
+        ).execute(arguments: [
+            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text,
+        ])
         try db.cachedStatement(
-            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?").execute(arguments: [entry.timestamp, entry.conversationID.bytes])
+            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?"
+        ).execute(arguments: [entry.timestamp, entry.conversationID.bytes])
         // A new message brings a deleted conversation back, as in any messenger; archived
         // conversations stay archived (muted ones would too, in a later version).
         try db.cachedStatement(
-            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL").execute(arguments: [entry.conversationID.bytes])
+            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL"
+        ).execute(arguments: [entry.conversationID.bytes])
     }
 
     private func mergeReceipt(
@@ -194,14 +210,17 @@ extension ConfabStore {
             sql: """
                 INSERT INTO receipt(conversationId, nodeId, delivered, read) VALUES (?, ?, ?, ?)
                 ON CONFLICT(conversationId, nodeId) DO UPDATE SET delivered = excluded.delivered, read = excluded.read
-                """).execute(arguments: [conversation.bytes, node.bytes, merged.delivered.json, merged.read.json])
+                """
+        ).execute(arguments: [conversation.bytes, node.bytes, merged.delivered.json, merged.read.json])
     }
 
     func receiptClocks(conversation: ConversationID, node: NodeID, db: Database) throws -> ReceiptClocks? {
         guard
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT delivered, read FROM receipt WHERE conversationId = ? AND nodeId = ?"), arguments: [conversation.bytes, node.bytes])
+                db.cachedStatement(sql: "SELECT delivered, read FROM receipt WHERE conversationId = ? AND nodeId = ?"),
+                arguments: [conversation.bytes, node.bytes])
         else { return nil }
-        return ReceiptClocks(delivered: try VectorClock(json: row["delivered"]), read: try VectorClock(json: row["read"]))
+        return ReceiptClocks(
+            delivered: try VectorClock(json: row["delivered"]), read: try VectorClock(json: row["read"]))
     }
 }

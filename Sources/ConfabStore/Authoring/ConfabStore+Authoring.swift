@@ -11,7 +11,9 @@ extension ConfabStore {
         with others: [NodeID], title: String? = nil, firstMessage: String? = nil, now: Date = Date()
     ) throws -> (id: ConversationID, message: Entry?) {
         let members = [me] + others.filter { $0 != me }.uniqued()
-        guard members.count >= 2 else { throw StoreError.invalidInput("a conversation needs at least one other person") }
+        guard members.count >= 2 else {
+            throw StoreError.invalidInput("a conversation needs at least one other person")
+        }
         guard members.count <= Limits.maxParticipants else {
             throw StoreError.invalidInput("a conversation can have at most \(Limits.maxParticipants) participants")
         }
@@ -61,7 +63,8 @@ extension ConfabStore {
     public func markRead(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
         try writer.write { db in
             try db.cachedStatement(
-                sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?").execute(arguments: [conversation.bytes])
+                sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?"
+            ).execute(arguments: [conversation.bytes])
             let clock = try self.clock(of: conversation, db: db)
             var others = clock
             others[self.me] = 0
@@ -71,7 +74,8 @@ extension ConfabStore {
                     sql: """
                         INSERT INTO read_mark(conversationId, author, seq) VALUES (?, ?, ?)
                         ON CONFLICT(conversationId, author) DO UPDATE SET seq = max(seq, excluded.seq)
-                        """).execute(arguments: [conversation.bytes, author.bytes, seq])
+                        """
+                ).execute(arguments: [conversation.bytes, author.bytes, seq])
             }
             guard !others.isEmpty, !(previousRead?.covers(others) ?? false) else { return nil }
             return try self.authorEntry(
@@ -79,10 +83,12 @@ extension ConfabStore {
         }
     }
 
-    private func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry {
+    private func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry
+    {
         guard
             let keyBytes = try [UInt8].fetchOne(
-                db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"), arguments: [conversation.bytes])
+                db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes])
         else {
             throw StoreError.unknownConversation(conversation.hex)
         }
@@ -92,13 +98,16 @@ extension ConfabStore {
         return try authorEntry(in: conversation, body: .message(sealed: sealed), db: db, now: now)
     }
 
-    private func authorEntry(in conversation: ConversationID, body: EntryBody, db: Database, now: Date) throws -> Entry {
+    private func authorEntry(in conversation: ConversationID, body: EntryBody, db: Database, now: Date) throws -> Entry
+    {
         let participants = try NodeID.fetchParticipants(db, conversation: conversation)
         guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
         guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
         let seq = try nextSeq(conversation, db: db)
         let previous = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation.bytes, me.bytes]).flatMap { EntryHash(bytes: $0) }
+            db.cachedStatement(sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?"),
+            arguments: [conversation.bytes, me.bytes]
+        ).flatMap { EntryHash(bytes: $0) }
         let entry = EntryCodec.sign(
             EntryDraft(
                 conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
@@ -112,14 +121,17 @@ extension ConfabStore {
     private func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
         _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now)
         try db.cachedStatement(
-            sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)").execute(arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
+            sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
         try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)").execute(arguments: [entry.conversationID.bytes])
+            sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)"
+        ).execute(arguments: [entry.conversationID.bytes])
     }
 
     private func nextSeq(_ conversation: ConversationID, db: Database) throws -> UInt64 {
         let head = try UInt64.fetchOne(
-            db.cachedStatement(sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?"), arguments: [conversation.bytes, me.bytes])
+            db.cachedStatement(sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?"),
+            arguments: [conversation.bytes, me.bytes])
         return (head ?? 0) + 1
     }
 

@@ -27,7 +27,9 @@ extension VectorClock {
 extension NodeID {
     static func fetchParticipants(_ db: Database, conversation: ConversationID) throws -> [NodeID] {
         try [UInt8].fetchAll(
-            db.cachedStatement(sql: "SELECT nodeId FROM participant WHERE conversationId = ? ORDER BY position"), arguments: [conversation.bytes]).compactMap { NodeID(bytes: $0) }
+            db.cachedStatement(sql: "SELECT nodeId FROM participant WHERE conversationId = ? ORDER BY position"),
+            arguments: [conversation.bytes]
+        ).compactMap { NodeID(bytes: $0) }
     }
 }
 

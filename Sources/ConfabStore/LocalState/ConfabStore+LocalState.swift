@@ -46,7 +46,9 @@ extension ConfabStore {
     }
 
     func requireConversation(_ conversation: ConversationID, db: Database) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes]) != nil
+        guard
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+                != nil
         else {
             throw StoreError.unknownConversation(conversation.hex)
         }

@@ -73,7 +73,8 @@ extension ConfabStore {
             lastMessage = .init(
                 author: author, isMine: isMine, text: (last["text"] as String?) ?? "(message could not be decrypted)",
                 sentAt: Date(milliseconds: last["timestamp"]),
-                status: isMine ? try DeliveryContext(conversation: id, me: me, db: db).status(ofMySeq: last["seq"]) : nil)
+                status: isMine
+                    ? try DeliveryContext(conversation: id, me: me, db: db).status(ofMySeq: last["seq"]) : nil)
         }
         return ConversationSummary(
             id: id, title: row["title"], participants: try participantNames(conversation: id, db: db),

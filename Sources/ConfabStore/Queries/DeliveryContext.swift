@@ -14,7 +14,8 @@ struct DeliveryContext {
         others = try NodeID.fetchParticipants(db, conversation: conversation).filter { $0 != me }
         var receipts: [NodeID: ReceiptClocks] = [:]
         for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT nodeId, delivered, read FROM receipt WHERE conversationId = ?"), arguments: [conversation.bytes])
+            db.cachedStatement(sql: "SELECT nodeId, delivered, read FROM receipt WHERE conversationId = ?"),
+            arguments: [conversation.bytes])
         {
             receipts[row.nodeID("nodeId")] = ReceiptClocks(
                 delivered: try VectorClock(json: row["delivered"]), read: try VectorClock(json: row["read"]))
@@ -22,7 +23,8 @@ struct DeliveryContext {
         self.receipts = receipts
         unsent = Set(
             try UInt64.fetchAll(
-                db.cachedStatement(sql: "SELECT seq FROM outbox WHERE conversationId = ? AND author = ?"), arguments: [conversation.bytes, me.bytes]))
+                db.cachedStatement(sql: "SELECT seq FROM outbox WHERE conversationId = ? AND author = ?"),
+                arguments: [conversation.bytes, me.bytes]))
     }
 
     func status(ofMySeq seq: UInt64) -> DeliveryStatus {

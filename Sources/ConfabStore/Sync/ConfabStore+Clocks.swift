@@ -22,7 +22,8 @@ extension ConfabStore {
     func clock(of conversation: ConversationID, db: Database) throws -> VectorClock {
         var clock = VectorClock()
         for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT author, seq FROM head WHERE conversationId = ?"), arguments: [conversation.bytes])
+            db.cachedStatement(sql: "SELECT author, seq FROM head WHERE conversationId = ?"),
+            arguments: [conversation.bytes])
         {
             clock[row.nodeID("author")] = row["seq"]
         }
@@ -36,10 +37,11 @@ extension ConfabStore {
     ) throws -> [[UInt8]] {
         try writer.read { db in
             try [UInt8].fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
-                    ORDER BY seq LIMIT ?
-                    """), arguments: [conversation.bytes, author.bytes, seq, limit])
+                db.cachedStatement(
+                    sql: """
+                        SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
+                        ORDER BY seq LIMIT ?
+                        """), arguments: [conversation.bytes, author.bytes, seq, limit])
         }
     }
 
@@ -53,9 +55,11 @@ extension ConfabStore {
                 sql: """
                     INSERT INTO peer_clock(peerId, conversationId, clock, updatedAt) VALUES (?, ?, ?, ?)
                     ON CONFLICT(peerId, conversationId) DO UPDATE SET clock = excluded.clock, updatedAt = excluded.updatedAt
-                    """).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
+                    """
+            ).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
             try db.cachedStatement(
-                sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?").execute(arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
+                sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?"
+            ).execute(arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
         }
     }
 
@@ -63,7 +67,10 @@ extension ConfabStore {
     public func outbox() throws -> [(conversation: ConversationID, seq: UInt64, queuedAt: Date)] {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT conversationId, seq, queuedAt FROM outbox ORDER BY queuedAt, seq").map {
-                (conversation: $0.conversationID("conversationId"), seq: $0["seq"], queuedAt: Date(milliseconds: $0["queuedAt"]))
+                (
+                    conversation: $0.conversationID("conversationId"), seq: $0["seq"],
+                    queuedAt: Date(milliseconds: $0["queuedAt"])
+                )
             }
         }
     }

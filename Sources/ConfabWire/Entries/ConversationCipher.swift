@@ -1,6 +1,6 @@
 import ConfabCrypto
-import Foundation
 import ConfabModel
+import Foundation
 import SwiftProtobuf
 
 /// End-to-end encryption of a conversation's content. Each conversation has a random

@@ -1,6 +1,6 @@
 import ConfabCrypto
-import Foundation
 import ConfabModel
+import Foundation
 import SwiftProtobuf
 
 /// Encodes, signs, decodes and verifies entries. Decoding checks sizes first, then

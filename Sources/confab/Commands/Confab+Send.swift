@@ -84,7 +84,9 @@ struct MessageSender {
         }
 
         var json: JSON {
-            JSON(conversation: entry.conversationID.hex, seq: entry.seq, status: DeliveryStatus.sending.rawValue, created: created)
+            JSON(
+                conversation: entry.conversationID.hex, seq: entry.seq, status: DeliveryStatus.sending.rawValue,
+                created: created)
         }
     }
 

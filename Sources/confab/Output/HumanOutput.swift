@@ -52,7 +52,8 @@ enum HumanOutput {
             if day != lastDay {
                 let label = " \(timestamps.separator(message.sentAt, now: now)) "
                 let side = max(2, (width - DisplayWidth.of(label)) / 2)
-                lines.append(Style.dim(String(repeating: "─", count: side) + label + String(repeating: "─", count: side)))
+                lines.append(
+                    Style.dim(String(repeating: "─", count: side) + label + String(repeating: "─", count: side)))
                 lastDay = day
             }
             let time = DisplayWidth.pad(timestamps.time(message.sentAt), to: 8)

@@ -88,7 +88,8 @@ enum JSONOutput {
     }
 
     static func searchResult(_ hit: SearchHit) -> SearchResult {
-        SearchResult(conversation: conversation(hit.conversation), message: hit.message.map(message), snippet: hit.snippet)
+        SearchResult(
+            conversation: conversation(hit.conversation), message: hit.message.map(message), snippet: hit.snippet)
     }
 
     /// RFC 3339 in UTC with milliseconds.
