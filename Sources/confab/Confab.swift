@@ -14,7 +14,8 @@ struct Confab: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Init.self, WhoAmI.self, Peers.self, New.self, Send.self, List.self, History.self, Search.self,
-            Archive.self, Unarchive.self, Pin.self, Unpin.self, MarkRead.self, MarkUnread.self, Delete.self,
+            Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,
+            Delete.self,
         ]
     )
 

@@ -1,3 +1,4 @@
+import ConfabCrypto
 import Foundation
 import Testing
 
@@ -68,12 +69,32 @@ import Testing
         #expect(result.stderr.contains("no peer named \"carol\" — known peers: Bob"))
     }
 
+    @Test func ambiguousKeyPrefixListsCandidates() throws {
+        // Two peers whose keys share a prefix: a short prefix must not pick one silently.
+        var carolKey = ""
+        repeat {
+            carolKey = Hex.encode(SigningKeyPair.generate().publicKey.bytes)
+        } while !carolKey.hasPrefix(bobKey.prefix(4))
+        try alice.run(["peers", "add", bobKey, "--name", "Bob"])
+        let added = try alice.run(["peers", "add", carolKey, "--name", "Carol"])
+        try #require(added.status == 0, "\(added.stderr)")
+        let result = try alice.run(["new", String(bobKey.prefix(4))])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is ambiguous"))
+        #expect(result.stderr.contains("Bob (") && result.stderr.contains("Carol ("))
+        #expect(try alice.run(["new", String(bobKey.prefix(12))]).status == 0)
+    }
+
     @Test func usageErrorsExitTwo() throws {
         #expect(try alice.run(["send"]).status == 2)
         #expect(try alice.run(["frobnicate"]).status == 2)
         let badKey = try alice.run(["peers", "add", "zz", "--name", "X"])
         #expect(badKey.status == 2)
         #expect(badKey.stderr.contains("64 hex characters"))
+        // 64 hex characters that are not a point on the curve: a typo, caught early.
+        let notAPoint = try alice.run(["peers", "add", String(repeating: "f", count: 64), "--name", "X"])
+        #expect(notAPoint.status == 2)
+        #expect(notAPoint.stderr.contains("not a valid Confab key"))
     }
 
     @Test func sendQueuesAsSendingAndListShowsIt() throws {
@@ -167,6 +188,12 @@ import Testing
         let read = try #require(try alice.run(["mark-read", secondID, "--json"]).json() as? [String: Any])
         #expect(read["markedUnread"] as? Bool == false)
         #expect(try alice.run(["pin", "nosuch"]).status == 1)
+
+        let muted = try #require(try alice.run(["mute", secondID, "--json"]).json() as? [String: Any])
+        #expect(muted["muted"] as? Bool == true)
+        #expect(try alice.run(["list"]).stdout.contains("(muted)"))
+        try alice.run(["unmute", secondID])
+        #expect(!(try alice.run(["list"]).stdout.contains("(muted)")))
     }
 
     @Test func searchFindsMessagesAndTitles() throws {

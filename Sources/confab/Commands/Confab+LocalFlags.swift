@@ -3,7 +3,7 @@ import ConfabModel
 import ConfabNode
 import ConfabStore
 
-/// archive, unarchive, pin, unpin, mark-read, mark-unread: each changes one local flag of
+/// archive, unarchive, pin, unpin, mute, unmute, mark-read, mark-unread: each changes one local flag of
 /// one conversation, so they share this shape.
 protocol ConversationFlagCommand: ParsableCommand {
     var global: GlobalOptions { get }
@@ -86,5 +86,24 @@ extension Confab {
         func apply(to id: ConversationID, in store: ConfabStore) throws {
             try store.setFlag(.markedUnread, true, on: id)
         }
+    }
+
+    struct Mute: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mute a conversation: its messages do not count in the total unread.")
+        static let doneMessage = "Muted"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.muted, true, on: id) }
+    }
+
+    struct Unmute: ConversationFlagCommand {
+        static let configuration = CommandConfiguration(abstract: "Unmute a conversation.")
+        static let doneMessage = "Unmuted"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: conversationHelp) var conversation: String
+        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.muted, false, on: id) }
     }
 }

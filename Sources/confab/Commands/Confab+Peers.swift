@@ -51,8 +51,11 @@ extension Confab {
         var name: String
 
         func validate() throws {
-            guard NodeID(hex: key.trimmingCharacters(in: .whitespaces)) != nil else {
+            guard let id = NodeID(hex: key.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("\"\(key)\" is not a key: a key is 64 hex characters (see \"confab whoami\")")
+            }
+            guard (try? id.signingKey.curve25519()) != nil else {
+                throw ValidationError("\"\(key)\" is not a valid Confab key; check it for typos")
             }
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("--name must not be empty")
