@@ -15,28 +15,23 @@ extension ConfabStore {
     }
 
     /// Validates and stores a batch in one transaction (the sync path). Signature checks run
-    /// before the transaction so the write lock is held only for the inserts. Entries are
+    /// before the transaction, on every core, so the write lock is held only for the inserts. Entries are
     /// applied in the given order, so a batch may carry a create entry and what follows it.
     public func append(batch: [[UInt8]], now: Date = Date()) throws -> [Result<AppendOutcome, AppendRejection>] {
-        let decoded = batch.map(Self.decode)
+        let decoded = ParallelDecode.decode(batch, using: Self.decode)
         return try writer.write { db in
-            zip(decoded, batch).map { result, bytes in
+            try zip(decoded, batch).map { result, bytes in
                 switch result {
                 case .failure(let rejection):
                     return .failure(rejection)
                 case .success(let entry):
+                    // `insert` throws a rejection only before its first write, so a rejected
+                    // entry leaves no trace without a savepoint per entry. Any other error is
+                    // a database failure and rolls the whole batch back.
                     do {
-                        // Each entry in its own savepoint: a rejected one leaves no trace.
-                        var outcome = AppendOutcome.duplicate
-                        try db.inSavepoint {
-                            outcome = try self.insert(entry, raw: bytes, db: db, now: now)
-                            return .commit
-                        }
-                        return .success(outcome)
+                        return .success(try self.insert(entry, raw: bytes, db: db, now: now))
                     } catch let rejection as AppendRejection {
                         return .failure(rejection)
-                    } catch {
-                        return .failure(.badClock("store error: \(error)"))
                     }
                 }
             }
@@ -52,6 +47,7 @@ extension ConfabStore {
     }
 
     /// The single place where entries enter the store, whether received or authored here.
+    /// Every check comes before the first write: a rejection leaves nothing behind.
     func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date) throws -> AppendOutcome {
         let conversation = entry.conversationID.bytes
         let author = entry.author.bytes
