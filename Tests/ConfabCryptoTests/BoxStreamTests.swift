@@ -13,16 +13,22 @@ struct BoxStreamVector: Decodable {
     let key: String
     let nonce: String
     let frames: [Frame]
-    let goodbye_header: String
+    let goodbyeHeader: String
 
-    static func load() throws -> BoxStreamVector { try FixtureLoader.decode(BoxStreamVector.self, from: "box-stream") }
+    static func load() throws -> BoxStreamVector {
+        try FixtureLoader.decode(BoxStreamVector.self, from: "box-stream", snakeCaseKeys: true)
+    }
 
-    func encryptor() throws -> BoxStreamEncryptor { try BoxStreamEncryptor(key: SecureBytes(hex(key)), nonce: hex(nonce)) }
-    func decryptor() throws -> BoxStreamDecryptor { try BoxStreamDecryptor(key: SecureBytes(hex(key)), nonce: hex(nonce)) }
+    func encryptor() throws -> BoxStreamEncryptor {
+        try BoxStreamEncryptor(key: SecureBytes(hex(key)), nonce: hex(nonce))
+    }
+    func decryptor() throws -> BoxStreamDecryptor {
+        try BoxStreamDecryptor(key: SecureBytes(hex(key)), nonce: hex(nonce))
+    }
 
     /// The whole recorded stream: both frames, then goodbye.
     func wire() throws -> [UInt8] {
-        try frames.flatMap { try hex($0.header) + hex($0.body) } + hex(goodbye_header)
+        try frames.flatMap { try hex($0.header) + hex($0.body) } + hex(goodbyeHeader)
     }
 
     func plaintexts() throws -> [[UInt8]] { try frames.map { try hex($0.plaintext) } }
@@ -51,7 +57,7 @@ struct BoxStreamTests {
             #expect(Array(encrypted.prefix(34)) == (try hex(frame.header)))
             #expect(Array(encrypted.dropFirst(34)) == (try hex(frame.body)))
         }
-        #expect(try encryptor.goodbye() == hex(vector.goodbye_header))
+        #expect(try encryptor.goodbye() == hex(vector.goodbyeHeader))
         #expect(encryptor.isClosed)
     }
 
@@ -146,7 +152,8 @@ struct BoxStreamTests {
     @Test(arguments: [0x1001, 0x2000, 0xffff])
     func oversizedHeaderIsRejected(length: Int) throws {
         var (_, decryptor) = try Self.pair()
-        let header = try Self.forgedHeader([UInt8(length >> 8), UInt8(length & 0xff)] + [UInt8](repeating: 1, count: 16))
+        let header = try Self.forgedHeader(
+            [UInt8(length >> 8), UInt8(length & 0xff)] + [UInt8](repeating: 1, count: 16))
         #expect(throws: BoxStreamError.frameTooLong(length)) { try decryptor.feed(header) }
     }
 

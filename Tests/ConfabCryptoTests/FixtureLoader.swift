@@ -13,8 +13,10 @@ enum FixtureLoader {
         return try Data(contentsOf: url)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from name: String) throws -> T {
-        try JSONDecoder().decode(type, from: data(name))
+    static func decode<T: Decodable>(_ type: T.Type, from name: String, snakeCaseKeys: Bool = false) throws -> T {
+        let decoder = JSONDecoder()
+        if snakeCaseKeys { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+        return try decoder.decode(type, from: data(name))
     }
 
     /// For fixtures whose shape varies from entry to entry.

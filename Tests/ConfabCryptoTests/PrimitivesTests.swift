@@ -31,7 +31,9 @@ struct PrimitivesTests {
         #expect(!a.isEqual(to: SecureBytes([1, 2, 3, 5])))
         #expect(!a.isEqual(to: SecureBytes([1, 2, 3])))
         #expect(SecureBytes(count: 3).unsafeCopy == [0, 0, 0])
-        let written = SecureBytes(count: 2) { $0[0] = 9; $0[1] = 8 }
+        let written = SecureBytes(count: 2) {
+            $0[0] = 9; $0[1] = 8
+        }
         #expect(written.unsafeCopy == [9, 8])
         #expect(SecureBytes(count: 0).unsafeCopy == [])
     }
@@ -43,8 +45,12 @@ struct PrimitivesTests {
     }
 
     @Test func sha256AndBlake2bMatchKnownDigests() throws {
-        #expect(Hash.sha256(Array("abc".utf8)) == (try hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")))
-        #expect(Hash.blake2b(Array("abc".utf8)) == (try hex("bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319")))
+        #expect(
+            Hash.sha256(Array("abc".utf8))
+                == (try hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")))
+        #expect(
+            Hash.blake2b(Array("abc".utf8))
+                == (try hex("bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319")))
         #expect(
             Hash.blake2b(Array("abc".utf8), key: Array(0..<32))
                 == (try hex("d63a32d3e44738d7907f964316c241adaba0abfeabc32349677578a15a203f7f")))
@@ -149,7 +155,9 @@ struct PrimitivesTests {
         }
         var tampered = sealed
         tampered[5] ^= 1
-        #expect(throws: CryptoError.authenticationFailed("sealed box")) { try SealedBox.open(tampered, with: recipient) }
+        #expect(throws: CryptoError.authenticationFailed("sealed box")) {
+            try SealedBox.open(tampered, with: recipient)
+        }
         #expect(throws: CryptoError.authenticationFailed("sealed box")) {
             try SealedBox.open(Array(sealed.prefix(SealedBox.overhead - 1)), with: recipient)
         }
@@ -160,8 +168,10 @@ struct PrimitivesTests {
         let bob = SigningKeyPair.generate()
         let aliceCurve = try Curve25519KeyPair(secretKey: alice.curve25519SecretKey())
         #expect(aliceCurve.publicKey == (try alice.publicKey.curve25519()))
-        let ab = try ScalarMult.sharedSecret(secretKey: alice.curve25519SecretKey(), publicKey: bob.publicKey.curve25519())
-        let ba = try ScalarMult.sharedSecret(secretKey: bob.curve25519SecretKey(), publicKey: alice.publicKey.curve25519())
+        let ab = try ScalarMult.sharedSecret(
+            secretKey: alice.curve25519SecretKey(), publicKey: bob.publicKey.curve25519())
+        let ba = try ScalarMult.sharedSecret(
+            secretKey: bob.curve25519SecretKey(), publicKey: alice.publicKey.curve25519())
         #expect(ab.isEqual(to: ba))
     }
 
@@ -200,7 +210,9 @@ struct PrimitivesTests {
 
         var tampered = combined
         tampered[20] ^= 4
-        #expect(throws: CryptoError.authenticationFailed("secretbox")) { try SecretBox.open(tampered, nonce: nonce, key: key) }
+        #expect(throws: CryptoError.authenticationFailed("secretbox")) {
+            try SecretBox.open(tampered, nonce: nonce, key: key)
+        }
         #expect(throws: CryptoError.authenticationFailed("secretbox")) {
             try SecretBox.open(combined, nonce: Random.bytes(SecretBox.nonceLength), key: key)
         }

@@ -100,7 +100,8 @@ private struct Replay {
         case "clientCreateAuth": try clientCreateAuth(JSState(args[0]), result: message(result), comment)
         case "serverVerifyAuth": try serverVerifyAuth(JSState(args[0]), hex(message(args[1])), result: result, comment)
         case "serverCreateAccept": try serverCreateAccept(JSState(args[0]), result: message(result), comment)
-        case "clientVerifyAccept": try clientVerifyAccept(JSState(args[0]), hex(message(args[1])), result: result, comment)
+        case "clientVerifyAccept":
+            try clientVerifyAccept(JSState(args[0]), hex(message(args[1])), result: result, comment)
         case "clean": try clean(JSState(args[0]), result: JSState(result), comment)
         case "toKeys": try toKeys(args[0], result: result, comment)
         default:
@@ -115,7 +116,8 @@ private struct Replay {
     // MARK: Machines rebuilt from a recorded state
 
     private func ephemeral(_ state: JSState) throws -> Curve25519KeyPair {
-        let secret = try state.localEphemeralSecret ?? #require(ephemeralSecrets[Hex.encode(state.localEphemeralPublic)])
+        let secret =
+            try state.localEphemeralSecret ?? #require(ephemeralSecrets[Hex.encode(state.localEphemeralPublic)])
         let pair = try Curve25519KeyPair(secretKey: secret)
         #expect(pair.publicKey == (try state.localEphemeralPublic))
         return pair
@@ -129,7 +131,8 @@ private struct Replay {
     }
 
     private func server(_ state: JSState) throws -> SecretHandshakeServer {
-        try SecretHandshakeServer(networkKey: state.networkKey, keyPair: state.localKeyPair, ephemeralKeyPair: ephemeral(state))
+        try SecretHandshakeServer(
+            networkKey: state.networkKey, keyPair: state.localKeyPair, ephemeralKeyPair: ephemeral(state))
     }
 
     /// The three shared secrets as the key schedule computes them from a state's inputs.
@@ -147,7 +150,8 @@ private struct Replay {
         #expect(ephemeral.publicKey == (try result.localEphemeralPublic), comment)
         #expect(ephemeral.publicKey == (try ed.publicKey.curve25519()), comment)
         #expect(ephemeral.secretKey.bytesForTesting == (try result.localEphemeralSecret), comment)
-        let challenge = SecretHandshake.challenge(networkKey: try state.networkKey, ephemeralPublicKey: ephemeral.publicKey)
+        let challenge = SecretHandshake.challenge(
+            networkKey: try state.networkKey, ephemeralPublicKey: ephemeral.publicKey)
         #expect(challenge == (try result.localAppMac) + ephemeral.publicKey, comment)
         if let seed = try state.seed {
             #expect(try SigningKeyPair(seed: seed).publicKey.bytes == result.localPublicKey, comment)
@@ -201,7 +205,8 @@ private struct Replay {
     }
 
     /// `clientVerifyChallenge`: as above, plus `aB`, the message-3 key and the signed hello.
-    private func clientVerifyChallenge(_ state: JSState, _ challenge: [UInt8], result: Any?, _ comment: Comment) throws {
+    private func clientVerifyChallenge(_ state: JSState, _ challenge: [UInt8], result: Any?, _ comment: Comment) throws
+    {
         var client = try client(state)
         guard result != nil else {
             #expect(throws: SecretHandshakeError.challengeRejected(message: 2), comment) {
@@ -229,12 +234,16 @@ private struct Replay {
 
     /// `serverVerifyAuth`: message 3 accepted or refused; on success the client's identity,
     /// `aB`, `Ab` and both box keys.
-    private mutating func serverVerifyAuth(_ state: JSState, _ message3: [UInt8], result: Any?, _ comment: Comment) throws {
+    private mutating func serverVerifyAuth(
+        _ state: JSState, _ message3: [UInt8], result: Any?, _ comment: Comment
+    ) throws {
         var server = try server(state)
         _ = try server.receiveClientChallenge(state.remoteChallenge)
         guard result != nil else {
             // In the recording the client had dialled a different server key.
-            #expect(throws: SecretHandshakeError.clientAuthUnreadable, comment) { try server.receiveClientAuth(message3) }
+            #expect(throws: SecretHandshakeError.clientAuthUnreadable, comment) {
+                try server.receiveClientAuth(message3)
+            }
             return
         }
         let (_, outcome) = try server.receiveClientAuth(message3)
@@ -245,16 +254,16 @@ private struct Replay {
         let remoteEphemeral = try #require(try state.remoteEphemeralPublic)
         let ab = try ab(state, remoteEphemeral: remoteEphemeral)
         let aB = try ScalarMult.sharedSecret(secretKey: local.curve25519SecretKey(), publicKey: remoteEphemeral)
-        let Ab = try ScalarMult.sharedSecret(
+        let sharedAb = try ScalarMult.sharedSecret(
             secretKey: ephemeral(state).secretKey, publicKey: outcome.remotePublicKey.curve25519())
         let networkKey = try state.networkKey
         #expect(aB.bytesForTesting == (try after.field("a_bob")), comment)
-        #expect(Ab.bytesForTesting == (try after.field("b_alice")), comment)
+        #expect(sharedAb.bytesForTesting == (try after.field("b_alice")), comment)
         #expect(
             SecretHandshake.clientAuthKey(networkKey: networkKey, ab: ab, aB: aB).bytesForTesting
                 == (try after.field("secret2")), comment)
         #expect(
-            SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: ab, aB: aB, Ab: Ab).bytesForTesting
+            SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: ab, aB: aB, sharedAb: sharedAb).bytesForTesting
                 == (try after.field("secret3")), comment)
         clientAuths[Hex.encode(try state.localEphemeralPublic)] = message3
     }
@@ -268,7 +277,9 @@ private struct Replay {
     }
 
     /// `clientVerifyAccept`: message 4 accepted; `Ab` and the message-4 key.
-    private mutating func clientVerifyAccept(_ state: JSState, _ message4: [UInt8], result: Any?, _ comment: Comment) throws {
+    private mutating func clientVerifyAccept(
+        _ state: JSState, _ message4: [UInt8], result: Any?, _ comment: Comment
+    ) throws {
         var client = try client(state)
         _ = try client.receiveServerChallenge(state.remoteChallenge)
         guard result != nil else {
@@ -279,8 +290,9 @@ private struct Replay {
         #expect(outcome.remotePublicKey.bytes == (try state.remotePublicKey), comment)
         let after = try JSState(result)
         let remoteEphemeral = try #require(try state.remoteEphemeralPublic)
-        let Ab = try ScalarMult.sharedSecret(secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral)
-        #expect(Ab.bytesForTesting == (try after.field("b_alice")), comment)
+        let sharedAb = try ScalarMult.sharedSecret(
+            secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral)
+        #expect(sharedAb.bytesForTesting == (try after.field("b_alice")), comment)
         serverAccepts[Hex.encode(try state.localEphemeralPublic)] = message4
     }
 
@@ -289,7 +301,7 @@ private struct Replay {
     private func clean(_ state: JSState, result: JSState, _ comment: Comment) throws {
         let session = Hex.encode(try state.localEphemeralPublic)
         let outcome: SecretHandshakeOutcome
-        let acceptKeyInputs: (ab: SecureBytes, aB: SecureBytes, Ab: SecureBytes)
+        let acceptKeyInputs: (ab: SecureBytes, aB: SecureBytes, sharedAb: SecureBytes)
         let remoteEphemeral = try #require(try state.remoteEphemeralPublic)
         let ab = try ab(state, remoteEphemeral: remoteEphemeral)
         if let message4 = serverAccepts[session] {
@@ -299,7 +311,8 @@ private struct Replay {
             let serverCurve = try outcome.remotePublicKey.curve25519()
             acceptKeyInputs = (
                 ab, try ScalarMult.sharedSecret(secretKey: ephemeral(state).secretKey, publicKey: serverCurve),
-                try ScalarMult.sharedSecret(secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral)
+                try ScalarMult.sharedSecret(
+                    secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral)
             )
         } else {
             let message3 = try #require(clientAuths[session], comment)
@@ -307,8 +320,11 @@ private struct Replay {
             _ = try server.receiveClientChallenge(state.remoteChallenge)
             outcome = try server.receiveClientAuth(message3).outcome
             acceptKeyInputs = (
-                ab, try ScalarMult.sharedSecret(secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral),
-                try ScalarMult.sharedSecret(secretKey: ephemeral(state).secretKey, publicKey: outcome.remotePublicKey.curve25519())
+                ab,
+                try ScalarMult.sharedSecret(
+                    secretKey: state.localKeyPair.curve25519SecretKey(), publicKey: remoteEphemeral),
+                try ScalarMult.sharedSecret(
+                    secretKey: ephemeral(state).secretKey, publicKey: outcome.remotePublicKey.curve25519())
             )
         }
         #expect(outcome.encryptionKey.bytesForTesting == (try result.field("encryptKey")), comment)
@@ -318,7 +334,8 @@ private struct Replay {
         #expect(outcome.decryptionNonce == Array((try state.localAppMac).prefix(24)), comment)
         // The recorder's `secret` after clean is the stream secret sha256(sha256(K‖ab‖aB‖Ab)).
         let acceptKey = SecretHandshake.serverAcceptKey(
-            networkKey: try state.networkKey, ab: acceptKeyInputs.ab, aB: acceptKeyInputs.aB, Ab: acceptKeyInputs.Ab)
+            networkKey: try state.networkKey, ab: acceptKeyInputs.ab, aB: acceptKeyInputs.aB,
+            sharedAb: acceptKeyInputs.sharedAb)
         #expect(SHA256Hasher.secretDigest(acceptKey).bytesForTesting == (try result.field("secret")), comment)
     }
 

@@ -183,24 +183,30 @@ struct SecretHandshakeTests {
 
     @Test func smallOrderEphemeralKeysAreRejected() throws {
         let run = try Transcript()
-        let networkKey = try hex(run.vector.network_key)
+        let networkKey = try hex(run.vector.networkKey)
         // Correctly authenticated, but the key is the all-zero point.
-        let weak = SecretHandshake.challenge(networkKey: networkKey, ephemeralPublicKey: [UInt8](repeating: 0, count: 32))
+        let weak = SecretHandshake.challenge(
+            networkKey: networkKey, ephemeralPublicKey: [UInt8](repeating: 0, count: 32))
         var server = try run.vector.makeServer()
-        #expect(throws: SecretHandshakeError.ephemeralKeyRejected(message: 1)) { try server.receiveClientChallenge(weak) }
+        #expect(throws: SecretHandshakeError.ephemeralKeyRejected(message: 1)) {
+            try server.receiveClientChallenge(weak)
+        }
         var client = try run.vector.makeClient()
-        #expect(throws: SecretHandshakeError.ephemeralKeyRejected(message: 2)) { try client.receiveServerChallenge(weak) }
+        #expect(throws: SecretHandshakeError.ephemeralKeyRejected(message: 2)) {
+            try client.receiveServerChallenge(weak)
+        }
     }
 
     @Test func validBoxWithBadClientSignatureIsRejected() throws {
         let run = try Transcript()
         let v = run.vector
-        let networkKey = try hex(v.network_key)
+        let networkKey = try hex(v.networkKey)
         let clientEphemeral = try v.ephemeral(v.client)
         let serverEphemeral = try v.ephemeral(v.server)
         let serverKeys = try v.keyPair(v.server)
         let ab = try ScalarMult.sharedSecret(secretKey: clientEphemeral.secretKey, publicKey: serverEphemeral.publicKey)
-        let aB = try ScalarMult.sharedSecret(secretKey: clientEphemeral.secretKey, publicKey: serverKeys.publicKey.curve25519())
+        let aB = try ScalarMult.sharedSecret(
+            secretKey: clientEphemeral.secretKey, publicKey: serverKeys.publicKey.curve25519())
         let key = SecretHandshake.clientAuthKey(networkKey: networkKey, ab: ab, aB: aB)
         let clientKeys = try v.keyPair(v.client)
         let zeroNonce = [UInt8](repeating: 0, count: 24)
@@ -212,7 +218,8 @@ struct SecretHandshakeTests {
         }
         // Right payload, but a different key claims it.
         let proof = SecretHandshake.clientProofPayload(
-            networkKey: networkKey, serverPublicKey: serverKeys.publicKey, sessionHash: SecretHandshake.sessionHash(ab: ab))
+            networkKey: networkKey, serverPublicKey: serverKeys.publicKey,
+            sessionHash: SecretHandshake.sessionHash(ab: ab))
         let impostor = SigningKeyPair.generate()
         let claimed = clientKeys.sign(proof) + impostor.publicKey.bytes
         #expect(throws: SecretHandshakeError.clientSignatureInvalid) {
@@ -226,15 +233,17 @@ struct SecretHandshakeTests {
     @Test func validBoxWithBadServerSignatureIsRejected() throws {
         let run = try Transcript()
         let v = run.vector
-        let networkKey = try hex(v.network_key)
+        let networkKey = try hex(v.networkKey)
         let clientEphemeral = try v.ephemeral(v.client)
         let serverEphemeral = try v.ephemeral(v.server)
         let serverKeys = try v.keyPair(v.server)
         let clientKeys = try v.keyPair(v.client)
         let ab = try ScalarMult.sharedSecret(secretKey: clientEphemeral.secretKey, publicKey: serverEphemeral.publicKey)
-        let aB = try ScalarMult.sharedSecret(secretKey: clientEphemeral.secretKey, publicKey: serverKeys.publicKey.curve25519())
-        let Ab = try ScalarMult.sharedSecret(secretKey: clientKeys.curve25519SecretKey(), publicKey: serverEphemeral.publicKey)
-        let key = SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: ab, aB: aB, Ab: Ab)
+        let aB = try ScalarMult.sharedSecret(
+            secretKey: clientEphemeral.secretKey, publicKey: serverKeys.publicKey.curve25519())
+        let sharedAb = try ScalarMult.sharedSecret(
+            secretKey: clientKeys.curve25519SecretKey(), publicKey: serverEphemeral.publicKey)
+        let key = SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: ab, aB: aB, sharedAb: sharedAb)
         let forged = serverKeys.sign(Array("something else".utf8))
         #expect(throws: SecretHandshakeError.serverSignatureInvalid) {
             try run.clientStep4(SecretBox.seal(forged, nonce: [UInt8](repeating: 0, count: 24), key: key))

@@ -5,10 +5,10 @@ import Testing
 /// shs1-handshake.json: one complete run of the C reference implementation.
 struct SHS1Vector: Decodable {
     struct Party: Decodable {
-        let public_key: String
-        let secret_key: String
-        let ephemeral_public: String
-        let ephemeral_secret: String
+        let publicKey: String
+        let secretKey: String
+        let ephemeralPublic: String
+        let ephemeralSecret: String
     }
 
     struct Messages: Decodable {
@@ -18,18 +18,18 @@ struct SHS1Vector: Decodable {
         let serverAccept: String
 
         enum CodingKeys: String, CodingKey {
-            case clientChallenge = "1_client_challenge"
-            case serverChallenge = "2_server_challenge"
-            case clientAuth = "3_client_auth"
-            case serverAccept = "4_server_accept"
+            case clientChallenge = "1ClientChallenge"  // "1_client_challenge" after snake-case conversion
+            case serverChallenge = "2ServerChallenge"
+            case clientAuth = "3ClientAuth"
+            case serverAccept = "4ServerAccept"
         }
     }
 
     struct Keys: Decodable {
-        let encryption_key: String
-        let encryption_nonce: String
-        let decryption_key: String
-        let decryption_nonce: String
+        let encryptionKey: String
+        let encryptionNonce: String
+        let decryptionKey: String
+        let decryptionNonce: String
     }
 
     struct Outcomes: Decodable {
@@ -37,30 +37,33 @@ struct SHS1Vector: Decodable {
         let server: Keys
     }
 
-    let network_key: String
+    let networkKey: String
     let client: Party
     let server: Party
     let messages: Messages
     let outcome: Outcomes
 
-    static func load() throws -> SHS1Vector { try FixtureLoader.decode(SHS1Vector.self, from: "shs1-handshake") }
+    static func load() throws -> SHS1Vector {
+        try FixtureLoader.decode(SHS1Vector.self, from: "shs1-handshake", snakeCaseKeys: true)
+    }
 
-    func keyPair(_ party: Party) throws -> SigningKeyPair { try SigningKeyPair(secretKey: hex(party.secret_key)) }
+    func keyPair(_ party: Party) throws -> SigningKeyPair { try SigningKeyPair(secretKey: hex(party.secretKey)) }
 
     func ephemeral(_ party: Party) throws -> Curve25519KeyPair {
-        let pair = try Curve25519KeyPair(secretKey: hex(party.ephemeral_secret))
-        #expect(pair.publicKey == (try hex(party.ephemeral_public)))
+        let pair = try Curve25519KeyPair(secretKey: hex(party.ephemeralSecret))
+        #expect(pair.publicKey == (try hex(party.ephemeralPublic)))
         return pair
     }
 
     func makeClient() throws -> SecretHandshakeClient {
         try SecretHandshakeClient(
-            networkKey: hex(network_key), keyPair: keyPair(client),
-            serverPublicKey: SigningPublicKey(bytes: hex(server.public_key)), ephemeralKeyPair: ephemeral(client))
+            networkKey: hex(networkKey), keyPair: keyPair(client),
+            serverPublicKey: SigningPublicKey(bytes: hex(server.publicKey)), ephemeralKeyPair: ephemeral(client))
     }
 
     func makeServer() throws -> SecretHandshakeServer {
-        try SecretHandshakeServer(networkKey: hex(network_key), keyPair: keyPair(server), ephemeralKeyPair: ephemeral(server))
+        try SecretHandshakeServer(
+            networkKey: hex(networkKey), keyPair: keyPair(server), ephemeralKeyPair: ephemeral(server))
     }
 }
 
@@ -69,10 +72,10 @@ func expectOutcome(
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     #expect(outcome.remotePublicKey.bytes == (try hex(remote)), sourceLocation: sourceLocation)
-    #expect(outcome.encryptionKey.bytesForTesting == (try hex(keys.encryption_key)), sourceLocation: sourceLocation)
-    #expect(outcome.encryptionNonce == (try hex(keys.encryption_nonce)), sourceLocation: sourceLocation)
-    #expect(outcome.decryptionKey.bytesForTesting == (try hex(keys.decryption_key)), sourceLocation: sourceLocation)
-    #expect(outcome.decryptionNonce == (try hex(keys.decryption_nonce)), sourceLocation: sourceLocation)
+    #expect(outcome.encryptionKey.bytesForTesting == (try hex(keys.encryptionKey)), sourceLocation: sourceLocation)
+    #expect(outcome.encryptionNonce == (try hex(keys.encryptionNonce)), sourceLocation: sourceLocation)
+    #expect(outcome.decryptionKey.bytesForTesting == (try hex(keys.decryptionKey)), sourceLocation: sourceLocation)
+    #expect(outcome.decryptionNonce == (try hex(keys.decryptionNonce)), sourceLocation: sourceLocation)
 }
 
 @Suite("Secret handshake: shs1-c vector")
@@ -93,8 +96,8 @@ struct SecretHandshakeVectorTests {
         let clientOutcome = try client.receiveServerAccept(message4)
 
         #expect(message1.count == 64 && message2.count == 64 && message3.count == 112 && message4.count == 80)
-        try expectOutcome(clientOutcome, equals: vector.outcome.client, remote: vector.server.public_key)
-        try expectOutcome(serverOutcome, equals: vector.outcome.server, remote: vector.client.public_key)
+        try expectOutcome(clientOutcome, equals: vector.outcome.client, remote: vector.server.publicKey)
+        try expectOutcome(serverOutcome, equals: vector.outcome.server, remote: vector.client.publicKey)
         #expect(clientOutcome.encryptionKey.isEqual(to: serverOutcome.decryptionKey))
         #expect(clientOutcome.decryptionKey.isEqual(to: serverOutcome.encryptionKey))
         #expect(clientOutcome.encryptionNonce == serverOutcome.decryptionNonce)
@@ -107,11 +110,11 @@ struct SecretHandshakeVectorTests {
         var server = try vector.makeServer()
         _ = try server.receiveClientChallenge(hex(vector.messages.clientChallenge))
         let (_, serverOutcome) = try server.receiveClientAuth(hex(vector.messages.clientAuth))
-        try expectOutcome(serverOutcome, equals: vector.outcome.server, remote: vector.client.public_key)
+        try expectOutcome(serverOutcome, equals: vector.outcome.server, remote: vector.client.publicKey)
         // Client fed the recorded server messages only.
         var client = try vector.makeClient()
         _ = try client.receiveServerChallenge(hex(vector.messages.serverChallenge))
         let clientOutcome = try client.receiveServerAccept(hex(vector.messages.serverAccept))
-        try expectOutcome(clientOutcome, equals: vector.outcome.client, remote: vector.server.public_key)
+        try expectOutcome(clientOutcome, equals: vector.outcome.client, remote: vector.server.publicKey)
     }
 }

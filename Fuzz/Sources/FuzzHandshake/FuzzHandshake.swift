@@ -37,9 +37,10 @@ private let boxKeys: (auth: SecureBytes, accept: SecureBytes) = {
     let ab = try! ScalarMult.sharedSecret(secretKey: clientEphemeral.secretKey, publicKey: serverEphemeral.publicKey)
     let aB = try! ScalarMult.sharedSecret(
         secretKey: clientEphemeral.secretKey, publicKey: serverKeys.publicKey.curve25519())
-    let Ab = try! ScalarMult.sharedSecret(secretKey: clientKeys.curve25519SecretKey(), publicKey: serverEphemeral.publicKey)
+    let sharedAb = try! ScalarMult.sharedSecret(
+        secretKey: clientKeys.curve25519SecretKey(), publicKey: serverEphemeral.publicKey)
     let auth = SecureBytes(Hash.sha256(networkKey + ab.unsafeCopy + aB.unsafeCopy))
-    let accept = SecureBytes(Hash.sha256(networkKey + ab.unsafeCopy + aB.unsafeCopy + Ab.unsafeCopy))
+    let accept = SecureBytes(Hash.sha256(networkKey + ab.unsafeCopy + aB.unsafeCopy + sharedAb.unsafeCopy))
     return (auth, accept)
 }()
 
@@ -75,7 +76,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         var server = makeServer()
         _ = try! server.receiveClientChallenge(message1)
         if let result = try? server.receiveClientAuth(SecretBox.seal(plaintext, nonce: zeroNonce, key: boxKeys.auth)) {
-            precondition(result.outcome.remotePublicKey.bytes == Array(plaintext.suffix(32)), "accepted identity differs")
+            precondition(
+                result.outcome.remotePublicKey.bytes == Array(plaintext.suffix(32)), "accepted identity differs")
         }
     }
 

@@ -49,7 +49,8 @@ public struct BoxStreamError: Error, Equatable, CustomStringConvertible {
         case .invalidKey(let actual): return "box-stream key must be \(SecretBox.keyLength) bytes, got \(actual)"
         case .invalidNonce(let actual): return "box-stream nonce must be \(SecretBox.nonceLength) bytes, got \(actual)"
         case .emptyFrame: return "box-stream frame body must not be empty"
-        case .frameTooLong(let length): return "box-stream frame body of \(length) bytes exceeds \(BoxStream.maxBodyLength)"
+        case .frameTooLong(let length):
+            return "box-stream frame body of \(length) bytes exceeds \(BoxStream.maxBodyLength)"
         case .streamClosed: return "box-stream already ended with goodbye"
         case .headerNotAuthentic: return "box-stream header failed authentication"
         case .bodyNotAuthentic: return "box-stream body failed authentication"

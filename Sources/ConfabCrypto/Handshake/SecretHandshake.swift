@@ -4,7 +4,7 @@
 /// Notation (as in Docs/protocol-handshake-boxstream.md): `K` network key; `a`/`A` the
 /// client's ephemeral/long-term keys, `b`/`B` the server's; `ab`, `aB`, `Ab` the three
 /// X25519 shared secrets, where a capital letter means the long-term key converted to
-/// Curve25519.
+/// Curve25519 (`Ab` is spelled `sharedAb` in code, identifiers being lower camel case).
 public enum SecretHandshake {
     public static let networkKeyLength = 32
     /// Messages 1 and 2: `HMAC_K(ephemeral pk) ‖ ephemeral pk`.
@@ -76,18 +76,20 @@ public enum SecretHandshake {
 
     /// Key of message 4's box: `sha256(K ‖ ab ‖ aB ‖ Ab)`.
     static func serverAcceptKey(
-        networkKey: [UInt8], ab: SecureBytes, aB: SecureBytes, Ab: SecureBytes
+        networkKey: [UInt8], ab: SecureBytes, aB: SecureBytes, sharedAb: SecureBytes
     ) -> SecureBytes {
         var hasher = SHA256Hasher()
         hasher.update(networkKey)
         hasher.update(ab)
         hasher.update(aB)
-        hasher.update(Ab)
+        hasher.update(sharedAb)
         return hasher.finalizeSecret()
     }
 
     /// What the client signs: `K ‖ B ‖ sha256(ab)`. The caller wipes the result.
-    static func clientProofPayload(networkKey: [UInt8], serverPublicKey: SigningPublicKey, sessionHash: SecureBytes)
+    static func clientProofPayload(
+        networkKey: [UInt8], serverPublicKey: SigningPublicKey, sessionHash: SecureBytes
+    )
         -> [UInt8]
     {
         var payload = [UInt8]()

@@ -5,8 +5,10 @@
 /// next to `receiveServerAccept`, which yields the session keys. Any thrown error means:
 /// close the connection. After an error every further step throws `outOfOrder`.
 public struct SecretHandshakeClient: Sendable {
+    // The ephemeral secret lives only in the state that needs it, so it is released (and
+    // wiped) as soon as message 2 has been processed.
     private enum State: Sendable {
-        case awaitingServerChallenge
+        case awaitingServerChallenge(ephemeral: Curve25519KeyPair)
         case awaitingServerAccept(AfterChallenge)
         case finished
         case failed
@@ -26,8 +28,7 @@ public struct SecretHandshakeClient: Sendable {
     private let keyPair: SigningKeyPair
     private let serverPublicKey: SigningPublicKey
     private let serverCurveKey: [UInt8]
-    private let ephemeral: Curve25519KeyPair
-    private var state = State.awaitingServerChallenge
+    private var state: State
 
     /// Message 1, to be sent first: `HMAC_K(a_pub) ‖ a_pub`.
     public let challenge: [UInt8]
@@ -49,7 +50,7 @@ public struct SecretHandshakeClient: Sendable {
         guard let curve = try? serverPublicKey.curve25519() else { throw .serverKeyUnusable }
         self.serverCurveKey = curve
         let ephemeral = ephemeralKeyPair ?? .generate()
-        self.ephemeral = ephemeral
+        self.state = .awaitingServerChallenge(ephemeral: ephemeral)
         self.challenge = SecretHandshake.challenge(networkKey: self.networkKey, ephemeralPublicKey: ephemeral.publicKey)
     }
 
@@ -60,10 +61,12 @@ public struct SecretHandshakeClient: Sendable {
     /// server's ephemeral key is not of small order (`ab`); the expected server key gives a
     /// usable `aB`. Message 3 is `secretbox_{sha256(K‖ab‖aB), 0}(sig_A ‖ A)` with
     /// `sig_A = sign_A(K ‖ B ‖ sha256(ab))`; only the holder of B's secret key can open it.
-    public mutating func receiveServerChallenge(_ message: some Collection<UInt8>) throws(SecretHandshakeError)
+    public mutating func receiveServerChallenge(
+        _ message: some Collection<UInt8>
+    ) throws(SecretHandshakeError)
         -> [UInt8]
     {
-        guard case .awaitingServerChallenge = state else {
+        guard case .awaitingServerChallenge(let ephemeral) = state else {
             throw .outOfOrder("server challenge received twice or after failure")
         }
         state = .failed
@@ -96,7 +99,9 @@ public struct SecretHandshakeClient: Sendable {
     /// (else the server does not hold `B`, or the bytes were altered); the opened 64 bytes
     /// are B's signature over `K ‖ sig_A ‖ A ‖ sha256(ab)`, which proves the server saw
     /// this very message 3.
-    public mutating func receiveServerAccept(_ message: some Collection<UInt8>) throws(SecretHandshakeError)
+    public mutating func receiveServerAccept(
+        _ message: some Collection<UInt8>
+    ) throws(SecretHandshakeError)
         -> SecretHandshakeOutcome
     {
         guard case .awaitingServerAccept(let session) = state else {
@@ -106,9 +111,10 @@ public struct SecretHandshakeClient: Sendable {
         guard message.count == SecretHandshake.serverAcceptLength else {
             throw .wrongLength(message: 4, expected: SecretHandshake.serverAcceptLength, actual: message.count)
         }
-        let Ab = try SecretHandshake.sharedSecret(
+        let sharedAb = try SecretHandshake.sharedSecret(
             keyPair.curve25519SecretKey(), session.serverEphemeralKey, orThrow: .ephemeralKeyRejected(message: 4))
-        let boxKey = SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: session.ab, aB: session.aB, Ab: Ab)
+        let boxKey = SecretHandshake.serverAcceptKey(
+            networkKey: networkKey, ab: session.ab, aB: session.aB, sharedAb: sharedAb)
         guard let serverSignature = try? SecretBox.open(Array(message), nonce: SecretHandshake.zeroNonce, key: boxKey)
         else { throw .serverAcceptUnreadable }
 

@@ -6,8 +6,10 @@
 /// admits only some peers checks `outcome.remotePublicKey` and closes instead of sending
 /// message 4. Any thrown error means: close the connection, send nothing.
 public struct SecretHandshakeServer: Sendable {
+    // The ephemeral secret lives only in the states that need it, so it is released (and
+    // wiped) once message 3 has been processed.
     private enum State: Sendable {
-        case awaitingClientChallenge
+        case awaitingClientChallenge(ephemeral: Curve25519KeyPair)
         case awaitingClientAuth(AfterChallenge)
         case finished
         case failed
@@ -15,6 +17,7 @@ public struct SecretHandshakeServer: Sendable {
 
     /// What the server must remember between messages 1 and 3.
     private struct AfterChallenge: Sendable {
+        let ephemeral: Curve25519KeyPair
         let clientChallengeMac: [UInt8]
         let ab: SecureBytes
         let aB: SecureBytes
@@ -22,8 +25,7 @@ public struct SecretHandshakeServer: Sendable {
 
     private let networkKey: [UInt8]
     private let keyPair: SigningKeyPair
-    private let ephemeral: Curve25519KeyPair
-    private var state = State.awaitingClientChallenge
+    private var state: State
 
     /// Message 2, sent only once message 1 checked out: `HMAC_K(b_pub) ‖ b_pub`.
     private let challenge: [UInt8]
@@ -38,7 +40,7 @@ public struct SecretHandshakeServer: Sendable {
         self.networkKey = try SecretHandshake.validateNetworkKey(networkKey)
         self.keyPair = keyPair
         let ephemeral = ephemeralKeyPair ?? .generate()
-        self.ephemeral = ephemeral
+        self.state = .awaitingClientChallenge(ephemeral: ephemeral)
         self.challenge = SecretHandshake.challenge(networkKey: self.networkKey, ephemeralPublicKey: ephemeral.publicKey)
     }
 
@@ -47,10 +49,12 @@ public struct SecretHandshakeServer: Sendable {
     /// Validates, in order: the length is 64; the HMAC under `K` over the client's ephemeral
     /// key matches (else the client is on another network, or the bytes were altered); the
     /// client's ephemeral key is not of small order (`ab` and `aB` are computable).
-    public mutating func receiveClientChallenge(_ message: some Collection<UInt8>) throws(SecretHandshakeError)
+    public mutating func receiveClientChallenge(
+        _ message: some Collection<UInt8>
+    ) throws(SecretHandshakeError)
         -> [UInt8]
     {
-        guard case .awaitingClientChallenge = state else {
+        guard case .awaitingClientChallenge(let ephemeral) = state else {
             throw .outOfOrder("client challenge received twice or after failure")
         }
         state = .failed
@@ -59,7 +63,8 @@ public struct SecretHandshakeServer: Sendable {
             ephemeral.secretKey, opened.ephemeralPublicKey, orThrow: .ephemeralKeyRejected(message: 1))
         let aB = try SecretHandshake.sharedSecret(
             keyPair.curve25519SecretKey(), opened.ephemeralPublicKey, orThrow: .ephemeralKeyRejected(message: 1))
-        state = .awaitingClientAuth(AfterChallenge(clientChallengeMac: opened.mac, ab: ab, aB: aB))
+        state = .awaitingClientAuth(
+            AfterChallenge(ephemeral: ephemeral, clientChallengeMac: opened.mac, ab: ab, aB: aB))
         return challenge
     }
 
@@ -71,7 +76,9 @@ public struct SecretHandshakeServer: Sendable {
     /// `K ‖ B ‖ sha256(ab)` (so the client holds that key and meant this server and
     /// session); that key has a Curve25519 form (`Ab`). Message 4 is
     /// `secretbox_{sha256(K‖ab‖aB‖Ab), 0}(sign_B(K ‖ sig_A ‖ A ‖ sha256(ab)))`.
-    public mutating func receiveClientAuth(_ message: some Collection<UInt8>) throws(SecretHandshakeError)
+    public mutating func receiveClientAuth(
+        _ message: some Collection<UInt8>
+    ) throws(SecretHandshakeError)
         -> (accept: [UInt8], outcome: SecretHandshakeOutcome)
     {
         guard case .awaitingClientAuth(let session) = state else {
@@ -98,8 +105,10 @@ public struct SecretHandshakeServer: Sendable {
         guard valid else { throw .clientSignatureInvalid }
 
         guard let clientCurveKey = try? clientPublicKey.curve25519() else { throw .clientKeyUnusable }
-        let Ab = try SecretHandshake.sharedSecret(ephemeral.secretKey, clientCurveKey, orThrow: .clientKeyUnusable)
-        let acceptKey = SecretHandshake.serverAcceptKey(networkKey: networkKey, ab: session.ab, aB: session.aB, Ab: Ab)
+        let sharedAb = try SecretHandshake.sharedSecret(
+            session.ephemeral.secretKey, clientCurveKey, orThrow: .clientKeyUnusable)
+        let acceptKey = SecretHandshake.serverAcceptKey(
+            networkKey: networkKey, ab: session.ab, aB: session.aB, sharedAb: sharedAb)
 
         var serverProof = SecretHandshake.serverProofPayload(
             networkKey: networkKey, clientSignature: clientSignature, clientPublicKey: clientPublicKey,
