@@ -1,0 +1,22 @@
+// swift-tools-version:6.1
+// libFuzzer targets for Confab's parsers. Kept out of the main package so the sanitizer
+// flags never touch a normal build; `./run.sh SECONDS` (or `make fuzz`) builds and runs them.
+// Every directory under Sources/ is one fuzzer executable; run.sh discovers them from there.
+import PackageDescription
+
+let fuzzerDependencies: [Target.Dependency] = [
+    .product(name: "ConfabCrypto", package: "Confab"),
+    "CLibFuzzerDriver",
+]
+
+let package = Package(
+    name: "ConfabFuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [.package(name: "Confab", path: "..")],
+    targets: [
+        .target(name: "CLibFuzzerDriver"),
+        .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
+        .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
+    ],
+    swiftLanguageModes: [.v6]
+)

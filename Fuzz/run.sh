@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of this package and runs each one for SECONDS seconds.
+#
+#   Fuzz/run.sh SECONDS [TARGET...]
+#
+# Every executable target in Fuzz/Package.swift is a fuzzer and is found automatically
+# (from `swift package describe`), so adding a target there is all a new fuzzer needs;
+# naming TARGETs runs only those. Corpora persist between runs in .build/fuzz/corpus/<target>
+# (inside Fuzz/.build, which git ignores); inputs that crash, leak or hang are saved in
+# .build/fuzz/artifacts/<target>/ and the log in .build/fuzz/logs/<target>.log.
+# Exits non-zero if the build fails or any fuzzer fails.
+set -euo pipefail
+
+usage() { echo "usage: $0 SECONDS [TARGET...]" >&2; exit 2; }
+[[ $# -ge 1 && "$1" =~ ^[1-9][0-9]*$ ]] || usage
+seconds=$1
+shift
+
+cd "$(dirname "$0")"
+work=.build/fuzz
+
+# -parse-as-library: the targets have no top-level code, libFuzzer drives them.
+# -use-ld=lld: gold also links them but prints a warning per ASan helper symbol.
+echo "== building fuzzers"
+swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
+bin_dir=$(swift build -c debug --show-bin-path)
+
+if [[ $# -gt 0 ]]; then
+    targets=("$@")
+else
+    mapfile -t targets < <(swift package describe --type json | python3 -c '
+import json, sys
+for target in json.load(sys.stdin)["targets"]:
+    if target["type"] == "executable":
+        print(target["name"])
+' | sort)
+fi
+[[ ${#targets[@]} -gt 0 ]] || { echo "no fuzz targets found" >&2; exit 1; }
+
+passed=0
+failed=0
+for target in "${targets[@]}"; do
+    binary="$bin_dir/$target"
+    corpus="$work/corpus/$target"
+    artifacts="$work/artifacts/$target"
+    log="$work/logs/$target.log"
+    mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+    if [[ ! -x "$binary" ]]; then
+        echo "== $target: no binary at $binary" >&2
+        failed=$((failed + 1))
+        continue
+    fi
+    echo "== $target: fuzzing for ${seconds}s (corpus $corpus)"
+    # -timeout: an input that takes over 10 s counts as a hang, i.e. a failure.
+    if "$binary" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1; then
+        echo "   ok: $(grep -m1 -E '^Done [0-9]+ runs' "$log" || echo 'finished')," \
+            "corpus $(find "$corpus" -type f | wc -l) inputs"
+        passed=$((passed + 1))
+    else
+        status=$?
+        echo "   FAILED (exit $status); last lines of $log:" >&2
+        tail -n 40 "$log" >&2
+        echo "   saved inputs: $(ls "$artifacts" 2>/dev/null | tr '\n' ' ')" >&2
+        failed=$((failed + 1))
+    fi
+done
+
+echo "fuzz: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
