@@ -17,6 +17,13 @@ let package = Package(
         .target(name: "CLibFuzzerDriver"),
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
         .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
+        .executableTarget(
+            name: "FuzzEntryDecoder",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,83 @@
+import CLibFuzzerDriver
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+
+// Two modes, chosen by the first byte. Raw: the input is an entry from a hostile peer and
+// must be rejected with a WireError or accepted, never crash. Mutation: a validly signed
+// entry is corrupted at positions the input chooses; if the result still decodes, the
+// signature check guarantees it carries exactly the original content.
+
+private let author = try! SigningKeyPair(seed: [UInt8](repeating: 7, count: 32))
+private let other = try! SigningKeyPair(seed: [UInt8](repeating: 9, count: 32))
+private let conversation = ConversationID(bytes: [UInt8](repeating: 1, count: 16))!
+
+private let samples: [Entry] = {
+    let me = NodeID(author.publicKey)
+    let you = NodeID(other.publicKey)
+    let key = ConversationCipher.generateKey()
+    let create = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 1, previous: nil, timestamp: 1_700_000_000_000, clock: VectorClock(),
+            body: .create(
+                CreateBody(
+                    participants: [
+                        .init(id: me, sealedKey: try! ConversationCipher.sealKey(key, to: me)),
+                        .init(id: you, sealedKey: try! ConversationCipher.sealKey(key, to: you)),
+                    ],
+                    sealedTitle: try! ConversationCipher.sealTitle("fuzz", key: key, conversationID: conversation)))),
+        with: author)
+    let message = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 2, previous: create.hash, timestamp: 1_700_000_000_001,
+            clock: VectorClock([me: 1]),
+            body: .message(
+                sealed: try! ConversationCipher.sealMessage(
+                    "hello", key: key, conversationID: conversation, author: me, seq: 2))),
+        with: author)
+    let receipt = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 3, previous: message.hash, timestamp: 1_700_000_000_002,
+            clock: VectorClock([me: 2, you: 4]), body: .receipt(delivered: VectorClock([you: 4]), read: VectorClock([you: 3]))),
+        with: author)
+    return [create, message, receipt]
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let mode = input.first else { return 0 }
+    let body = Array(input.dropFirst())
+
+    if mode & 1 == 0 {
+        _ = try? EntryCodec.decode(body)
+        return 0
+    }
+
+    let original = samples[Int(mode >> 1) % samples.count]
+    var bytes = EntryCodec.encode(original)
+    // Each pair of input bytes is (position, xor mask); a third kind of edit truncates.
+    var index = 0
+    while index + 1 < body.count {
+        let position = Int(body[index]) * 7 % bytes.count
+        if body[index + 1] == 0 {
+            bytes.removeSubrange(position...)
+            if bytes.isEmpty { break }
+        } else {
+            bytes[position] ^= body[index + 1]
+        }
+        index += 2
+    }
+    if let decoded = try? EntryCodec.decode(bytes) {
+        precondition(decoded.content == original.content, "a corrupted entry decoded with different content")
+        precondition(decoded.signature == original.signature, "a corrupted entry decoded with a different signature")
+    }
+    return 0
+}
+
+/// SwiftPM links each executable with `main` aliased to `<target>_main`, which would
+/// otherwise be missing here (no top-level code); it starts libFuzzer's driver.
+@_cdecl("FuzzEntryDecoder_main")
+public func libFuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    confab_run_libfuzzer(argc, argv)
+}
