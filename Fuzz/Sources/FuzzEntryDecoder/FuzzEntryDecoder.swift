@@ -38,7 +38,8 @@ private let samples: [Entry] = {
     let receipt = EntryCodec.sign(
         EntryDraft(
             conversationID: conversation, seq: 3, previous: message.hash, timestamp: 1_700_000_000_002,
-            clock: VectorClock([me: 2, you: 4]), body: .receipt(delivered: VectorClock([you: 4]), read: VectorClock([you: 3]))),
+            clock: VectorClock([me: 2, you: 4]),
+            body: .receipt(delivered: VectorClock([you: 4]), read: VectorClock([you: 3]))),
         with: author)
     return [create, message, receipt]
 }()

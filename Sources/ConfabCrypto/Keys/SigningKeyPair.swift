@@ -50,7 +50,8 @@ public struct SigningKeyPair: Sendable {
         var signature = [UInt8](repeating: 0, count: SigningPublicKey.signatureLength)
         withBytePointer(message) { msg, n in
             secretKey.withUnsafeBytes { sk in
-                _ = crypto_sign_detached(&signature, nil, msg, UInt64(n), sk.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = crypto_sign_detached(
+                    &signature, nil, msg, UInt64(n), sk.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
         }
         return signature

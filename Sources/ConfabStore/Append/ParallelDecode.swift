@@ -6,7 +6,9 @@ import Foundation
 /// Signature verification dominates the cost of taking in a batch, and each entry verifies
 /// independently, so batches are decoded on every core before the write transaction.
 enum ParallelDecode {
-    static func decode(_ batch: [[UInt8]], using decode: @Sendable ([UInt8]) -> Result<Entry, AppendRejection>)
+    static func decode(
+        _ batch: [[UInt8]], using decode: @Sendable ([UInt8]) -> Result<Entry, AppendRejection>
+    )
         -> [Result<Entry, AppendRejection>]
     {
         guard batch.count >= 32 else { return batch.map(decode) }
