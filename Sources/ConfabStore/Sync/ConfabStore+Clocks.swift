@@ -41,7 +41,8 @@ extension ConfabStore {
                     SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
                     ORDER BY seq LIMIT ?
                     """,
-                arguments: [conversation.bytes, author.bytes, seq, limit])
+                // Clamped: a seq from a peer's clock above what SQLite's INTEGER holds would trap.
+                arguments: [conversation.bytes, author.bytes, min(seq, Limits.maxSeq), limit])
         }
     }
 
@@ -59,7 +60,7 @@ extension ConfabStore {
                 arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
             try db.execute(
                 sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?",
-                arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
+                arguments: [conversation.bytes, self.me.bytes, min(clock[self.me], Limits.maxSeq)])
         }
     }
 
