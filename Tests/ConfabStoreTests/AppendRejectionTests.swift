@@ -38,11 +38,11 @@ struct RejectionScenario {
 enum RejectionCase: String, CaseIterable, Sendable {
     case garbage, tooLarge, badSignature, unknownConversation, notParticipant, gap, brokenChain
     case forkAtHeldSeq, secondCreate, ownSeqMissingFromClock, ownSeqTooHighInClock, clockNamesOutsider
-    case receiptNamesOutsider
+    case receiptNamesOutsider, clockSeqBeyondLimit
 
     var category: AppendRejection.Category {
         switch self {
-        case .garbage: return .undecodable
+        case .garbage, .clockSeqBeyondLimit: return .undecodable
         case .tooLarge: return .tooLarge
         case .badSignature: return .badSignature
         case .unknownConversation: return .unknownConversation
@@ -106,6 +106,9 @@ enum RejectionCase: String, CaseIterable, Sendable {
         case .receiptNamesOutsider:
             let body = EntryBody.receipt(delivered: VectorClock(), read: VectorClock([Keys.mallory.id: 1]))
             return (try s.aliceSeq3(body: body), s.bob)
+        case .clockSeqBeyondLimit:
+            // Once trapped inside SQLite argument binding: a remote crash, not a rejection.
+            return (try s.aliceSeq3(clock: VectorClock([Keys.alice.id: 2, Keys.bob.id: UInt64(Int64.max) + 1])), s.bob)
         }
     }
 }
@@ -136,6 +139,27 @@ struct AppendRejectionTests {
         #expect(try s.bob.append(try s.aliceSeq3()) != .duplicate)
         #expect(try s.bob.append(s.raw[3]) != .duplicate)
         #expect(try s.bob.history(s.id).map(\.text) == ["m2", "m3", "m4"])
+    }
+
+    @Test func clocksAtTheSeqLimitAreStoredAndOrdered() throws {
+        let s = try RejectionScenario()
+        let carol = try makeStore(Keys.carol)
+        let (group, _) = try s.alice.createConversation(with: [Keys.bob.id, Keys.carol.id], firstMessage: "hi", now: at(1))
+        try sync(group, from: s.alice, to: carol)
+        // Carol claims to have seen absurdly much; legal at the limit, so it must not trap.
+        let body = try sealedMessage("far future", carol, in: group, author: Keys.carol.id, seq: 1)
+        let draft = EntryDraft(
+            conversationID: group, seq: 1, previous: nil, timestamp: 0,
+            clock: VectorClock([Keys.alice.id: Limits.maxSeq, Keys.bob.id: Limits.maxSeq]), body: body)
+        #expect(try s.alice.append(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.carol))) != .duplicate)
+        #expect(try s.alice.history(group).map(\.text) == ["hi", "far future"])
+    }
+
+    @Test func seqsFromPeersAboveTheLimitDoNotTrap() throws {
+        let s = try RejectionScenario()
+        #expect(try s.alice.entries(in: s.id, author: Keys.alice.id, after: UInt64.max).isEmpty)
+        try s.alice.recordPeerClock(VectorClock([Keys.alice.id: UInt64.max]), peer: Keys.bob.id, conversation: s.id)
+        #expect(try s.alice.outbox().isEmpty)
     }
 
     @Test func gapAndChainMessagesSayWhatWasExpected() throws {

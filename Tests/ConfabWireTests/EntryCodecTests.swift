@@ -182,6 +182,34 @@ struct EntryCodecTests {
         expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "seq 0")
     }
 
+    /// Seqs beyond the limit would overflow clock sums in the store's 64-bit integers.
+    @Test func rejectsASeqBeyondTheLimit() {
+        var content = rawMessageContent()
+        content.seq = Limits.maxSeq + 1
+        content.clock = [clockEntry(Keys.alice.id.bytes, Limits.maxSeq)]
+        expectRejected(signRaw(content, by: Keys.alice), .malformed, mentioning: "seq \(Limits.maxSeq + 1) (limit")
+        content.seq = Limits.maxSeq
+        content.clock = [clockEntry(Keys.alice.id.bytes, Limits.maxSeq - 1)]
+        #expect(decodeError(signRaw(content, by: Keys.alice)) == nil)
+    }
+
+    @Test(arguments: [Limits.maxSeq + 1, UInt64(Int64.max) + 1, UInt64.max])
+    func rejectsClockSeqsBeyondTheLimit(_ seq: UInt64) {
+        var content = rawMessageContent()
+        content.clock = [clockEntry(Keys.alice.id.bytes, 1), clockEntry(Keys.bob.id.bytes, seq)]
+        expectRejected(signRaw(content, by: Keys.alice), .malformed, mentioning: "causal clock seq \(seq)")
+        let receipt = makeDraft(
+            seq: 1, previous: nil, clock: VectorClock(),
+            body: .receipt(delivered: VectorClock([Keys.bob.id: seq]), read: VectorClock()))
+        expectRejected(EntryCodec.encode(EntryCodec.sign(receipt, with: Keys.alice)), .malformed, mentioning: "delivered clock seq")
+    }
+
+    @Test func acceptsClockSeqsAtTheLimit() {
+        var content = rawMessageContent()
+        content.clock = [clockEntry(Keys.alice.id.bytes, 1), clockEntry(Keys.bob.id.bytes, Limits.maxSeq)]
+        #expect(decodeError(signRaw(content, by: Keys.alice)) == nil)
+    }
+
     @Test func rejectsAPreviousHashOnSeqOne() {
         let draft = makeDraft(
             seq: 1, previous: EntryHash(bytes: [UInt8](repeating: 1, count: 32)), clock: VectorClock(),
