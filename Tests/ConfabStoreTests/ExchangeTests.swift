@@ -1,10 +1,10 @@
 import ConfabCrypto
 import ConfabModel
-import ConfabWire
 import Foundation
 import Testing
 
 @testable import ConfabStore
+@testable import ConfabWire
 
 @Suite("Authoring and exchange")
 struct ExchangeTests {
@@ -54,6 +54,8 @@ struct ExchangeTests {
         let summary = try #require(try alice.conversation(id))
         #expect(summary.title == nil)
         #expect(summary.lastMessage == nil)
+        let (blank, _) = try alice.createConversation(with: [Keys.bob.id], title: " \n ")
+        #expect(try alice.conversation(blank)?.title == nil)
         // Duplicates and my own id are dropped; order is the one given.
         #expect(summary.participants.map(\.id) == [Keys.bob.id, Keys.carol.id])
         let create = try EntryCodec.decode(try #require(try alice.entries(in: id, author: Keys.alice.id, after: 0).first))
@@ -280,5 +282,44 @@ struct ExchangeTests {
         _ = try alice.sendMessages(["b", "c"], to: first, now: at(3))
         try alice.recordPeerClock(VectorClock([Keys.alice.id: 3]), peer: Keys.bob.id, conversation: first)
         #expect(try alice.outbox().filter { $0.conversation == first }.map(\.seq) == [4])
+    }
+}
+
+@Suite("Protocol evolution")
+struct EvolutionTests {
+    /// An entry of a kind this version does not know (written by a newer one) is kept, so
+    /// the author's chain continues through it, and is not shown.
+    @Test func unknownKindsKeepTheChainGoing() throws {
+        let alice = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], now: at(1))
+
+        let draft = try nextDraft(alice, in: id, body: .unknown, now: at(2))
+        var content = Confab_V1_EntryContent()
+        content.conversationID = Data(id.bytes)
+        content.author = Data(Keys.alice.id.bytes)
+        content.seq = draft.seq
+        content.previous = Data(try #require(draft.previous).bytes)
+        content.timestampMs = draft.timestamp
+        content.clock = EntryCodec.encodeClock(draft.clock)
+        let bytes: [UInt8] = try content.serializedBytes()
+        let signature = Keys.alice.sign(EntryDomain.signature + bytes)
+        let raw = EntryCodec.encode(
+            Entry(
+                conversationID: id, author: Keys.alice.id, seq: draft.seq, previous: draft.previous,
+                timestamp: draft.timestamp, clock: draft.clock, body: .unknown, content: bytes, signature: signature))
+        guard case .appended(let unknown) = try alice.append(raw) else {
+            Issue.record("unknown kind not appended")
+            return
+        }
+        #expect(unknown.kind == .unknown)
+        let after = try alice.sendMessage("after the new thing", to: id, now: at(3))
+        #expect(after.seq == 3)
+        #expect(after.previous == unknown.hash)
+
+        #expect(try sync(id, from: alice, to: bob) == 3)
+        #expect(try bob.clock(of: id) == VectorClock([Keys.alice.id: 3]))
+        #expect(try bob.history(id).map(\.text) == ["after the new thing"])
+        #expect(try bob.unreadCount(id) == 1)
     }
 }

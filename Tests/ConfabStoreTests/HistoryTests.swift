@@ -100,4 +100,35 @@ struct HistoryTests {
         #expect(try alice.history(id).map(\.text) == ["bob first", "alice second"])
         #expect(try bob.history(id).map(\.text) == ["bob first", "alice second"])
     }
+
+    /// The order is a linear extension of causality only if every author held the causal
+    /// past of what it answered. The store accepts an entry without the entries its clock
+    /// names, so a node that got Alice's question but not the Bob messages Alice had seen
+    /// answers with a smaller clock sum, and the answer sorts above the question everywhere.
+    @Test func anAnswerWrittenWithoutTheQuestionsCausalPast() throws {
+        let alice = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        let carol = try makeStore(Keys.carol)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id, Keys.carol.id], now: at(0))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol)
+        _ = try bob.sendMessages(["b1", "b2", "b3"], to: id, now: at(10))
+        try sync(id, from: bob, to: alice)
+        _ = try alice.sendMessage("question", to: id, now: at(20))
+        // Carol receives Alice's log alone, as after a sync cut short.
+        for result in try carol.append(batch: try alice.entries(in: id, author: Keys.alice.id, after: 1)) {
+            #expect(throws: Never.self) { try result.get() }
+        }
+        _ = try carol.sendMessage("answer", to: id, now: at(30))
+        for store in [alice, bob, carol] {
+            for other in [alice, bob, carol] where other !== store { try sync(id, from: other, to: store) }
+        }
+        let texts = try alice.history(id).map(\.text)
+        #expect(texts.count == 5)
+        withKnownIssue("append does not require an entry's causal past; see the test's comment") {
+            let question = try #require(texts.firstIndex(of: "question"))
+            let answer = try #require(texts.firstIndex(of: "answer"))
+            #expect(question < answer)
+        }
+    }
 }
