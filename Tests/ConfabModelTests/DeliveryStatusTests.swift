@@ -45,8 +45,11 @@ struct DeliveryStatusTests {
         #expect(status(others: others, held: false, [bob: receipt(delivered: 3)]) == .sent)
         #expect(status(others: others, held: false, [bob: receipt(read: 3)]) == .sent)
         #expect(status(others: others, held: true, [bob: receipt(read: 3), carol: receipt(delivered: 2)]) == .sent)
-        #expect(status(others: others, held: true, [bob: receipt(read: 3), carol: receipt(delivered: 3)]) == .delivered)
-        #expect(status(others: others, held: true, [bob: receipt(delivered: 9), carol: receipt(delivered: 3)]) == .delivered)
+        #expect(
+            status(others: others, held: true, [bob: receipt(read: 3), carol: receipt(delivered: 3)]) == .delivered)
+        #expect(
+            status(others: others, held: true, [bob: receipt(delivered: 9), carol: receipt(delivered: 3)]) == .delivered
+        )
         #expect(status(others: others, held: true, [bob: receipt(read: 3), carol: receipt(read: 4)]) == .read)
     }
 

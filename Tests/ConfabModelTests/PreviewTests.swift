@@ -50,7 +50,9 @@ struct PreviewTests {
                 id: ConversationID(bytes: [UInt8](repeating: 1, count: 16))!, title: title, participants: [bob, carol],
                 createdAt: Date(timeIntervalSince1970: 0), lastActivityAt: Date(timeIntervalSince1970: 0),
                 lastMessage: last.map {
-                    .init(author: nodeID(1), isMine: true, text: $0, sentAt: Date(timeIntervalSince1970: 0), status: .sent)
+                    .init(
+                        author: nodeID(1), isMine: true, text: $0, sentAt: Date(timeIntervalSince1970: 0), status: .sent
+                    )
                 },
                 unreadCount: unread, isMarkedUnread: markedUnread, isPinned: false, isArchived: false, isMuted: false)
         }

@@ -25,7 +25,8 @@ struct RejectionScenario {
 
     /// Alice's seq 3 as Bob expects it next, with one part replaced, properly signed.
     func aliceSeq3(
-        previous: EntryHash?? = nil, clock: VectorClock? = nil, body: EntryBody? = nil, by key: SigningKeyPair = Keys.alice
+        previous: EntryHash?? = nil, clock: VectorClock? = nil, body: EntryBody? = nil,
+        by key: SigningKeyPair = Keys.alice
     ) throws -> [UInt8] {
         let m3 = try EntryCodec.decode(raw[2])
         let draft = EntryDraft(
@@ -50,7 +51,8 @@ enum RejectionCase: String, CaseIterable, Sendable {
         case .gap: return .gap
         case .brokenChain: return .brokenChain
         case .forkAtHeldSeq, .secondCreate: return .fork
-        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider: return .badClock
+        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider:
+            return .badClock
         }
     }
 
@@ -144,7 +146,8 @@ struct AppendRejectionTests {
     @Test func clocksAtTheSeqLimitAreStoredAndOrdered() throws {
         let s = try RejectionScenario()
         let carol = try makeStore(Keys.carol)
-        let (group, _) = try s.alice.createConversation(with: [Keys.bob.id, Keys.carol.id], firstMessage: "hi", now: at(1))
+        let (group, _) = try s.alice.createConversation(
+            with: [Keys.bob.id, Keys.carol.id], firstMessage: "hi", now: at(1))
         try sync(group, from: s.alice, to: carol)
         // Carol claims to have seen absurdly much; legal at the limit, so it must not trap.
         let body = try sealedMessage("far future", carol, in: group, author: Keys.carol.id, seq: 1)

@@ -86,7 +86,8 @@ struct ConversationListTests {
         let receipt = try #require(try bob.markRead(id, now: at(4)))
         #expect(receipt.author == Keys.bob.id)
         #expect(receipt.seq == 2)
-        #expect(receipt.body == .receipt(delivered: VectorClock([Keys.alice.id: 4]), read: VectorClock([Keys.alice.id: 4])))
+        #expect(
+            receipt.body == .receipt(delivered: VectorClock([Keys.alice.id: 4]), read: VectorClock([Keys.alice.id: 4])))
         #expect(try bob.unreadCount(id) == 0)
         #expect(try bob.totalUnread() == 0)
         #expect(try bob.clock(of: id) == VectorClock([Keys.alice.id: 4, Keys.bob.id: 2]))
@@ -101,7 +102,8 @@ struct ConversationListTests {
         try sync(id, from: alice, to: bob)
         #expect(try bob.unreadCount(id) == 1)
         let second = try #require(try bob.markRead(id, now: at(7)))
-        #expect(second.body == .receipt(delivered: VectorClock([Keys.alice.id: 5]), read: VectorClock([Keys.alice.id: 5])))
+        #expect(
+            second.body == .receipt(delivered: VectorClock([Keys.alice.id: 5]), read: VectorClock([Keys.alice.id: 5])))
         #expect(try bob.unreadCount(id) == 0)
     }
 

@@ -58,7 +58,8 @@ struct ExchangeTests {
         #expect(try alice.conversation(blank)?.title == nil)
         // Duplicates and my own id are dropped; order is the one given.
         #expect(summary.participants.map(\.id) == [Keys.bob.id, Keys.carol.id])
-        let create = try EntryCodec.decode(try #require(try alice.entries(in: id, author: Keys.alice.id, after: 0).first))
+        let create = try EntryCodec.decode(
+            try #require(try alice.entries(in: id, author: Keys.alice.id, after: 0).first))
         guard case .create(let body) = create.body else {
             Issue.record("first entry is not a create")
             return
@@ -77,7 +78,8 @@ struct ExchangeTests {
         }
         #expect(throws: StoreError.self) { try alice.createConversation(with: crowd) }
         #expect(throws: StoreError.self) {
-            try alice.createConversation(with: [Keys.bob.id], title: String(repeating: "t", count: Limits.maxTitleBytes + 1))
+            try alice.createConversation(
+                with: [Keys.bob.id], title: String(repeating: "t", count: Limits.maxTitleBytes + 1))
         }
         #expect(throws: StoreError.self) { try alice.createConversation(with: [Keys.bob.id], firstMessage: " \n\t ") }
         #expect(throws: StoreError.self) {
@@ -257,7 +259,9 @@ struct ExchangeTests {
         let bob = try makeStore(Keys.bob)
         let (id, _) = try alice.createConversation(with: [Keys.bob.id], now: at(1))
         // Sealed for seq 9 but sent as seq 2: authentic entry, body bound elsewhere.
-        try author(alice, in: id, body: try sealedMessage("misplaced", alice, in: id, author: Keys.alice.id, seq: 9), now: at(2))
+        try author(
+            alice, in: id, body: try sealedMessage("misplaced", alice, in: id, author: Keys.alice.id, seq: 9),
+            now: at(2))
         try sync(id, from: alice, to: bob)
         let history = try bob.history(id)
         #expect(history.count == 1)
@@ -273,9 +277,10 @@ struct ExchangeTests {
         let (second, _) = try alice.createConversation(with: [Keys.carol.id], now: at(2))
         #expect(
             try alice.allClocks() == [first: VectorClock([Keys.alice.id: 2]), second: VectorClock([Keys.alice.id: 1])])
-        #expect(try alice.outbox().map { "\($0.conversation == first ? "first" : "second")#\($0.seq)" } == [
-            "first#1", "first#2", "second#1",
-        ])
+        #expect(
+            try alice.outbox().map { "\($0.conversation == first ? "first" : "second")#\($0.seq)" } == [
+                "first#1", "first#2", "second#1",
+            ])
         try sync(first, from: alice, to: bob)
         #expect(try alice.outbox().map(\.conversation) == [second])
         // A clock covering only part of my log takes only that part off the outbox.

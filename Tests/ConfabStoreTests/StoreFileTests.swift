@@ -62,7 +62,9 @@ struct StoreFileTests {
     }
 
     @Test func otherErrorMessagesAreActionable() {
-        #expect(StoreError.unknownConversation("abcd").description == "no conversation abcd on this machine (run \"confab list\")")
+        #expect(
+            StoreError.unknownConversation("abcd").description
+                == "no conversation abcd on this machine (run \"confab list\")")
         #expect(StoreError.unknownPeer("beef").description == "no peer beef (run \"confab peers\")")
         #expect(StoreError.invalidInput("the message is empty").description == "the message is empty")
     }

@@ -46,7 +46,9 @@ struct SplitMix64: RandomNumberGenerator {
 /// What a sync round moves from `source` to `target`: every entry the target's clock says
 /// it lacks, each author's in seq order, the create entry first so the target learns of the
 /// conversation before anything in it.
-func missingEntries(_ conversation: ConversationID, from source: ConfabStore, to target: ConfabStore) throws -> [[UInt8]] {
+func missingEntries(
+    _ conversation: ConversationID, from source: ConfabStore, to target: ConfabStore
+) throws -> [[UInt8]] {
     let theirs = try target.clock(of: conversation)
     var batch: [[UInt8]] = []
     for (author, seq) in try source.clock(of: conversation).sortedEntries where seq > theirs[author] {
@@ -69,11 +71,13 @@ func sync(
         switch result {
         case .success(.appended): appended += 1
         case .success(.duplicate): break
-        case .failure(let rejection): Issue.record("sync rejected an entry: \(rejection)", sourceLocation: sourceLocation)
+        case .failure(let rejection):
+            Issue.record("sync rejected an entry: \(rejection)", sourceLocation: sourceLocation)
         }
     }
     if ack {
-        try source.recordPeerClock(try target.clock(of: conversation), peer: target.me, conversation: conversation, now: now)
+        try source.recordPeerClock(
+            try target.clock(of: conversation), peer: target.me, conversation: conversation, now: now)
     }
     return appended
 }
@@ -94,7 +98,9 @@ func conversationKey(_ store: ConfabStore, _ conversation: ConversationID) throw
 
 /// The draft of the store owner's next entry, filled in exactly as its own authoring
 /// would, so tests can break one thing in it and sign it as that author.
-func nextDraft(_ store: ConfabStore, in conversation: ConversationID, body: EntryBody, now: Date = at(0)) throws -> EntryDraft {
+func nextDraft(
+    _ store: ConfabStore, in conversation: ConversationID, body: EntryBody, now: Date = at(0)
+) throws -> EntryDraft {
     let clock = try store.clock(of: conversation)
     let seq = clock[store.me] + 1
     var previous: EntryHash?
@@ -110,7 +116,8 @@ func nextDraft(_ store: ConfabStore, in conversation: ConversationID, body: Entr
 /// Authors an entry outside the store's API (say, a receipt with only a delivered clock),
 /// stores it in its author's store like any received entry, and returns its bytes.
 @discardableResult
-func author(_ store: ConfabStore, in conversation: ConversationID, body: EntryBody, now: Date = at(0)) throws -> [UInt8] {
+func author(_ store: ConfabStore, in conversation: ConversationID, body: EntryBody, now: Date = at(0)) throws -> [UInt8]
+{
     let entry = EntryCodec.sign(try nextDraft(store, in: conversation, body: body, now: now), with: store.identity)
     let bytes = EntryCodec.encode(entry)
     #expect(try store.append(bytes) == .appended(entry))
@@ -122,7 +129,8 @@ func sealedMessage(
 ) throws -> EntryBody {
     .message(
         sealed: try ConversationCipher.sealMessage(
-            text, key: try conversationKey(store, conversation), conversationID: conversation, author: author, seq: seq))
+            text, key: try conversationKey(store, conversation), conversationID: conversation, author: author, seq: seq)
+    )
 }
 
 /// Everything a rejected append must leave untouched: row counts of every table and every

@@ -40,8 +40,10 @@ struct ConversationCipherTests {
     }
 
     @Test func freshNoncePerSeal() throws {
-        let a = try ConversationCipher.sealMessage("same", key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
-        let b = try ConversationCipher.sealMessage("same", key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
+        let a = try ConversationCipher.sealMessage(
+            "same", key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
+        let b = try ConversationCipher.sealMessage(
+            "same", key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
         #expect(a != b)
     }
 
@@ -51,22 +53,26 @@ struct ConversationCipherTests {
         let sealed = try ConversationCipher.sealMessage(
             "pay 10", key: key, conversationID: conversation, author: Keys.alice.id, seq: 4)
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 5)
+            try ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 5)
         }
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(sealed, key: key, conversationID: conversation, author: Keys.bob.id, seq: 4)
+            try ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: Keys.bob.id, seq: 4)
         }
         #expect(throws: CryptoError.self) {
             try ConversationCipher.openMessage(sealed, key: key, conversationID: other, author: Keys.alice.id, seq: 4)
         }
         #expect(throws: CryptoError.self) {
             try ConversationCipher.openMessage(
-                sealed, key: ConversationCipher.generateKey(), conversationID: conversation, author: Keys.alice.id, seq: 4)
+                sealed, key: ConversationCipher.generateKey(), conversationID: conversation, author: Keys.alice.id,
+                seq: 4)
         }
         var tampered = sealed
         tampered[tampered.count - 1] ^= 1
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(tampered, key: key, conversationID: conversation, author: Keys.alice.id, seq: 4)
+            try ConversationCipher.openMessage(
+                tampered, key: key, conversationID: conversation, author: Keys.alice.id, seq: 4)
         }
     }
 
@@ -76,7 +82,8 @@ struct ConversationCipherTests {
         #expect(throws: CryptoError.self) { try ConversationCipher.openTitle(sealed, key: key, conversationID: other) }
         // Domain separation: a title is not a message, even at a matching position.
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
+            try ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
         }
     }
 
@@ -91,7 +98,8 @@ struct ConversationCipherTests {
         withUnsafeBytes(of: UInt64(1).bigEndian) { aad.append(contentsOf: $0) }
         let sealed = try AEAD.seal([0xff, 0xff, 0xff], key: key, additionalData: aad)
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
+            try ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 1)
         }
     }
 }

@@ -83,8 +83,10 @@ struct EntryCodecTests {
     @Test func rejectsAnOversizedMessageBody() {
         let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
         let draft = makeDraft(
-            seq: 1, previous: nil, clock: VectorClock(), body: .message(sealed: [UInt8](repeating: 9, count: limit + 1)))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .tooLarge, mentioning: "sealed message")
+            seq: 1, previous: nil, clock: VectorClock(), body: .message(sealed: [UInt8](repeating: 9, count: limit + 1))
+        )
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .tooLarge, mentioning: "sealed message")
         let fits = makeDraft(
             seq: 1, previous: nil, clock: VectorClock(), body: .message(sealed: [UInt8](repeating: 9, count: limit)))
         #expect(decodeError(EntryCodec.encode(EntryCodec.sign(fits, with: Keys.alice))) == nil)
@@ -94,7 +96,8 @@ struct EntryCodecTests {
         let draft = makeDraft(
             seq: 1, previous: nil, clock: VectorClock(),
             body: .message(sealed: [UInt8](repeating: 9, count: ConversationCipher.overhead - 1)))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "sealed message")
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "sealed message")
     }
 
     @Test(arguments: 0..<16)
@@ -172,13 +175,15 @@ struct EntryCodecTests {
     func rejectsABadSignatureLength(_ length: Int) throws {
         let entry = try sample(.message).entry
         let signature = Array((entry.signature + [0]).prefix(length))
-        expectRejected(envelope(content: entry.content, signature: signature), .malformed, mentioning: "signature length")
+        expectRejected(
+            envelope(content: entry.content, signature: signature), .malformed, mentioning: "signature length")
     }
 
     // MARK: Log position
 
     @Test func rejectsSeqZero() {
-        let draft = makeDraft(seq: 0, previous: nil, clock: VectorClock(), body: .receipt(delivered: .init(), read: .init()))
+        let draft = makeDraft(
+            seq: 0, previous: nil, clock: VectorClock(), body: .receipt(delivered: .init(), read: .init()))
         expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "seq 0")
     }
 
@@ -201,7 +206,9 @@ struct EntryCodecTests {
         let receipt = makeDraft(
             seq: 1, previous: nil, clock: VectorClock(),
             body: .receipt(delivered: VectorClock([Keys.bob.id: seq]), read: VectorClock()))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(receipt, with: Keys.alice)), .malformed, mentioning: "delivered clock seq")
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(receipt, with: Keys.alice)), .malformed, mentioning: "delivered clock seq"
+        )
     }
 
     @Test func acceptsClockSeqsAtTheLimit() {
@@ -214,13 +221,17 @@ struct EntryCodecTests {
         let draft = makeDraft(
             seq: 1, previous: EntryHash(bytes: [UInt8](repeating: 1, count: 32)), clock: VectorClock(),
             body: .receipt(delivered: .init(), read: .init()))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "previous hash on seq 1")
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed,
+            mentioning: "previous hash on seq 1")
     }
 
     @Test func rejectsAMissingPreviousHashOnSeqTwo() {
         let draft = makeDraft(
-            seq: 2, previous: nil, clock: VectorClock([Keys.alice.id: 1]), body: .receipt(delivered: .init(), read: .init()))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "previous hash")
+            seq: 2, previous: nil, clock: VectorClock([Keys.alice.id: 1]),
+            body: .receipt(delivered: .init(), read: .init()))
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(draft, with: Keys.alice)), .malformed, mentioning: "previous hash")
     }
 
     @Test func rejectsAShortPreviousHash() {
@@ -303,30 +314,37 @@ struct EntryCodecTests {
                 .init(id: Keys.alice.id, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength)),
                 .init(id: Keys.bob.id, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength - 1)),
             ], sealedTitle: [])
-        let entry = EntryCodec.sign(makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice)
+        let entry = EntryCodec.sign(
+            makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice)
         expectRejected(EntryCodec.encode(entry), .malformed, mentioning: "sealed conversation key length")
     }
 
     @Test func rejectsAnOversizedOrTruncatedTitle() {
         func create(title: [UInt8]) -> [UInt8] {
             let participants = [Keys.alice.id, Keys.bob.id].map {
-                CreateBody.Participant(id: $0, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength))
+                CreateBody.Participant(
+                    id: $0, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength))
             }
             let body = CreateBody(participants: participants, sealedTitle: title)
             return EntryCodec.encode(
-                EntryCodec.sign(makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice))
+                EntryCodec.sign(
+                    makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice))
         }
         let limit = Limits.maxTitleBytes + ConversationCipher.overhead + 8
         expectRejected(create(title: [UInt8](repeating: 2, count: limit + 1)), .tooLarge, mentioning: "sealed title")
         #expect(decodeError(create(title: [UInt8](repeating: 2, count: limit))) == nil)
-        expectRejected(create(title: [UInt8](repeating: 2, count: ConversationCipher.overhead - 1)), .malformed, mentioning: "sealed title")
+        expectRejected(
+            create(title: [UInt8](repeating: 2, count: ConversationCipher.overhead - 1)), .malformed,
+            mentioning: "sealed title")
     }
 
     // MARK: Clocks
 
     @Test func rejectsAClockNamingAnAuthorTwice() {
         var content = rawMessageContent()
-        content.clock = [clockEntry(Keys.alice.id.bytes, 1), clockEntry(Keys.bob.id.bytes, 3), clockEntry(Keys.alice.id.bytes, 1)]
+        content.clock = [
+            clockEntry(Keys.alice.id.bytes, 1), clockEntry(Keys.bob.id.bytes, 3), clockEntry(Keys.alice.id.bytes, 1),
+        ]
         expectRejected(signRaw(content, by: Keys.alice), .malformed, mentioning: "names an author twice")
     }
 
@@ -347,11 +365,15 @@ struct EntryCodecTests {
         var wide = VectorClock([Keys.alice.id: 1])
         for _ in 0..<Limits.maxClockWidth { wide[NodeID(bytes: rng.bytes(32))!] = 1 }
         #expect(wide.width == Limits.maxClockWidth + 1)
-        let causal = makeDraft(seq: 2, previous: EntryHash(bytes: [UInt8](repeating: 1, count: 32)), clock: wide,
-                               body: .receipt(delivered: .init(), read: .init()))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(causal, with: Keys.alice)), .tooLarge, mentioning: "causal clock is")
-        let receipt = makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .receipt(delivered: .init(), read: wide))
-        expectRejected(EntryCodec.encode(EntryCodec.sign(receipt, with: Keys.alice)), .tooLarge, mentioning: "read clock is")
+        let causal = makeDraft(
+            seq: 2, previous: EntryHash(bytes: [UInt8](repeating: 1, count: 32)), clock: wide,
+            body: .receipt(delivered: .init(), read: .init()))
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(causal, with: Keys.alice)), .tooLarge, mentioning: "causal clock is")
+        let receipt = makeDraft(
+            seq: 1, previous: nil, clock: VectorClock(), body: .receipt(delivered: .init(), read: wide))
+        expectRejected(
+            EntryCodec.encode(EntryCodec.sign(receipt, with: Keys.alice)), .tooLarge, mentioning: "read clock is")
     }
 
     // MARK: Evolution

@@ -107,12 +107,16 @@ func makeCreate(
     seq: UInt64 = 1, clock: VectorClock = VectorClock(), author: SigningKeyPair = Keys.alice
 ) throws -> (key: SecureBytes, entry: Entry) {
     let key = ConversationCipher.generateKey()
-    let sealed = try participants.map { CreateBody.Participant(id: $0, sealedKey: try ConversationCipher.sealKey(key, to: $0)) }
+    let sealed = try participants.map {
+        CreateBody.Participant(id: $0, sealedKey: try ConversationCipher.sealKey(key, to: $0))
+    }
     let body = CreateBody(
-        participants: sealed, sealedTitle: try ConversationCipher.sealTitle(title, key: key, conversationID: conversation))
+        participants: sealed,
+        sealedTitle: try ConversationCipher.sealTitle(title, key: key, conversationID: conversation))
     let entry = EntryCodec.sign(
         EntryDraft(
-            conversationID: conversation, seq: seq, previous: seq == 1 ? nil : EntryHash(bytes: [UInt8](repeating: 3, count: 32)),
+            conversationID: conversation, seq: seq,
+            previous: seq == 1 ? nil : EntryHash(bytes: [UInt8](repeating: 3, count: 32)),
             timestamp: 1_700_000_000_000, clock: clock, body: .create(body)),
         with: author)
     return (key, entry)
@@ -121,5 +125,6 @@ func makeCreate(
 func makeDraft(
     seq: UInt64, previous: EntryHash?, clock: VectorClock, body: EntryBody, timestamp: Int64 = 1_700_000_000_500
 ) -> EntryDraft {
-    EntryDraft(conversationID: conversation, seq: seq, previous: previous, timestamp: timestamp, clock: clock, body: body)
+    EntryDraft(
+        conversationID: conversation, seq: seq, previous: previous, timestamp: timestamp, clock: clock, body: body)
 }
