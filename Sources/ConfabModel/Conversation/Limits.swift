@@ -13,4 +13,7 @@ public enum Limits {
     public static let maxClockWidth = maxParticipants
     /// Display names chosen by people.
     public static let maxNameBytes = 64
+    /// Highest seq in a log or a clock. Far beyond any real log, and low enough that a clock
+    /// sum (at most `maxClockWidth` seqs) stays inside SQLite's signed 64-bit integers.
+    public static let maxSeq: UInt64 = 1 << 48
 }

@@ -77,7 +77,19 @@ extension ConfabStore {
                         """
                 ).execute(arguments: [conversation.bytes, author.bytes, seq])
             }
-            guard !others.isEmpty, !(previousRead?.covers(others) ?? false) else { return nil }
+            // Only messages call for a receipt: answering receipts too would have two open
+            // chats acknowledge each other's acknowledgements forever.
+            let unacknowledged = try others.entries.contains { author, seq in
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND kind = ? AND seq > ? AND seq <= ?
+                        """,
+                    arguments: [
+                        conversation.bytes, author.bytes, EntryKind.message.rawValue, previousRead?[author] ?? 0, seq,
+                    ]) != nil
+            }
+            guard unacknowledged else { return nil }
             return try self.authorEntry(
                 in: conversation, body: .receipt(delivered: others, read: others), db: db, now: now)
         }

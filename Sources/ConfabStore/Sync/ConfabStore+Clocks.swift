@@ -41,7 +41,9 @@ extension ConfabStore {
                     sql: """
                         SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
                         ORDER BY seq LIMIT ?
-                        """), arguments: [conversation.bytes, author.bytes, seq, limit])
+                        """),
+                // Clamped: a seq from a peer's clock above what SQLite's INTEGER holds would trap.
+                arguments: [conversation.bytes, author.bytes, min(seq, Limits.maxSeq), limit])
         }
     }
 
@@ -59,7 +61,7 @@ extension ConfabStore {
             ).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
             try db.cachedStatement(
                 sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?"
-            ).execute(arguments: [conversation.bytes, self.me.bytes, clock[self.me]])
+            ).execute(arguments: [conversation.bytes, self.me.bytes, min(clock[self.me], Limits.maxSeq)])
         }
     }
 

@@ -103,6 +103,7 @@ public enum EntryCodec {
             throw .malformed("author key (\(content.author.count) bytes, want 32)")
         }
         guard content.seq >= 1 else { throw .malformed("seq 0") }
+        guard content.seq <= Limits.maxSeq else { throw .malformed("seq \(content.seq) (limit \(Limits.maxSeq))") }
         let previous: EntryHash?
         if content.seq == 1 {
             guard content.previous.isEmpty else { throw .malformed("previous hash on seq 1") }
@@ -184,6 +185,9 @@ public enum EntryCodec {
         for item in items {
             guard let author = NodeID(bytes: item.author) else { throw .malformed("\(what) author key") }
             guard item.seq >= 1 else { throw .malformed("\(what) seq 0") }
+            guard item.seq <= Limits.maxSeq else {
+                throw .malformed("\(what) seq \(item.seq) (limit \(Limits.maxSeq))")
+            }
             guard entries.updateValue(item.seq, forKey: author) == nil else {
                 throw .malformed("\(what) names an author twice")
             }
