@@ -34,6 +34,13 @@ public struct Entry: Sendable, Equatable {
 
     public var kind: EntryKind { body.kind }
 
+    /// What the author knew when writing, this entry included.
+    public var frontier: VectorClock {
+        var frontier = clock
+        frontier[author] = seq
+        return frontier
+    }
+
     public var orderKey: DisplayOrderKey {
         DisplayOrderKey(clockSum: clock.sum, timestamp: timestamp, author: author, seq: seq)
     }

@@ -108,10 +108,11 @@ extension ConfabStore {
         ])
         try db.cachedStatement(
             sql: """
-                INSERT INTO head(conversationId, author, seq, hash) VALUES (?, ?, ?, ?)
-                ON CONFLICT(conversationId, author) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
+                INSERT INTO head(conversationId, author, seq, hash, frontier) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(conversationId, author) DO UPDATE
+                SET seq = excluded.seq, hash = excluded.hash, frontier = excluded.frontier
                 """
-        ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes])
+        ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes, entry.frontier.json])
 
         switch entry.body {
         case .message(let sealed):

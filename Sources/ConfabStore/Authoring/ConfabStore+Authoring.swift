@@ -123,7 +123,7 @@ extension ConfabStore {
         let entry = EntryCodec.sign(
             EntryDraft(
                 conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
-                clock: try clock(of: conversation, db: db), body: body),
+                clock: try causalClock(for: conversation, nextSeq: seq, db: db), body: body),
             with: identity)
         try insertAuthored(entry, db: db, now: now)
         return entry
@@ -138,6 +138,30 @@ extension ConfabStore {
         try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)"
         ).execute(arguments: [entry.conversationID.bytes])
+    }
+
+    /// The clock a new entry of mine carries: everything I hold *and* everything the authors
+    /// of what I hold had seen. An answer to a question then covers the question's own causal
+    /// past even when some of it has not reached me yet, so it sorts after the question on
+    /// every node (Protocol.md §6).
+    ///
+    /// If anything I hold says my own log is further along than my store, this identity has
+    /// been writing elsewhere (a key restored onto an empty store): writing now would fork
+    /// my log, so it is refused until the missing entries arrive.
+    private func causalClock(for conversation: ConversationID, nextSeq seq: UInt64, db: Database) throws -> VectorClock
+    {
+        var clock = VectorClock()
+        for json in try String.fetchAll(
+            db.cachedStatement(sql: "SELECT frontier FROM head WHERE conversationId = ?"),
+            arguments: [conversation.bytes])
+        {
+            clock.merge(try VectorClock(json: json))
+        }
+        guard clock[me] <= seq - 1 else {
+            throw StoreError.ownLogBehind(conversation: conversation.hex, held: seq - 1, known: clock[me])
+        }
+        clock[me] = seq - 1
+        return clock
     }
 
     private func nextSeq(_ conversation: ConversationID, db: Database) throws -> UInt64 {

@@ -55,11 +55,14 @@ extension ConfabStore {
                     ) WITHOUT ROWID;
                     -- Each author's latest entry: the conversation's vector clock. Survives the
                     -- local deletion of entries, so deleted messages are never fetched again.
+                    -- `frontier` is that entry's causal clock plus the entry itself (JSON): what
+                    -- its author knew, which my next entry must cover to sort after it.
                     CREATE TABLE head (
                         conversationId BLOB NOT NULL,
                         author BLOB NOT NULL,
                         seq INTEGER NOT NULL,
                         hash BLOB NOT NULL,
+                        frontier TEXT NOT NULL,
                         PRIMARY KEY (conversationId, author)
                     ) WITHOUT ROWID;
                     -- Decrypted messages, for display and search.

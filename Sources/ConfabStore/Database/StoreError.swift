@@ -6,6 +6,7 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         case notAParticipant(String)
         case invalidInput(String)
         case unknownPeer(String)
+        case ownLogBehind(conversation: String, held: UInt64, known: UInt64)
     }
 
     private let reason: Reason
@@ -21,6 +22,15 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
     static func notAParticipant(_ id: String) -> StoreError { StoreError(reason: .notAParticipant(id)) }
     public static func invalidInput(_ what: String) -> StoreError { StoreError(reason: .invalidInput(what)) }
     public static func unknownPeer(_ id: String) -> StoreError { StoreError(reason: .unknownPeer(id)) }
+    static func ownLogBehind(conversation: String, held: UInt64, known: UInt64) -> StoreError {
+        StoreError(reason: .ownLogBehind(conversation: conversation, held: held, known: known))
+    }
+
+    /// True when writing must wait until this node has fetched its own log from peers.
+    public var isOwnLogBehind: Bool {
+        if case .ownLogBehind = reason { return true }
+        return false
+    }
 
     public var description: String {
         switch reason {
@@ -36,6 +46,10 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
             return what
         case .unknownPeer(let id):
             return "no peer \(id) (run \"confab peers\")"
+        case .ownLogBehind(let conversation, let held, let known):
+            return "this identity has written \(known) entries in conversation \(conversation.prefix(8)) but this "
+                + "machine holds only \(held) (was the key restored here?); the message was not written — "
+                + "connect to a peer so the missing entries arrive, then send again"
         }
     }
 }
