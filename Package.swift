@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ConfabModel", targets: ["ConfabModel"]),
         .library(name: "ConfabWire", targets: ["ConfabWire"]),
         .library(name: "ConfabStore", targets: ["ConfabStore"]),
+        .library(name: "ConfabNet", targets: ["ConfabNet"]),
         .library(name: "ConfabNode", targets: ["ConfabNode"]),
     ],
     dependencies: [
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -39,6 +41,15 @@ let package = Package(
             dependencies: [
                 "ConfabCrypto", "ConfabModel", "ConfabWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ConfabNet",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -66,6 +77,15 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "ConfabModelTests", dependencies: ["ConfabModel", "ConfabCrypto"]),
+        .testTarget(
+            name: "ConfabNetTests",
+            dependencies: [
+                "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto"]),
         .testTarget(
             name: "ConfabStoreTests",

@@ -1,0 +1,1 @@
+// ConfabNet: SwiftNIO discovery and sessions (being written)

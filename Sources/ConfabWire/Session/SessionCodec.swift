@@ -1,0 +1,123 @@
+import ConfabModel
+import Foundation
+import SwiftProtobuf
+
+/// Encodes and decodes session messages with hard limits. A session's byte stream (inside
+/// box-stream) is a sequence of `length (u32 big-endian) ‖ SessionMessage` units; framing
+/// lives with the network handlers, this type handles one unit's payload.
+public enum SessionCodec {
+    public static let protocolVersion: UInt32 = 1
+    /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
+    /// hostile peer cannot make a node buffer much.
+    public static let maxMessageBytes = 1024 * 1024
+    public static let maxEntriesPerMessage = 512
+    public static let maxClocksPerMessage = 4096
+    public static let maxFeatures = 32
+    public static let maxFeatureBytes = 64
+
+    public static func encode(_ message: SessionMessage) -> [UInt8] {
+        var wire = Confab_V1_SessionMessage()
+        switch message {
+        case .hello(let hello):
+            var h = Confab_V1_Hello()
+            h.version = hello.version
+            h.features = hello.features
+            h.displayName = hello.displayName
+            h.role = hello.role == .relay ? .relay : .person
+            h.listenPort = UInt32(hello.listenPort)
+            wire.hello = h
+        case .clocks(let clocks):
+            var c = Confab_V1_Clocks()
+            c.conversations = clocks.map { item in
+                var conversation = Confab_V1_ConversationClock()
+                conversation.conversationID = Data(item.conversation.bytes)
+                conversation.clock = EntryCodec.encodeClock(item.clock)
+                return conversation
+            }
+            wire.clocks = c
+        case .entries(let entries):
+            var e = Confab_V1_Entries()
+            e.entries = entries.map { Data($0) }
+            wire.entries = e
+        case .want(let want):
+            var w = Confab_V1_Want()
+            w.conversationID = Data(want.conversation.bytes)
+            w.author = Data(want.author.bytes)
+            w.after = want.after
+            wire.want = w
+        case .ping(let nonce):
+            var p = Confab_V1_Ping()
+            p.nonce = nonce
+            wire.ping = p
+        case .pong(let nonce):
+            var p = Confab_V1_Pong()
+            p.nonce = nonce
+            wire.pong = p
+        case .bye(let reason):
+            var b = Confab_V1_Bye()
+            b.reason = String(reason.utf8.prefix(256)) ?? ""
+            wire.bye = b
+        }
+        return try! wire.serializedBytes()
+    }
+
+    /// Decodes one message. Returns nil for a message of a kind this version does not know
+    /// (the session skips it); throws for anything malformed or over a limit.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(WireError) -> SessionMessage? {
+        guard bytes.count <= maxMessageBytes else {
+            throw .tooLarge("session message", limit: maxMessageBytes, actual: bytes.count)
+        }
+        let wire: Confab_V1_SessionMessage
+        do {
+            wire = try Confab_V1_SessionMessage(serializedBytes: Array(bytes), options: EntryCodec.decodingOptions)
+        } catch {
+            throw .malformed("session message")
+        }
+        switch wire.kind {
+        case .hello(let h):
+            guard h.features.count <= maxFeatures, h.features.allSatisfy({ $0.utf8.count <= maxFeatureBytes }) else {
+                throw .tooLarge("hello features", limit: maxFeatures, actual: h.features.count)
+            }
+            guard h.displayName.utf8.count <= Limits.maxNameBytes else {
+                throw .tooLarge("display name", limit: Limits.maxNameBytes, actual: h.displayName.utf8.count)
+            }
+            guard h.listenPort <= UInt32(UInt16.max) else { throw .malformed("listen port \(h.listenPort)") }
+            return .hello(
+                .init(
+                    version: h.version, features: h.features, displayName: h.displayName,
+                    role: h.role == .relay ? .relay : .person, listenPort: UInt16(h.listenPort)))
+        case .clocks(let c):
+            guard c.conversations.count <= maxClocksPerMessage else {
+                throw .tooLarge("clocks message", limit: maxClocksPerMessage, actual: c.conversations.count)
+            }
+            var clocks: [SessionMessage.ConversationClock] = []
+            clocks.reserveCapacity(c.conversations.count)
+            for item in c.conversations {
+                guard let id = ConversationID(bytes: item.conversationID) else { throw .malformed("conversation id") }
+                clocks.append(.init(conversation: id, clock: try EntryCodec.decodeClock(item.clock, what: "clock")))
+            }
+            return .clocks(clocks)
+        case .entries(let e):
+            guard e.entries.count <= maxEntriesPerMessage else {
+                throw .tooLarge("entries message", limit: maxEntriesPerMessage, actual: e.entries.count)
+            }
+            for entry in e.entries where entry.count > Limits.maxEntryBytes {
+                throw .tooLarge("entry", limit: Limits.maxEntryBytes, actual: entry.count)
+            }
+            return .entries(e.entries.map { [UInt8]($0) })
+        case .want(let w):
+            guard let id = ConversationID(bytes: w.conversationID) else { throw .malformed("conversation id") }
+            guard let author = NodeID(bytes: w.author) else { throw .malformed("author key") }
+            guard w.after <= Limits.maxSeq else { throw .malformed("seq above the limit") }
+            return .want(.init(conversation: id, author: author, after: w.after))
+        case .ping(let p):
+            return .ping(p.nonce)
+        case .pong(let p):
+            return .pong(p.nonce)
+        case .bye(let b):
+            return .bye(String(b.reason.prefix(256)))
+        case .none:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ConfabModel
+
+/// What two nodes say to each other inside a session (Protocol.md §10).
+public enum SessionMessage: Sendable, Equatable {
+    case hello(Hello)
+    /// Clocks of conversations as the sender holds them; also acknowledges entries.
+    case clocks([ConversationClock])
+    /// Encoded signed entries, to be applied in order.
+    case entries([[UInt8]])
+    case want(Want)
+    case ping(UInt64)
+    case pong(UInt64)
+    case bye(String)
+
+    public struct Hello: Sendable, Equatable {
+        public var version: UInt32
+        public var features: [String]
+        public var displayName: String
+        public var role: NodeRole
+        public var listenPort: UInt16
+
+        public init(
+            version: UInt32 = SessionCodec.protocolVersion, features: [String] = [], displayName: String,
+            role: NodeRole, listenPort: UInt16
+        ) {
+            self.version = version
+            self.features = features
+            self.displayName = displayName
+            self.role = role
+            self.listenPort = listenPort
+        }
+    }
+
+    public struct ConversationClock: Sendable, Equatable {
+        public var conversation: ConversationID
+        public var clock: VectorClock
+
+        public init(conversation: ConversationID, clock: VectorClock) {
+            self.conversation = conversation
+            self.clock = clock
+        }
+    }
+
+    public struct Want: Sendable, Equatable {
+        public var conversation: ConversationID
+        public var author: NodeID
+        public var after: UInt64
+
+        public init(conversation: ConversationID, author: NodeID, after: UInt64) {
+            self.conversation = conversation
+            self.author = author
+            self.after = after
+        }
+    }
+}
+
+public enum NodeRole: String, Sendable, Codable {
+    case person
+    case relay
+}
