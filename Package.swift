@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ConfabModel", targets: ["ConfabModel"]),
         .library(name: "ConfabWire", targets: ["ConfabWire"]),
         .library(name: "ConfabStore", targets: ["ConfabStore"]),
+        .library(name: "ConfabSync", targets: ["ConfabSync"]),
         .library(name: "ConfabNet", targets: ["ConfabNet"]),
         .library(name: "ConfabNode", targets: ["ConfabNode"]),
     ],
@@ -41,6 +42,13 @@ let package = Package(
             dependencies: [
                 "ConfabCrypto", "ConfabModel", "ConfabWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ConfabSync",
+            dependencies: [
+                "ConfabModel", "ConfabWire", "ConfabStore",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -85,6 +93,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "ConfabSyncTests",
+            dependencies: ["ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto"]
         ),
         .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto"]),
         .testTarget(

@@ -65,10 +65,8 @@ extension ConfabStore {
             try db.cachedStatement(
                 sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?"
             ).execute(arguments: [conversation.bytes])
-            let clock = try self.clock(of: conversation, db: db)
-            var others = clock
+            var others = try self.clock(of: conversation, db: db)
             others[self.me] = 0
-            let previousRead = try self.receiptClocks(conversation: conversation, node: self.me, db: db)?.read
             for (author, seq) in others.entries {
                 try db.cachedStatement(
                     sql: """
@@ -77,22 +75,43 @@ extension ConfabStore {
                         """
                 ).execute(arguments: [conversation.bytes, author.bytes, seq])
             }
-            // Only messages call for a receipt: answering receipts too would have two open
-            // chats acknowledge each other's acknowledgements forever.
-            let unacknowledged = try others.entries.contains { author, seq in
-                try Bool.fetchOne(
-                    db,
+            return try self.receiptIfNeeded(conversation, read: true, db: db, now: now)
+        }
+    }
+
+    /// Called when others' entries have been stored: appends a coalesced delivered receipt
+    /// when messages arrived that no receipt of mine covers yet.
+    @discardableResult
+    public func acknowledgeDelivery(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
+        try writer.write { db in try self.receiptIfNeeded(conversation, read: false, db: db, now: now) }
+    }
+
+    /// Receipts carry full clocks: delivered = everything of others I hold; read = my read
+    /// marks (moved only by `markRead`).
+    private func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
+        guard try NodeID.fetchParticipants(db, conversation: conversation).contains(me) else { return nil }
+        var others = try self.clock(of: conversation, db: db)
+        others[self.me] = 0
+        let previous = try self.receiptClocks(conversation: conversation, node: self.me, db: db) ?? ReceiptClocks()
+        let baseline = read ? previous.read : previous.delivered
+        // Only messages call for a receipt: answering receipts too would have two open
+        // chats acknowledge each other's acknowledgements forever.
+        let unacknowledged = try others.entries.contains { author, seq in
+            try Bool.fetchOne(
+                db.cachedStatement(
                     sql: """
                         SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND kind = ? AND seq > ? AND seq <= ?
-                        """,
-                    arguments: [
-                        conversation.bytes, author.bytes, EntryKind.message.rawValue, previousRead?[author] ?? 0, seq,
-                    ]) != nil
-            }
-            guard unacknowledged else { return nil }
-            return try self.authorEntry(
-                in: conversation, body: .receipt(delivered: others, read: others), db: db, now: now)
+                        """),
+                arguments: [conversation.bytes, author.bytes, EntryKind.message.rawValue, baseline[author], seq]) != nil
         }
+        guard unacknowledged else { return nil }
+        var readClock = previous.read
+        if read {
+            readClock = others
+        }
+        return try authorEntry(
+            in: conversation, body: .receipt(delivered: others.merging(previous.delivered), read: readClock), db: db,
+            now: now)
     }
 
     private func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry

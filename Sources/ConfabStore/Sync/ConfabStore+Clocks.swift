@@ -49,9 +49,11 @@ extension ConfabStore {
 
     /// Records what another node announced it holds, and takes my entries it covers off the
     /// outbox (they are now "sent").
+    /// Returns how many of my entries left the outbox (became "sent").
+    @discardableResult
     public func recordPeerClock(
         _ clock: VectorClock, peer: NodeID, conversation: ConversationID, now: Date = Date()
-    ) throws {
+    ) throws -> Int {
         try writer.write { db in
             try db.cachedStatement(
                 sql: """
@@ -62,6 +64,7 @@ extension ConfabStore {
             try db.cachedStatement(
                 sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?"
             ).execute(arguments: [conversation.bytes, self.me.bytes, min(clock[self.me], Limits.maxSeq)])
+            return db.changesCount
         }
     }
 
@@ -74,6 +77,62 @@ extension ConfabStore {
                     queuedAt: Date(milliseconds: $0["queuedAt"])
                 )
             }
+        }
+    }
+}
+
+extension ConfabStore {
+    /// The clocks to announce to a peer: conversations it takes part in, or every
+    /// conversation held when the peer is a relay.
+    public func clocks(sharedWith peer: NodeID, everything: Bool = false) throws -> [ConversationID: VectorClock] {
+        try writer.read { db in
+            let sql =
+                everything
+                ? "SELECT h.conversationId, h.author, h.seq FROM head h"
+                : """
+                SELECT h.conversationId, h.author, h.seq FROM head h
+                JOIN participant p ON p.conversationId = h.conversationId AND p.nodeId = ?
+                """
+            let arguments: StatementArguments = everything ? [] : [peer.bytes]
+            var clocks: [ConversationID: VectorClock] = [:]
+            for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) {
+                clocks[row.conversationID("conversationId"), default: VectorClock()][row.nodeID("author")] = row["seq"]
+            }
+            return clocks
+        }
+    }
+
+    /// Participants in the creator's order (the creator first); empty when the
+    /// conversation is not held.
+    public func participants(of conversation: ConversationID) throws -> [NodeID] {
+        try writer.read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
+    }
+
+    public func creator(of conversation: ConversationID) throws -> NodeID? {
+        try writer.read { db in
+            try [UInt8].fetchOne(
+                db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes]
+            ).flatMap(NodeID.init(bytes:))
+        }
+    }
+}
+
+extension ConfabStore {
+    /// Like `entries(in:author:after:limit:)`, with each entry's seq: entries deleted here
+    /// leave holes a sender must not paper over.
+    public func sequencedEntries(
+        in conversation: ConversationID, author: NodeID, after seq: UInt64, limit: Int
+    ) throws -> [(seq: UInt64, raw: [UInt8])] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT seq, raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
+                        ORDER BY seq LIMIT ?
+                        """),
+                arguments: [conversation.bytes, author.bytes, min(seq, Limits.maxSeq), limit]
+            ).map { (seq: $0["seq"], raw: $0["raw"]) }
         }
     }
 }

@@ -1,0 +1,31 @@
+import ConfabModel
+import ConfabWire
+
+/// What the node must do after the engine handled an input.
+public struct SyncOutput: Sendable {
+    /// Messages for the peer whose message was handled (or, for local changes, nobody).
+    public var replies: [SessionMessage] = []
+    /// Messages for other connected peers (live push).
+    public var pushes: [NodeID: [SessionMessage]] = [:]
+    /// Entries newly stored, received or written here, in the order they were stored.
+    public var appended: [Entry] = []
+    /// Conversations in which some of my messages changed status (sent, delivered, read).
+    public var statusChanged: Set<ConversationID> = []
+    /// Set when the peer sent something no honest node sends: the session must close.
+    public var misbehavior: String?
+
+    public init() {}
+
+    mutating func push(_ messages: [SessionMessage], to peer: NodeID) {
+        guard !messages.isEmpty else { return }
+        pushes[peer, default: []] += messages
+    }
+
+    mutating func merge(_ other: SyncOutput) {
+        replies += other.replies
+        for (peer, messages) in other.pushes { push(messages, to: peer) }
+        appended += other.appended
+        statusChanged.formUnion(other.statusChanged)
+        if misbehavior == nil { misbehavior = other.misbehavior }
+    }
+}

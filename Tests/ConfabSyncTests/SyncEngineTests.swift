@@ -1,0 +1,189 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import ConfabWire
+import Foundation
+import Testing
+
+@Suite struct SyncEngineTests {
+    let harness = SyncHarness()
+    let alice: SyncHarness.Node
+    let bob: SyncHarness.Node
+    let carol: SyncHarness.Node
+
+    init() throws {
+        alice = try .init(name: "alice", seed: 1)
+        bob = try .init(name: "bob", seed: 2)
+        carol = try .init(name: "carol", seed: 3)
+        for node in [alice, bob, carol] { harness.add(node) }
+    }
+
+    @Test func queuedMessagesLeaveOnConnectAndMoveToDeliveredThenRead() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id], title: "plans", firstMessage: "hi bob")
+        _ = try alice.store.sendMessage("are you there?", to: id)
+        #expect(try alice.store.history(id).map(\.status) == [.sending, .sending])
+
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["hi bob", "are you there?"])
+        #expect(try bob.store.conversation(id)?.title == "plans")
+        #expect(try bob.store.unreadCount(id) == 2)
+        // Bob's node stored them and said so with a receipt: delivered.
+        #expect(try alice.store.history(id).map(\.status) == [.delivered, .delivered])
+        #expect(try alice.store.outbox().isEmpty)
+
+        // Bob reads: the read receipt travels live.
+        let receipt = try #require(try bob.store.markRead(id))
+        try harness.wrote([receipt], at: bob)
+        try harness.run()
+        #expect(try alice.store.history(id).map(\.status) == [.read, .read])
+    }
+
+    @Test func sentWhenAPeerHoldsItBeforeAnyReceipt() throws {
+        // A relay holds the message but is not a participant: the status is "sent".
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        harness.add(relay)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "for bob, via the relay")
+        harness.connect(alice, relay)
+        try harness.run()
+        #expect(try alice.store.history(id).map(\.status) == [.sent])
+        #expect(try relay.store.clock(of: id) == alice.store.clock(of: id))
+        // The relay cannot read it.
+        #expect(try relay.store.conversations(.all).isEmpty)
+
+        harness.disconnect(alice, relay)
+        harness.connect(bob, relay)
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["for bob, via the relay"])
+        // Bob's delivered receipt waits at the relay until Alice comes back.
+        harness.connect(alice, relay)
+        try harness.run()
+        #expect(try alice.store.history(id).map(\.status) == [.delivered])
+    }
+
+    @Test func livePushBothWays() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id])
+        harness.connect(alice, bob)
+        try harness.run()
+        for i in 0..<5 {
+            try harness.wrote([try alice.store.sendMessage("a\(i)", to: id)], at: alice)
+            try harness.run()
+            try harness.wrote([try bob.store.sendMessage("b\(i)", to: id)], at: bob)
+            try harness.run()
+        }
+        let expected = (0..<5).flatMap { ["a\($0)", "b\($0)"] }
+        #expect(try alice.store.texts(id) == expected)
+        #expect(try bob.store.texts(id) == expected)
+    }
+
+    @Test func groupMessagesTravelThroughAParticipantInTheMiddle() throws {
+        let (id, first) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hello all")
+        _ = first
+        harness.connect(alice, bob)
+        harness.connect(bob, carol)
+        try harness.run()
+        #expect(try carol.store.texts(id) == ["hello all"])
+        try harness.wrote([try carol.store.sendMessage("hi from carol", to: id)], at: carol)
+        try harness.run()
+        #expect(try alice.store.texts(id) == ["hello all", "hi from carol"])
+        // Delivered needs both Bob's and Carol's receipts; Carol's came through Bob.
+        #expect(try alice.store.history(id).first?.status == .delivered)
+    }
+
+    @Test func partitionWithWritesOnBothSidesHealsToIdenticalHistories() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "start")
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        try harness.run()
+        harness.disconnect(alice, bob)
+        harness.disconnect(alice, carol)
+        for i in 0..<20 {
+            _ = try alice.store.sendMessage("alice \(i)", to: id)
+            _ = try bob.store.sendMessage("bob \(i)", to: id)
+            _ = try carol.store.sendMessage("carol \(i)", to: id)
+        }
+        harness.connect(bob, carol)
+        try harness.run()
+        harness.connect(alice, bob)
+        try harness.run()
+        let reference = try alice.store.texts(id)
+        #expect(reference.count == 61)
+        #expect(try bob.store.texts(id) == reference)
+        #expect(try carol.store.texts(id) == reference)
+        #expect(try alice.store.clock(of: id) == bob.store.clock(of: id))
+        #expect(try carol.store.clock(of: id) == bob.store.clock(of: id))
+    }
+
+    @Test func largeSyncFlowsInBoundedBatches() throws {
+        bob.engine.batchSize = 100
+        alice.engine.batchSize = 100
+        alice.engine.window = 300
+        let (id, _) = try alice.store.createConversation(with: [bob.id])
+        var texts: [String] = []
+        for chunk in 0..<10 {
+            let batch = (0..<300).map { "message \(chunk * 300 + $0)" }
+            _ = try alice.store.sendMessages(batch, to: id)
+            texts += batch
+        }
+        harness.connect(alice, bob)
+        let messages = try harness.run()
+        #expect(try bob.store.texts(id) == texts)
+        // 3001 entries in batches of at most 100: well over 30 Entries messages, no duplicates.
+        #expect(messages > 30)
+        #expect(try bob.store.clock(of: id)[alice.id] == 3001)
+    }
+
+    @Test func reconnectMidSyncResumesWithoutLossOrDuplicates() throws {
+        alice.engine.batchSize = 50
+        alice.engine.window = 50
+        let (id, _) = try alice.store.createConversation(with: [bob.id])
+        _ = try alice.store.sendMessages((0..<500).map { "m\($0)" }, to: id)
+        harness.connect(alice, bob)
+        // Deliver only a few messages, then cut the session.
+        try harness.run(partial: 6)
+        harness.disconnect(alice, bob)
+        let partial = try bob.store.texts(id).count
+        #expect(partial > 0 && partial < 500)
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(try bob.store.texts(id) == (0..<500).map { "m\($0)" })
+    }
+
+    @Test func forgedEntryClosesTheSessionAndNothingIsStored() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "genuine")
+        harness.connect(alice, bob)
+        try harness.run()
+        let before = try bob.store.clock(of: id)
+        // Carol is not a participant but signs a message for the conversation.
+        let forged = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: 0, clock: VectorClock(),
+                body: .message(sealed: [UInt8](repeating: 1, count: 64))), with: carol.keys)
+        let output = try bob.engine.handle(.entries([EntryCodec.encode(forged)]), from: alice.id)
+        #expect(output.misbehavior?.contains("not a participant") == true)
+        #expect(try bob.store.clock(of: id) == before)
+    }
+
+    @Test func messagesBeforeHelloAreMisbehavior() throws {
+        bob.engine.peerConnected(alice.id)
+        let output = try bob.engine.handle(.clocks([]), from: alice.id)
+        #expect(output.misbehavior == "clocks before hello")
+    }
+
+    @Test func conversationsAreOnlyOfferedToTheirParticipants() throws {
+        let (secret, _) = try alice.store.createConversation(with: [carol.id], firstMessage: "carol only")
+        let (shared, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "bob too")
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(try bob.store.texts(shared) == ["bob too"])
+        #expect(try bob.store.clock(of: secret).isEmpty)
+    }
+}
+
+extension SyncHarness {
+    /// Delivers at most `partial` messages, leaving the rest queued.
+    func run(partial: Int) throws {
+        try run(maxMessages: Int.max, limit: partial)
+    }
+}

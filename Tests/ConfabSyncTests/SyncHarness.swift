@@ -1,0 +1,94 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import ConfabWire
+import Foundation
+
+/// Nodes made of an in-memory store and a sync engine, connected by in-memory "sessions":
+/// messages are queued per link and delivered until nothing is left to say. No sockets;
+/// the network layer is tested on its own.
+final class SyncHarness {
+    final class Node {
+        let name: String
+        let keys: SigningKeyPair
+        let store: ConfabStore
+        let engine: SyncEngine
+        var id: NodeID { NodeID(keys.publicKey) }
+
+        init(name: String, seed: UInt8, role: NodeRole = .person) throws {
+            self.name = name
+            keys = try SigningKeyPair(seed: [UInt8](repeating: seed, count: 32))
+            store = try ConfabStore.inMemory(identity: keys)
+            engine = SyncEngine(store: store, role: role)
+        }
+    }
+
+    private(set) var links: Set<[NodeID]> = []
+    private var queue: [(from: Node, to: Node, message: SessionMessage)] = []
+    private var nodes: [NodeID: Node] = [:]
+    private(set) var misbehavior: [String] = []
+    private(set) var delivered = 0
+
+    func add(_ node: Node) { nodes[node.id] = node }
+
+    /// Opens a session: both engines learn of each other and say hello.
+    func connect(_ a: Node, _ b: Node) {
+        links.insert([a.id, b.id].sorted())
+        a.engine.peerConnected(b.id)
+        b.engine.peerConnected(a.id)
+        queue.append((a, b, .hello(.init(displayName: a.name, role: a.engine.role, listenPort: 1))))
+        queue.append((b, a, .hello(.init(displayName: b.name, role: b.engine.role, listenPort: 1))))
+    }
+
+    func disconnect(_ a: Node, _ b: Node) {
+        links.remove([a.id, b.id].sorted())
+        a.engine.peerDisconnected(b.id)
+        b.engine.peerDisconnected(a.id)
+        queue.removeAll { ($0.from === a && $0.to === b) || ($0.from === b && $0.to === a) }
+    }
+
+    func isConnected(_ a: NodeID, _ b: NodeID) -> Bool { links.contains([a, b].sorted()) }
+
+    /// What a node does after writing locally: offer the new entries to its peers.
+    func wrote(_ entries: [Entry], at node: Node) throws {
+        dispatch(try node.engine.localAppended(entries), from: node, replyTo: nil)
+    }
+
+    /// Delivers queued messages (each through the real codec) until quiet.
+    @discardableResult
+    func run(maxMessages: Int = 100_000, limit: Int = .max) throws -> Int {
+        var count = 0
+        while !queue.isEmpty, count < limit {
+            let (from, to, message) = queue.removeFirst()
+            guard isConnected(from.id, to.id) else { continue }
+            let decoded = try SessionCodec.decode(SessionCodec.encode(message))!
+            let output = try to.engine.handle(decoded, from: from.id)
+            if let reason = output.misbehavior {
+                misbehavior.append("\(to.name) closed \(from.name): \(reason)")
+                disconnect(from, to)
+            }
+            dispatch(output, from: to, replyTo: from)
+            count += 1
+            precondition(count < maxMessages, "sync did not settle")
+        }
+        delivered += count
+        return count
+    }
+
+    private func dispatch(_ output: SyncOutput, from node: Node, replyTo peer: Node?) {
+        if let peer {
+            for message in output.replies { queue.append((node, peer, message)) }
+        }
+        for (target, messages) in output.pushes {
+            guard let other = nodes[target] else { continue }
+            for message in messages { queue.append((node, other, message)) }
+        }
+    }
+}
+
+extension ConfabStore {
+    func texts(_ conversation: ConversationID) throws -> [String] {
+        try history(conversation, limit: 1_000_000).compactMap(\.text)
+    }
+}
