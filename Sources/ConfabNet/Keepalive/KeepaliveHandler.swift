@@ -1,0 +1,106 @@
+import ConfabWire
+import NIOCore
+
+/// Keeps a quiet session provably alive, and ends one whose peer has gone.
+///
+/// After `pingInterval` without anything written it sends a Ping; it answers every Ping
+/// with a Pong carrying the same nonce; it swallows both, so the layers above never see
+/// them. When nothing at all has been read for `deadPeerTimeout` (a live peer pings at
+/// least every `pingInterval`) it fires `SessionError.peerSilent` and closes the channel.
+///
+/// The clocks start with `SecretHandshakeCompleted`: before that the handshake's own
+/// timeout applies and nothing may be written.
+final class KeepaliveHandler: ChannelDuplexHandler {
+    typealias InboundIn = SessionMessage
+    typealias InboundOut = SessionMessage
+    typealias OutboundIn = SessionMessage
+    typealias OutboundOut = SessionMessage
+
+    private let pingInterval: TimeAmount
+    private let deadPeerTimeout: TimeAmount
+    private var armed = false
+    private var lastRead = NIODeadline.uptimeNanoseconds(0)
+    private var lastWrite = NIODeadline.uptimeNanoseconds(0)
+    private var pingTimer: Scheduled<Void>?
+    private var silenceTimer: Scheduled<Void>?
+
+    init(pingInterval: TimeAmount, deadPeerTimeout: TimeAmount) {
+        self.pingInterval = pingInterval
+        self.deadPeerTimeout = deadPeerTimeout
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is SecretHandshakeCompleted { arm(context: context) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastRead = context.eventLoop.now
+        switch Self.unwrapInboundIn(data) {
+        case .ping(let nonce):
+            lastWrite = context.eventLoop.now
+            context.writeAndFlush(Self.wrapOutboundOut(.pong(nonce)), promise: nil)
+        case .pong:
+            break
+        case .hello, .clocks, .entries, .want, .bye:
+            context.fireChannelRead(data)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        lastWrite = context.eventLoop.now
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    private func arm(context: ChannelHandlerContext) {
+        guard !armed, context.channel.isActive else { return }
+        armed = true
+        lastRead = context.eventLoop.now
+        lastWrite = context.eventLoop.now
+        schedulePing(context: context)
+        scheduleSilenceCheck(context: context)
+    }
+
+    private func disarm() {
+        armed = false
+        pingTimer?.cancel()
+        pingTimer = nil
+        silenceTimer?.cancel()
+        silenceTimer = nil
+    }
+
+    // Each timer re-checks against the latest activity rather than being reset on every
+    // message, so busy sessions cost no timer churn.
+    private func schedulePing(context: ChannelHandlerContext) {
+        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastWrite + pingInterval) {
+            guard self.armed else { return }
+            if context.eventLoop.now >= self.lastWrite + self.pingInterval {
+                self.lastWrite = context.eventLoop.now
+                context.writeAndFlush(Self.wrapOutboundOut(.ping(UInt64.random(in: .min ... .max))), promise: nil)
+            }
+            self.schedulePing(context: context)
+        }
+    }
+
+    private func scheduleSilenceCheck(context: ChannelHandlerContext) {
+        silenceTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastRead + deadPeerTimeout) {
+            guard self.armed else { return }
+            guard context.eventLoop.now >= self.lastRead + self.deadPeerTimeout else {
+                self.scheduleSilenceCheck(context: context)
+                return
+            }
+            self.disarm()
+            context.fireErrorCaught(SessionError.peerSilent(for: self.deadPeerTimeout))
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// ConfabNet: SwiftNIO discovery and sessions (being written)

@@ -1,0 +1,76 @@
+import ConfabModel
+import ConfabWire
+import NIOCore
+
+/// One authenticated, encrypted session with another node.
+///
+/// All methods may be called from any thread. Messages sent from one thread go out in the
+/// order they were sent. Sending on a session that has closed does nothing (the delegate
+/// has been or will be told it closed).
+public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
+    /// Unique within this process, for logs and as a dictionary key.
+    public let id: UInt64
+    /// The peer's key, proven by the handshake.
+    public let remote: NodeID
+    public let remoteAddress: SocketAddress?
+    public let localAddress: SocketAddress?
+    /// True if this node dialled the connection.
+    public let isInitiator: Bool
+
+    let channel: any Channel
+    private let handler: NIOLoopBound<SessionHandler>
+
+    init(
+        id: UInt64, remote: NodeID, isInitiator: Bool, channel: any Channel, handler: NIOLoopBound<SessionHandler>
+    ) {
+        self.id = id
+        self.remote = remote
+        self.remoteAddress = channel.remoteAddress
+        self.localAddress = channel.localAddress
+        self.isInitiator = isInitiator
+        self.channel = channel
+        self.handler = handler
+    }
+
+    public func send(_ message: SessionMessage) {
+        send([message])
+    }
+
+    /// Sends all messages with a single flush, so small ones share box-stream frames.
+    public func send(_ messages: [SessionMessage]) {
+        onLoop { $0.send(messages) }
+    }
+
+    /// Ends the session in order: Bye with `reason` (for the peer's logs), then the
+    /// box-stream goodbye, then the TCP close.
+    public func close(reason: String) {
+        onLoop { $0.closeGracefully(reason: reason) }
+    }
+
+    /// Completes once the connection is closed (after `sessionDidClose`, if it was open).
+    public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+
+    /// Sends a Ping without waiting for the keepalive: a stale connection (the peer
+    /// restarted) then fails within a round trip instead of after the dead-peer timeout.
+    func probe() {
+        onLoop { $0.send([.ping(UInt64.random(in: .min ... .max))]) }
+    }
+
+    private func onLoop(_ body: @escaping @Sendable (SessionHandler) -> Void) {
+        if channel.eventLoop.inEventLoop {
+            body(handler.value)
+        } else {
+            channel.eventLoop.execute { body(self.handler.value) }
+        }
+    }
+
+    public var description: String {
+        "session \(id) with \(remote.shortHex) (\(isInitiator ? "dialled" : "accepted"), \(remoteAddress.map { "\($0)" } ?? "?"))"
+    }
+
+    public static func == (lhs: PeerSession, rhs: PeerSession) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+    }
+}

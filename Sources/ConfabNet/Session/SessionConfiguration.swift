@@ -1,0 +1,32 @@
+import ConfabCrypto
+import ConfabWire
+import Logging
+import NIOCore
+
+/// How a `SessionService` identifies itself and how patient it is with peers.
+public struct SessionConfiguration: Sendable {
+    /// This node's long-term key: what it proves in every handshake.
+    public var identity: SigningKeyPair
+    /// The secret handshake's application key; peers with another key cannot connect.
+    public var networkKey: NetworkKey
+    /// A connection that has not completed the handshake by then is closed. Also bounds
+    /// the TCP connect of a dial.
+    public var handshakeTimeout: TimeAmount = .seconds(10)
+    /// A Ping is sent when nothing was written for this long.
+    public var pingInterval: TimeAmount = .seconds(15)
+    /// A session is closed when nothing was read for this long. Should be a few times
+    /// `pingInterval`, since the peer's Pings are what keep a quiet session alive.
+    public var deadPeerTimeout: TimeAmount = .seconds(45)
+    /// Connections beyond this many (in handshake or established, either direction) are
+    /// refused: accepted ones are closed at once, dials throw.
+    public var maxSessions: Int = 64
+    public var logger: Logger
+
+    public init(
+        identity: SigningKeyPair, networkKey: NetworkKey, logger: Logger = Logger(label: "confab.net.session")
+    ) {
+        self.identity = identity
+        self.networkKey = networkKey
+        self.logger = logger
+    }
+}

@@ -1,0 +1,81 @@
+import NIOCore
+
+/// Why a session could not be set up, or why it ended. Errors from the layers below
+/// (`SecretHandshakeError`, `BoxStreamError`, `WireError`) are passed through unchanged;
+/// these are the ones the network layer itself detects.
+public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible {
+    private enum Reason: Equatable, Sendable {
+        case handshakeTimedOut(TimeAmount)
+        case handshakeInterrupted
+        case connectionLost
+        case messageTooLarge(length: Int, limit: Int)
+        case peerSilent(TimeAmount)
+        case tooManySessions(limit: Int)
+        case shuttingDown
+        case connectedToSelf
+    }
+
+    private let reason: Reason
+
+    /// The handshake did not complete within the configured time.
+    public static func handshakeTimedOut(after timeout: TimeAmount) -> SessionError {
+        SessionError(reason: .handshakeTimedOut(timeout))
+    }
+
+    /// The connection ended before the handshake completed. A server on another network
+    /// closes without a word (Protocol.md §3.3), so this is what a wrong network key looks
+    /// like from the dialling side.
+    public static let handshakeInterrupted = SessionError(reason: .handshakeInterrupted)
+
+    /// The connection ended without a box-stream goodbye: the peer crashed, the network
+    /// broke, or something cut the connection. Data received until then was authentic.
+    public static let connectionLost = SessionError(reason: .connectionLost)
+
+    /// A session message longer than the limit was announced by the peer, or was about to
+    /// be sent.
+    public static func messageTooLarge(_ length: Int, limit: Int) -> SessionError {
+        SessionError(reason: .messageTooLarge(length: length, limit: limit))
+    }
+
+    /// Nothing arrived from the peer for the dead-peer timeout, not even a Pong.
+    public static func peerSilent(for timeout: TimeAmount) -> SessionError {
+        SessionError(reason: .peerSilent(timeout))
+    }
+
+    /// The connection would exceed `SessionConfiguration.maxSessions`.
+    public static func tooManySessions(limit: Int) -> SessionError {
+        SessionError(reason: .tooManySessions(limit: limit))
+    }
+
+    /// The service is shutting down and accepts no new sessions.
+    public static let shuttingDown = SessionError(reason: .shuttingDown)
+
+    /// The peer proved to hold our own key: we dialled ourselves (for example through a
+    /// stale address).
+    public static let connectedToSelf = SessionError(reason: .connectedToSelf)
+
+    public var description: String {
+        switch reason {
+        case .handshakeTimedOut(let timeout):
+            return "handshake not completed within \(timeout.milliseconds) ms"
+        case .handshakeInterrupted:
+            return "connection closed during the handshake (wrong network key or peer key?)"
+        case .connectionLost:
+            return "connection ended without a box-stream goodbye"
+        case .messageTooLarge(let length, let limit):
+            return "session message of \(length) bytes exceeds the limit of \(limit)"
+        case .peerSilent(let timeout):
+            return "nothing received from the peer for \(timeout.milliseconds) ms"
+        case .tooManySessions(let limit):
+            return "session limit of \(limit) reached"
+        case .shuttingDown:
+            return "session service is shutting down"
+        case .connectedToSelf:
+            return "the peer holds our own key"
+        }
+    }
+}
+
+extension TimeAmount {
+    var milliseconds: Int64 { nanoseconds / 1_000_000 }
+}

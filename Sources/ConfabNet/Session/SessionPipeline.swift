@@ -1,0 +1,48 @@
+import ConfabModel
+import NIOCore
+
+/// Assembles a session's pipeline on a new connection.
+///
+/// From the head: handshake (replaced by box-stream decrypt and encrypt once it is done),
+/// message framing in and out, keepalive, and the session handler. Each has one job; the
+/// order is what makes errors from below skip the goodbye and errors from above send it.
+enum SessionPipeline {
+    enum Role {
+        case initiator(remote: NodeID, dialPromise: EventLoopPromise<PeerSession>)
+        case responder
+    }
+
+    /// Must run on the channel's event loop. Throws (and the caller closes the channel)
+    /// when the connection is refused.
+    static func install(on channel: any Channel, role: Role, core: SessionCore) throws {
+        let configuration = core.configuration
+        let id = SessionCore.makeConnectionID()
+        let handshakeRole: SecretHandshakeHandler.Role
+        let session: SessionHandler
+        switch role {
+        case .initiator(let remote, let promise):
+            handshakeRole = .client(server: remote)
+            session = SessionHandler(core: core, connectionID: id, isInitiator: true, dialPromise: promise)
+        case .responder:
+            handshakeRole = .server
+            session = SessionHandler(core: core, connectionID: id, isInitiator: false, dialPromise: nil)
+        }
+        let accepted = if case .responder = role { true } else { false }
+        try core.admit(
+            id: id, SessionCore.Connection(channel: channel, handler: NIOLoopBound(session, eventLoop: channel.eventLoop)),
+            accepted: accepted)
+        channel.closeFuture.whenComplete { _ in core.release(id: id) }
+
+        var logger = configuration.logger
+        logger[metadataKey: "connection"] = "\(id)"
+        try channel.pipeline.syncOperations.addHandlers([
+            SecretHandshakeHandler(
+                role: handshakeRole, identity: configuration.identity, networkKey: configuration.networkKey,
+                timeout: configuration.handshakeTimeout),
+            ByteToMessageHandler(SessionMessageDecoder()),
+            SessionMessageEncoder(logger: logger),
+            KeepaliveHandler(pingInterval: configuration.pingInterval, deadPeerTimeout: configuration.deadPeerTimeout),
+            session,
+        ])
+    }
+}

@@ -1,0 +1,115 @@
+import ConfabModel
+import ConfabWire
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Accepts and dials secret-handshake sessions, keeps one per peer, and reports them to a
+/// delegate (Protocol.md §3 and §10).
+///
+/// The service holds its delegate strongly until `shutdown()` has finished.
+public final class SessionService: Sendable {
+    private let core: SessionCore
+    private let group: any EventLoopGroup
+
+    public init(configuration: SessionConfiguration, group: any EventLoopGroup, delegate: any SessionDelegate) {
+        self.core = SessionCore(configuration: configuration, delegate: delegate)
+        self.group = group
+    }
+
+    /// This node's key, as peers see it.
+    public var localNode: NodeID { core.localNode }
+
+    /// Listens for sessions; port 0 picks a free port. Returns the address actually bound.
+    public func listen(host: String, port: Int) async throws -> SocketAddress {
+        let core = self.core
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    do {
+                        try SessionPipeline.install(on: channel, role: .responder, core: core)
+                    } catch {
+                        core.configuration.logger.info(
+                            "refusing connection",
+                            metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")", "reason": "\(error)"])
+                        throw error
+                    }
+                }
+            }
+            .bind(host: host, port: port).get()
+        do {
+            try core.addListener(channel)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+        guard let address = channel.localAddress else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        core.configuration.logger.info("listening", metadata: ["address": "\(address)"])
+        return address
+    }
+
+    /// Opens a session with `remote` at `host:port`. The handshake fails unless the node
+    /// there holds `remote`'s key and our network key.
+    ///
+    /// If a session with `remote` is already kept, it is returned without dialling; a dial
+    /// already under way is joined. If the new connection loses the duplicate rule to a
+    /// session the peer dialled at the same moment, that session is returned.
+    public func dial(host: String, port: Int, remote: NodeID) async throws -> PeerSession {
+        let core = self.core
+        switch try core.beginDial(to: remote, on: group.next()) {
+        case .existing(let session):
+            return session
+        case .joined(let future):
+            return try await future.get()
+        case .started(let promise):
+            promise.futureResult.whenComplete { _ in core.endDial(to: remote, promise.futureResult) }
+            let connected = ClientBootstrap(group: promise.futureResult.eventLoop)
+                .connectTimeout(core.configuration.handshakeTimeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try SessionPipeline.install(
+                            on: channel, role: .initiator(remote: remote, dialPromise: promise), core: core)
+                    }
+                }
+                .connect(host: host, port: port)
+            connected.whenFailure { error in
+                core.configuration.logger.info(
+                    "dial failed", metadata: ["address": "\(host):\(port)", "reason": "\(error)"])
+                promise.fail(error)
+            }
+            return try await promise.futureResult.get()
+        }
+    }
+
+    /// The sessions currently kept, one per peer.
+    public var sessions: [PeerSession] { core.sessions }
+
+    public func session(with node: NodeID) -> PeerSession? { core.session(with: node) }
+
+    public var statistics: SessionStatistics { core.statistics }
+
+    /// Closes the listeners, ends every session with Bye and goodbye (and every connection
+    /// still in its handshake without a word), and waits until all are closed.
+    public func shutdown() async {
+        let (listeners, connections) = core.beginShutdown()
+        for listener in listeners {
+            try? await listener.close()
+        }
+        for connection in connections {
+            let handler = connection.handler
+            connection.channel.eventLoop.execute {
+                handler.value.closeGracefully(reason: "shutdown")
+            }
+        }
+        for connection in connections {
+            try? await connection.channel.closeFuture.get()
+        }
+        core.finishShutdown()
+    }
+}

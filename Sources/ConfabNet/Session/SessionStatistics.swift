@@ -1,0 +1,18 @@
+/// Counters of a `SessionService` since it was created, for logs and metrics.
+public struct SessionStatistics: Sendable, Equatable {
+    /// TCP connections accepted by the listeners (including those then refused).
+    public var accepted = 0
+    /// Connections closed at once because `maxSessions` was reached or the service was
+    /// shutting down.
+    public var refused = 0
+    /// Connections (either direction) that ended before their handshake completed.
+    public var handshakeFailures = 0
+    /// Sessions reported open to the delegate.
+    public var opened = 0
+    /// Sessions closed by the duplicate rule (one per pair of simultaneous sessions).
+    public var duplicates = 0
+    /// Open sessions that ended because of an error rather than in an orderly way.
+    public var failed = 0
+
+    public init() {}
+}
