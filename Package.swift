@@ -64,14 +64,16 @@ let package = Package(
         .target(
             name: "ConfabNode",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore",
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync", "ConfabNet",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "confab",
             dependencies: [
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

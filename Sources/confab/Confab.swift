@@ -3,7 +3,7 @@ import ConfabNode
 import Foundation
 
 @main
-struct Confab: ParsableCommand {
+struct Confab: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "confab",
         abstract: "Peer-to-peer chat for machines on one LAN — no server, no account, no internet.",
@@ -13,7 +13,8 @@ struct Confab: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Init.self, WhoAmI.self, Peers.self, New.self, Send.self, List.self, History.self, Search.self,
+            Init.self, WhoAmI.self, Up.self, Status.self, Peers.self, New.self, Send.self, Watch.self, List.self,
+            History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,
             Delete.self,
         ]
@@ -22,7 +23,7 @@ struct Confab: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     /// With no subcommand: the conversation list, or how to get started.
-    func run() throws {
+    func run() async throws {
         let directory = global.directory
         guard IdentityFile.exists(at: directory.identityFile) else {
             Console.out(
@@ -42,12 +43,16 @@ struct Confab: ParsableCommand {
     }
 
     /// Exit codes are part of the interface for scripts: 0 ok, 1 failure, 2 usage.
-    static func main() {
+    static func main() async {
         // Everything Confab writes (keys, the database and its WAL) is private.
         umask(0o077)
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)

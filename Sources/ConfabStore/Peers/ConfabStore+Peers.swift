@@ -48,3 +48,40 @@ extension Peer {
             lastSeenAt: (row["lastSeenAt"] as Int64?).map(Date.init(milliseconds:)), address: row["address"])
     }
 }
+
+extension ConfabStore {
+    /// A peer connected and said who it is. An unknown key is remembered under the name it
+    /// gave, made unique with its short key if another key already goes by that name (the
+    /// new key is never merged into the old peer); a known peer keeps the name given here.
+    public func notePeerSeen(_ id: NodeID, suggestedName: String, address: String?, now: Date = Date()) throws {
+        guard id != me else { return }
+        try writer.write { db in
+            let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
+            if !known {
+                var name = suggestedName.trimmingCharacters(in: .whitespacesAndNewlines)
+                if name.isEmpty || name.utf8.count > Limits.maxNameBytes { name = id.shortHex }
+                let taken =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM peer WHERE name = ? COLLATE NOCASE", arguments: [name]) != nil
+                if taken { name += " (\(id.shortHex))" }
+                try db.execute(
+                    sql: "INSERT INTO peer(id, name, addedAt) VALUES (?, ?, ?)",
+                    arguments: [id.bytes, name, now.millisecondsSince1970])
+                let conversations = try [UInt8].fetchAll(
+                    db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
+                for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
+                    try self.refreshSearchIndex(conversation: conversation, db: db)
+                }
+            }
+            try db.execute(
+                sql: "UPDATE peer SET lastSeenAt = ?, address = COALESCE(?, address) WHERE id = ?",
+                arguments: [now.millisecondsSince1970, address, id.bytes])
+        }
+    }
+
+    /// The sum of every head's seq: changes whenever any process stores an entry, which is
+    /// how a running node notices writes made by CLI commands that opened the store directly.
+    public func headTotal() throws -> Double {
+        try writer.read { db in try Double.fetchOne(db, sql: "SELECT total(seq) FROM head") ?? 0 }
+    }
+}

@@ -48,3 +48,20 @@ extension ConfabStore {
             status: isMine ? context.status(ofMySeq: seq) : nil)
     }
 }
+
+extension ConfabStore {
+    /// The status of one of my messages; nil when there is no such message of mine.
+    public func deliveryStatus(_ conversation: ConversationID, seq: UInt64) throws -> DeliveryStatus? {
+        try writer.read { db in
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ?",
+                    arguments: [conversation.bytes, me.bytes, seq]) != nil
+                    || Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM head WHERE conversationId = ? AND author = ? AND seq >= ?",
+                        arguments: [conversation.bytes, me.bytes, seq]) != nil
+            else { return nil }
+            return try DeliveryContext(conversation: conversation, me: me, db: db).status(ofMySeq: seq)
+        }
+    }
+}

@@ -10,16 +10,33 @@ extension Confab {
             defaultSubcommand: ListPeers.self)
     }
 
-    struct ListPeers: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List known peers.")
+    struct ListPeers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List known peers (online or offline when a node is running).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
+        func run() async throws {
             let peers = try global.open().store.peers()
+            let presence = try? await ControlClient.request(global.directory, method: "peers", as: [PeerPresence].self)
             if output.json {
-                try JSONOutput.print(peers.map(JSONOutput.peer))
+                if let presence {
+                    try JSONOutput.print(presence)
+                } else {
+                    try JSONOutput.print(peers.map(JSONOutput.peer))
+                }
+                return
+            }
+            if let presence, !presence.isEmpty {
+                let nameWidth = min(24, presence.map { DisplayWidth.of($0.name) }.max() ?? 4)
+                for peer in presence {
+                    let state = peer.online ? "online " : "offline"
+                    let seen = peer.lastSeen.map { " · seen " + HumanOutput.timestamps.short($0) } ?? ""
+                    Console.out(
+                        Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + state + "  "
+                            + Style.dim((peer.address ?? "no address") + seen) + "  " + Style.dim(peer.id.fingerprint))
+                }
                 return
             }
             guard !peers.isEmpty else {

@@ -2,16 +2,19 @@ import ArgumentParser
 import ConfabModel
 import ConfabNode
 import ConfabStore
+import Foundation
 
 extension Confab {
-    struct Send: ParsableCommand {
+    struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a message to a peer or a conversation.",
             discussion: """
                 The text comes from the arguments, else from standard input. With --lines, each \
                 input line is its own message, saved as soon as it is read. A peer with no \
                 conversation yet gets a new one. Messages are saved locally first and show \
-                "sending…" until a peer or relay takes them.
+                "sending…" until a peer or relay takes them; with a node running (confab up) \
+                they leave at once. Exit codes: 0 saved (and, with --wait, delivered), 1 failure, \
+                2 usage, 3 not delivered within --timeout.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -26,102 +29,114 @@ extension Confab {
         @Flag(help: "Send each line of standard input as its own message.")
         var lines = false
 
+        @Flag(help: "Wait until every other participant's node has the message (delivered).")
+        var wait = false
+
+        @Option(help: "With --wait: give up after this many seconds (exit code 3).")
+        var timeout: Double = 30
+
         func validate() throws {
             if lines && !text.isEmpty { throw ValidationError("--lines reads standard input; give no message text") }
+            if timeout <= 0 { throw ValidationError("--timeout must be positive") }
         }
 
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
-            var sender = try MessageSender(node: node, target: target)
+            var channel = try SendChannel(node: node, target: target)
+            var last: ControlProtocol.Sent?
             if lines {
                 var count = 0
                 while let line = readLine() {
                     guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                    try report(try sender.send(line))
+                    last = try await channel.send(line)
+                    if output.json { try JSONOutput.print(last!) }
                     count += 1
                 }
-                if !output.json { Console.out("\(count) message\(count == 1 ? "" : "s") to \(sender.name) — sending…") }
-                return
-            }
-            let body: String
-            if text.isEmpty {
-                var read: [String] = []
-                while let line = readLine(strippingNewline: false) { read.append(line) }
-                body = read.joined().trimmingCharacters(in: .newlines)
+                if !output.json {
+                    Console.out(
+                        "\(count) message\(count == 1 ? "" : "s") to \(channel.name) — \(channel.viaNode ? "sent to the node" : "sending…")"
+                    )
+                }
             } else {
-                body = text.joined(separator: " ")
+                let body: String
+                if text.isEmpty {
+                    var read: [String] = []
+                    while let line = readLine(strippingNewline: false) { read.append(line) }
+                    body = read.joined().trimmingCharacters(in: .newlines)
+                } else {
+                    body = text.joined(separator: " ")
+                }
+                guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw CLIError("the message is empty — give text as arguments or on standard input")
+                }
+                let sent = try await channel.send(body)
+                last = sent
+                if output.json {
+                    try JSONOutput.print(sent)
+                } else {
+                    Console.out("To \(channel.name) (\(sent.conversation.prefix(8))) — sending…")
+                }
             }
-            guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw CLIError("the message is empty — give text as arguments or on standard input")
-            }
-            let sent = try sender.send(body)
-            if output.json {
-                try report(sent)
-            } else {
-                Console.out("To \(sender.name) (\(sent.entry.conversationID.shortHex)) — sending…")
-            }
+            if wait, let last { try await waitForDelivery(last, store: node.store, viaNode: channel.viaNode) }
         }
 
-        private func report(_ sent: MessageSender.Sent) throws {
-            guard output.json else { return }
-            try JSONOutput.print(sent.json)
+        /// Polls the store: statuses only move forward, so no event can be missed.
+        private func waitForDelivery(_ sent: ControlProtocol.Sent, store: ConfabStore, viaNode: Bool) async throws {
+            guard viaNode || ControlClient.mightBeRunning(global.directory) else {
+                Console.err(
+                    "not delivered: no node is running to send it (start \"confab up\"); it waits in the outbox")
+                throw ExitCode(3)
+            }
+            let conversation = ConversationID(hex: sent.conversation)!
+            let deadline = Date().addingTimeInterval(timeout)
+            var status = DeliveryStatus.sending
+            while Date() < deadline {
+                status = try store.deliveryStatus(conversation, seq: sent.seq) ?? .sending
+                if status >= .delivered {
+                    if !output.json { Console.out(HumanOutput.label(status)) }
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Console.err(
+                "not delivered within \(Int(timeout)) s (status: \(HumanOutput.label(status))); it stays queued and "
+                    + "will be delivered when the recipients' nodes are reachable")
+            throw ExitCode(3)
         }
     }
 }
 
-/// Sends to a resolved target, creating the conversation with the first message when the
-/// target is a peer we have no thread with yet.
-struct MessageSender {
-    struct Sent {
-        let entry: Entry
-        let created: Bool
-
-        struct JSON: Encodable {
-            let conversation: String
-            let seq: UInt64
-            let status: String
-            let created: Bool
-        }
-
-        var json: JSON {
-            JSON(
-                conversation: entry.conversationID.hex, seq: entry.seq, status: DeliveryStatus.sending.rawValue,
-                created: created)
-        }
-    }
-
-    let store: ConfabStore
-    private(set) var conversation: ConversationID?
-    private let newWith: NodeID?
-    let name: String
+/// Sends through the running node when there is one (so the message leaves at once), else
+/// straight into the store's outbox.
+struct SendChannel {
+    private var direct: MessageSender
+    private let directory: DataDirectory
+    private let target: String
+    private(set) var viaNode: Bool
+    var name: String { direct.name }
 
     init(node: LocalNode, target: String) throws {
-        store = node.store
-        let resolver = Resolver(store: node.store)
-        let id: ConversationID
-        do {
-            id = try resolver.conversation(target)
-        } catch let error as ResolveError {
-            // A known peer with no thread yet: the first message starts one. When the target
-            // is neither, the peer error (listing known peers) is the helpful one.
-            _ = error
-            let peer = try resolver.peer(target)
-            conversation = nil
-            newWith = peer
-            name = try node.store.peer(peer)?.name ?? peer.shortHex
-            return
-        }
-        conversation = id
-        newWith = nil
-        name = try node.store.conversation(id)?.displayName ?? target
+        direct = try MessageSender(store: node.store, target: target)
+        directory = node.directory
+        self.target = target
+        viaNode = ControlClient.mightBeRunning(node.directory)
     }
 
-    mutating func send(_ text: String) throws -> Sent {
-        if let conversation {
-            return Sent(entry: try store.sendMessage(text, to: conversation), created: false)
+    mutating func send(_ text: String) async throws -> ControlProtocol.Sent {
+        if viaNode {
+            do {
+                let sent = try await ControlClient.request(
+                    directory, method: "send", params: ["target": target, "text": text], as: ControlProtocol.Sent.self)
+                // Later lines go to the same thread even if this one created it.
+                if sent.created { direct = try MessageSender(store: direct.store, target: sent.conversation) }
+                return sent
+            } catch let error as NodeError where error.isNotRunning {
+                viaNode = false
+            }
         }
-        let created = try store.createConversation(with: [newWith!], firstMessage: text)
-        conversation = created.id
-        return Sent(entry: created.message!, created: true)
+        let sent = try direct.send(text)
+        return ControlProtocol.Sent(
+            conversation: sent.entry.conversationID.hex, seq: sent.entry.seq, status: DeliveryStatus.sending.rawValue,
+            created: sent.created)
     }
 }

@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabNode
 import ConfabStore
 import Foundation
 
@@ -68,5 +69,26 @@ enum HumanOutput {
             }
         }
         return lines
+    }
+}
+
+extension HumanOutput {
+    /// One line per watch event.
+    static func eventLine(_ event: ControlProtocol.Event) -> String {
+        switch event.event {
+        case "message":
+            guard let message = event.message else { return "message" }
+            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(message.authorName)): "
+                + (message.text ?? "(could not be decrypted)")
+        case "status":
+            return "\(Style.dim(String((event.conversation ?? "").prefix(8))))  your message #\(event.seq ?? 0) is "
+                + (event.status.flatMap(DeliveryStatus.init(rawValue:)).map(label) ?? "?")
+        case "peer_online":
+            return "\(event.peer?.name ?? "?") is online" + (event.peer?.address.map { " at \($0)" } ?? "")
+        case "peer_offline":
+            return "\(event.peer?.name ?? "?") went offline"
+        default:
+            return event.event
+        }
     }
 }

@@ -1,0 +1,99 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Serves the control socket: a Unix domain socket in the data directory, mode 0600, so
+/// only the node's owner can drive it.
+public final class ControlServer: Sendable {
+    private let channel: any Channel
+    public let path: String
+
+    public static func start(node: Node, group: any EventLoopGroup, logger: Logger) async throws -> ControlServer {
+        let path = node.local.directory.url.appendingPathComponent(ControlProtocol.socketName).path
+        // A socket file left by a node that died; the node lock proves nobody serves it.
+        unlink(path)
+        let channel = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ControlHandler(node: node, logger: logger))
+                }
+            }
+            .bind(unixDomainSocketPath: path)
+            .get()
+        chmod(path, 0o600)
+        return ControlServer(channel: channel, path: path)
+    }
+
+    private init(channel: any Channel, path: String) {
+        self.channel = channel
+        self.path = path
+    }
+
+    public func stop() async {
+        try? await channel.close()
+        unlink(path)
+    }
+}
+
+/// Splits the byte stream into lines, refusing a line longer than the limit.
+struct LineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = ByteBuffer
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - buffer.readerIndex
+            let line = buffer.readSlice(length: length)!
+            buffer.moveReaderIndex(forwardBy: 1)
+            context.fireChannelRead(Self.wrapInboundOut(line))
+            return .continue
+        }
+        if buffer.readableBytes > ControlProtocol.maxLineBytes { throw NodeError.control("control request too long") }
+        return .needMoreData
+    }
+}
+
+/// Answers requests on one control connection, in order.
+final class ControlHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let node: Node
+    let logger: Logger
+
+    init(node: Node, logger: Logger) {
+        self.node = node
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = Self.unwrapInboundIn(data)
+        let channel = context.channel
+        let node = self.node
+        let request = try? JSONDecoder().decode(ControlProtocol.Request.self, from: Data(line.readableBytesView))
+        let task = Task {
+            guard let request else {
+                Self.write(
+                    ControlProtocol.Response<ControlProtocol.Empty>(id: nil, ok: false, error: "not a JSON request"),
+                    to: channel)
+                return
+            }
+            await ControlMethods.handle(request, node: node, channel: channel)
+        }
+        _ = task
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("control connection: \(error)")
+        context.close(promise: nil)
+    }
+
+    static func write(_ value: some Encodable, to channel: any Channel) {
+        guard let text = try? JSONOutput.line(value) else { return }
+        let buffer = channel.allocator.buffer(string: text + "\n")
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+}

@@ -1,0 +1,109 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+
+/// The JSON that commands print with `--json` and the control socket speaks. These shapes
+/// are a public interface for scripts (documented in the README and Protocol.md): fields
+/// are only ever added, never renamed.
+public enum JSONOutput {
+    public struct Conversation: Codable, Sendable {
+        public let id: String
+        public let title: String?
+        public let name: String
+        public let participants: [Participant]
+        public let createdAt: String
+        public let lastActivityAt: String
+        public let lastMessage: LastMessage?
+        public let unread: Int
+        public let markedUnread: Bool
+        public let pinned: Bool
+        public let archived: Bool
+        public let muted: Bool
+    }
+
+    public struct Participant: Codable, Sendable {
+        public let id: String
+        public let name: String
+    }
+
+    public struct LastMessage: Codable, Sendable {
+        public let author: String
+        public let mine: Bool
+        public let text: String
+        public let sentAt: String
+        public let status: String?
+    }
+
+    public struct Message: Codable, Sendable {
+        public let id: String
+        public let conversation: String
+        public let author: String
+        public let authorName: String
+        public let seq: UInt64
+        public let mine: Bool
+        public let text: String?
+        public let sentAt: String
+        public let status: String?
+    }
+
+    public struct PeerInfo: Codable, Sendable {
+        public let id: String
+        public let name: String
+        public let fingerprint: String
+        public let trust: String
+        public let addedAt: String
+        public let lastSeenAt: String?
+        public let address: String?
+    }
+
+    public struct SearchResult: Codable, Sendable {
+        public let conversation: Conversation
+        public let message: Message?
+        public let snippet: String?
+    }
+
+    public static func conversation(_ c: ConversationSummary) -> Conversation {
+        Conversation(
+            id: c.id.hex, title: c.title, name: c.displayName,
+            participants: c.participants.map { Participant(id: $0.id.hex, name: $0.name) },
+            createdAt: timestamp(c.createdAt), lastActivityAt: timestamp(c.lastActivityAt),
+            lastMessage: c.lastMessage.map {
+                LastMessage(
+                    author: $0.author.hex, mine: $0.isMine, text: $0.text, sentAt: timestamp($0.sentAt),
+                    status: $0.status?.rawValue)
+            },
+            unread: c.unreadCount, markedUnread: c.isMarkedUnread, pinned: c.isPinned, archived: c.isArchived,
+            muted: c.isMuted)
+    }
+
+    public static func message(_ m: ChatMessage) -> Message {
+        Message(
+            id: m.id, conversation: m.conversationID.hex, author: m.author.hex, authorName: m.authorName, seq: m.seq,
+            mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue)
+    }
+
+    public static func peer(_ p: Peer) -> PeerInfo {
+        PeerInfo(
+            id: p.id.hex, name: p.name, fingerprint: p.id.fingerprint, trust: p.trust.rawValue,
+            addedAt: timestamp(p.addedAt), lastSeenAt: p.lastSeenAt.map(timestamp), address: p.address)
+    }
+
+    public static func searchResult(_ hit: SearchHit) -> SearchResult {
+        SearchResult(
+            conversation: conversation(hit.conversation), message: hit.message.map(message), snippet: hit.snippet)
+    }
+
+    /// RFC 3339 in UTC with milliseconds.
+    public static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// One JSON document on one line (so output is also valid JSON Lines).
+    public static func line(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,443 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabNet
+import ConfabStore
+import ConfabSync
+import ConfabWire
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// A running node: the store, the sync engine, sessions and discovery, and what watchers
+/// see. Network callbacks arrive on NIO threads and are queued into one ordered stream,
+/// so messages of a session are handled in order and the engine is touched by one task.
+public actor Node {
+    public let local: LocalNode
+    public let options: NodeOptions
+    let engine: SyncEngine
+    let group: MultiThreadedEventLoopGroup
+    let logger: Logger
+    private let lock: NodeLock
+    private var sessions: SessionService!
+    #if CONFAB_DISCOVERY
+    private var discovery: DiscoveryService?
+    #endif
+    private var control: ControlServer?
+    private(set) var listenAddress: SocketAddress?
+    private let inbox: AsyncStream<NodeInput>
+    private let inboxContinuation: AsyncStream<NodeInput>.Continuation
+    private var presence: [NodeID: PeerPresence] = [:]
+    private var watchers: [UInt64: AsyncStream<NodeEvent>.Continuation] = [:]
+    private var nextWatcher: UInt64 = 0
+    private var storeVersion: Double = 0
+    private var stopped = false
+    private var tasks: [Task<Void, Never>] = []
+
+    /// A peer is offline after this long without a beacon or a session.
+    static let offlineAfter: TimeInterval = 5
+
+    public init(options: NodeOptions) throws {
+        self.options = options
+        logger = options.logger
+        lock = try NodeLock(directory: options.directory)
+        local = try LocalNode.open(options.directory)
+        engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
+    }
+
+    public var me: NodeID { local.me }
+
+    /// Starts listening, discovery and static peers; returns the bound TCP address.
+    @discardableResult
+    public func start() async throws -> SocketAddress {
+        let delegate = SessionBridge(continuation: inboxContinuation)
+        var configuration = SessionConfiguration(
+            identity: local.identity, networkKey: options.networkKey, logger: logger)
+        configuration.maxSessions = 64
+        sessions = SessionService(configuration: configuration, group: group, delegate: delegate)
+        let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
+        listenAddress = address
+        let name = try local.displayName()
+        logger.info(
+            "node \(me.shortHex) (\(name)) listening on \(address.display)",
+            metadata: ["role": "\(options.role.rawValue)"])
+
+        #if CONFAB_DISCOVERY
+        if options.discovery {
+            let targets =
+                try options.beaconTargets.isEmpty
+                ? DiscoveryConfiguration.defaultBroadcastTargets(port: options.discoveryPort)
+                : options.beaconTargets.map { try Self.socketAddress($0, defaultPort: options.discoveryPort) }
+            let discovery = DiscoveryService(
+                configuration: DiscoveryConfiguration(
+                    identity: local.identity, networkKey: options.networkKey, port: options.discoveryPort,
+                    targets: targets, tcpPort: UInt16(address.port ?? options.listenPort), role: options.role,
+                    logger: logger),
+                group: group,
+                onBeacon: { [continuation = inboxContinuation] beacon, from in
+                    continuation.yield(.beacon(beacon, from))
+                })
+            try await discovery.start()
+            self.discovery = discovery
+            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map { "\($0)" })")
+        }
+
+        #endif
+        control = try await ControlServer.start(node: self, group: group, logger: logger)
+        storeVersion = try currentStoreVersion()
+        tasks.append(Task { [weak self] in await self?.processInbox() })
+        tasks.append(Task { [weak self] in await self?.housekeeping() })
+        for peer in options.staticPeers {
+            tasks.append(Task { [weak self] in await self?.keepDialing(peer) })
+        }
+        return address
+    }
+
+    /// Says goodbye to every peer and closes everything; the store is consistent at every
+    /// commit, so nothing more needs flushing.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        for task in tasks { task.cancel() }
+        await control?.stop()
+        #if CONFAB_DISCOVERY
+        await discovery?.stop()
+        #endif
+        await sessions?.shutdown()
+        inboxContinuation.finish()
+        for watcher in watchers.values { watcher.finish() }
+        watchers = [:]
+        try? await group.shutdownGracefully()
+        logger.info("node stopped")
+    }
+
+    // MARK: Inputs
+
+    private func processInbox() async {
+        for await input in inbox {
+            do {
+                try await handle(input)
+            } catch {
+                logger.error("node error: \(error)")
+            }
+        }
+    }
+
+    private func handle(_ input: NodeInput) async throws {
+        switch input {
+        case .opened(let session):
+            engine.peerConnected(session.remote)
+            updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
+            session.send(
+                .hello(
+                    .init(
+                        displayName: try local.displayName(), role: options.role,
+                        listenPort: UInt16(listenAddress?.port ?? 0))))
+        case .message(let session, let message):
+            if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
+            let output = try engine.handle(message, from: session.remote)
+            apply(output, replyTo: session)
+        case .closed(let session, let error):
+            engine.peerDisconnected(session.remote)
+            if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
+            updatePresence(session.remote, connected: false, address: nil)
+        case .beacon(let beacon, let from):
+            let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
+            updatePresence(beacon.node, connected: nil, address: address, seen: true)
+            if sessions.session(with: beacon.node) == nil, let host = Self.host(of: from) {
+                dial(host: host, port: Int(beacon.tcpPort), remote: beacon.node)
+            }
+        }
+    }
+
+    /// Sends what the engine decided and publishes what happened.
+    func apply(_ output: SyncOutput, replyTo session: PeerSession? = nil) {
+        if let session, !output.replies.isEmpty { session.send(output.replies) }
+        for (peer, messages) in output.pushes {
+            sessions.session(with: peer)?.send(messages)
+        }
+        if let session, let reason = output.misbehavior {
+            logger.warning("closing session with \(session.remote.shortHex): \(reason)")
+            session.close(reason: "protocol violation")
+        }
+        publish(output)
+        storeVersion = (try? currentStoreVersion()) ?? storeVersion
+    }
+
+    private func publish(_ output: SyncOutput) {
+        guard !watchers.isEmpty else { return }
+        let store = local.store
+        for entry in output.appended where entry.kind == .message {
+            if let message = try? store.history(entry.conversationID, limit: 200).last(where: {
+                $0.author == entry.author && $0.seq == entry.seq
+            }) {
+                emit(.message(message))
+            }
+        }
+        for conversation in output.statusChanged {
+            for message in (try? store.history(conversation, limit: 200)) ?? [] where message.isMine {
+                if let status = message.status {
+                    emit(.status(conversation: conversation, seq: message.seq, status: status))
+                }
+            }
+        }
+    }
+
+    func emit(_ event: NodeEvent) {
+        for watcher in watchers.values { watcher.yield(event) }
+    }
+
+    /// Events from now on, until the stream is dropped.
+    public func events() -> AsyncStream<NodeEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NodeEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        nextWatcher += 1
+        let id = nextWatcher
+        watchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeWatcher(id) } }
+        return stream
+    }
+
+    private func removeWatcher(_ id: UInt64) { watchers[id] = nil }
+
+    // MARK: Local writes
+
+    /// Entries written here (through this node) go out at once.
+    public func didWrite(_ entries: [Entry]) throws {
+        var output = try engine.localAppended(entries)
+        output.appended = entries
+        apply(output)
+    }
+
+    /// Re-announces clocks to every peer and redials known addresses.
+    public func resync() throws {
+        apply(try engine.resyncAll())
+        #if CONFAB_DISCOVERY
+        discovery?.announceNow()
+        #endif
+    }
+
+    /// Another process (a CLI command without the node) may write to the store; a change
+    /// in the total of all heads means new entries to offer.
+    private func housekeeping() async {
+        while !Task.isCancelled, !stopped {
+            try? await Task.sleep(for: .milliseconds(300))
+            if let version = try? currentStoreVersion(), version != storeVersion {
+                storeVersion = version
+                if let output = try? engine.resyncAll() { apply(output) }
+            }
+            expirePresence()
+        }
+    }
+
+    private func currentStoreVersion() throws -> Double {
+        try local.store.headTotal()
+    }
+
+    // MARK: Peers
+
+    private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
+        let address = session.remoteAddress.flatMap(Self.host(of:)).map { "\($0):\(hello.listenPort)" }
+        try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address)
+        presence[id]?.role = hello.role.rawValue
+        if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
+    }
+
+    private func updatePresence(_ id: NodeID, connected: Bool?, address: String?, seen: Bool = false) {
+        guard id != me else { return }
+        let name = (try? local.store.peer(id)?.name) ?? nil
+        var entry =
+            presence[id]
+            ?? PeerPresence(
+                id: id, name: name ?? id.shortHex, online: false, connected: false, address: nil, lastSeen: nil,
+                role: "person")
+        let wasOnline = entry.online
+        if let connected { entry.connected = connected }
+        if let address { entry.address = address }
+        if seen || connected == true { entry.lastSeen = Date() }
+        if let name { entry.name = name }
+        entry.online =
+            entry.connected || (entry.lastSeen.map { Date().timeIntervalSince($0) < Self.offlineAfter } ?? false)
+        presence[id] = entry
+        if entry.online != wasOnline { emit(entry.online ? .peerOnline(entry) : .peerOffline(entry)) }
+    }
+
+    private func expirePresence() {
+        for id in presence.keys { updatePresence(id, connected: nil, address: nil) }
+    }
+
+    public func peers() -> [PeerPresence] {
+        let known = (try? local.store.peers()) ?? []
+        var result = known.map { peer in
+            presence[peer.id]
+                ?? PeerPresence(
+                    id: peer.id, name: peer.name, online: false, connected: false, address: peer.address,
+                    lastSeen: peer.lastSeenAt, role: "person")
+        }
+        result += presence.values.filter { p in !known.contains { $0.id == p.id } }
+        return result.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+    }
+
+    public func status() throws -> NodeStatus {
+        NodeStatus(
+            id: me, name: try local.displayName(), role: options.role.rawValue,
+            listen: listenAddress?.display ?? "", discovery: options.discovery,
+            sessions: sessions.sessions.map { session in
+                NodeStatus.Session(
+                    peer: session.remote, name: presence[session.remote]?.name ?? session.remote.shortHex,
+                    address: session.remoteAddress?.display ?? "", initiator: session.isInitiator)
+            },
+            outbox: try local.store.outbox().count)
+    }
+
+    // MARK: Dialing
+
+    private func dial(host: String, port: Int, remote: NodeID) {
+        let sessions = self.sessions!
+        let logger = self.logger
+        Task {
+            do {
+                _ = try await sessions.dial(host: host, port: port, remote: remote)
+            } catch {
+                logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
+            }
+        }
+    }
+
+    /// Static peers: dialled until connected, then watched, with exponential backoff.
+    /// Without a key in the address, every known peer's key is tried in turn (the secret
+    /// handshake needs the server's key), the address's last known owner first.
+    private func keepDialing(_ text: String) async {
+        var backoff: Double = 1
+        while !Task.isCancelled, !stopped {
+            do {
+                let target = try StaticPeer(text)
+                let candidates = try target.key.map { [$0] } ?? candidateKeys(for: target)
+                var connected = false
+                for key in candidates where sessions.session(with: key) == nil {
+                    do {
+                        _ = try await sessions.dial(host: target.host, port: target.port, remote: key)
+                        connected = true
+                        break
+                    } catch {
+                        logger.debug("static peer \(text) as \(key.shortHex): \(error)")
+                    }
+                }
+                if connected || candidates.contains(where: { sessions.session(with: $0) != nil }) { backoff = 1 }
+            } catch {
+                logger.error("static peer \(text): \(error)")
+                return
+            }
+            try? await Task.sleep(for: .seconds(backoff))
+            backoff = min(backoff * 2, 30)
+        }
+    }
+
+    private func candidateKeys(for target: StaticPeer) throws -> [NodeID] {
+        let peers = try local.store.peers()
+        let address = "\(target.host):\(target.port)"
+        return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)
+    }
+
+    static func socketAddress(_ text: String, defaultPort: Int) throws -> SocketAddress {
+        let (host, port) = try StaticPeer.split(text, defaultPort: defaultPort)
+        do {
+            return try SocketAddress(ipAddress: host, port: port)
+        } catch {
+            throw NodeError.badAddress(text, "not an IP address")
+        }
+    }
+
+    static func host(of address: SocketAddress) -> String? { address.ipAddress }
+}
+
+/// What arrives from the network, in order.
+enum NodeInput: Sendable {
+    case opened(PeerSession)
+    case message(PeerSession, SessionMessage)
+    case closed(PeerSession, (any Error)?)
+    case beacon(Beacon, SocketAddress)
+}
+
+/// Turns session callbacks (on NIO threads) into ordered node inputs.
+final class SessionBridge: SessionDelegate {
+    let continuation: AsyncStream<NodeInput>.Continuation
+
+    init(continuation: AsyncStream<NodeInput>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func sessionDidOpen(_ session: PeerSession) { continuation.yield(.opened(session)) }
+    func session(_ session: PeerSession, didReceive message: SessionMessage) {
+        continuation.yield(.message(session, message))
+    }
+    func sessionDidClose(_ session: PeerSession, error: (any Error)?) { continuation.yield(.closed(session, error)) }
+}
+
+/// `HOST:PORT` or `KEY@HOST:PORT`.
+struct StaticPeer {
+    let key: NodeID?
+    let host: String
+    let port: Int
+
+    init(_ text: String) throws {
+        var rest = Substring(text)
+        if let at = rest.firstIndex(of: "@") {
+            guard let key = NodeID(hex: String(rest[..<at])) else {
+                throw NodeError.badAddress(text, "bad key before @")
+            }
+            self.key = key
+            rest = rest[rest.index(after: at)...]
+        } else {
+            key = nil
+        }
+        (host, port) = try Self.split(String(rest), defaultPort: 7461)
+    }
+
+    static func split(_ text: String, defaultPort: Int) throws -> (String, Int) {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if rest.isEmpty { return (host, defaultPort) }
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else {
+                throw NodeError.badAddress(text, "bad port")
+            }
+            return (host, port)
+        }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, !parts[0].isEmpty, parts.count <= 2 else {
+            throw NodeError.badAddress(text, "want HOST:PORT")
+        }
+        if parts.count == 1 { return (String(parts[0]), defaultPort) }
+        guard let port = Int(parts[1]), (1...65535).contains(port) else { throw NodeError.badAddress(text, "bad port") }
+        return (String(parts[0]), port)
+    }
+}
+
+/// A snapshot of the node for `confab status`.
+public struct NodeStatus: Sendable, Codable, Equatable {
+    public struct Session: Sendable, Codable, Equatable {
+        public let peer: NodeID
+        public let name: String
+        public let address: String
+        public let initiator: Bool
+    }
+
+    public let id: NodeID
+    public let name: String
+    public let role: String
+    public let listen: String
+    public let discovery: Bool
+    public let sessions: [Session]
+    public let outbox: Int
+}
+
+extension SocketAddress {
+    /// `127.0.0.1:7461` rather than NIO's debugging form.
+    var display: String {
+        guard let ip = ipAddress, let port else { return "\(self)" }
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}

@@ -1,0 +1,23 @@
+import ConfabWire
+import Logging
+
+/// How a node runs: where it listens, how it finds peers, which network it is on.
+public struct NodeOptions: Sendable {
+    public var directory: DataDirectory
+    public var role: NodeRole = .person
+    public var listenHost = "0.0.0.0"
+    public var listenPort = 7461
+    public var discovery = true
+    public var discoveryPort = 7460
+    /// `ADDR` or `ADDR:PORT`; empty means the broadcast address of every up, non-loopback
+    /// IPv4 interface.
+    public var beaconTargets: [String] = []
+    /// `HOST:PORT` or `KEY@HOST:PORT`, dialled with backoff whether or not discovery runs.
+    public var staticPeers: [String] = []
+    public var networkKey: NetworkKey = .default
+    public var logger = Logger(label: "confab")
+
+    public init(directory: DataDirectory) {
+        self.directory = directory
+    }
+}

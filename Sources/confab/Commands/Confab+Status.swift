@@ -1,0 +1,44 @@
+import ArgumentParser
+import ConfabNode
+
+extension Confab {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the running node: address, sessions, messages waiting to be sent.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let status: NodeStatus
+            do {
+                status = try await ControlClient.request(global.directory, method: "status", as: NodeStatus.self)
+            } catch let error as NodeError where error.isNotRunning {
+                let waiting = try global.open().store.outbox().count
+                if output.json {
+                    try JSONOutput.print(["running": "false", "outbox": "\(waiting)"])
+                    return
+                }
+                Console.out("Offline — no node is running for \(global.directory.path) (start one with \"confab up\").")
+                Console.out("\(waiting) entr\(waiting == 1 ? "y" : "ies") waiting to be sent.")
+                return
+            }
+            if output.json {
+                try JSONOutput.print(status)
+                return
+            }
+            Console.out(
+                "\(Style.bold(status.name)) (\(status.id.shortHex)) · \(status.role) · listening on \(status.listen)")
+            Console.out(
+                status.sessions.isEmpty
+                    ? "Offline — messages will be sent when a peer is reachable"
+                    : "Online · \(status.sessions.count) peer\(status.sessions.count == 1 ? "" : "s")")
+            for session in status.sessions {
+                Console.out(
+                    "   \(session.name)  \(Style.dim(session.address))\(session.initiator ? "" : Style.dim(" (incoming)"))"
+                )
+            }
+            Console.out("\(status.outbox) entr\(status.outbox == 1 ? "y" : "ies") waiting to be sent.")
+        }
+    }
+}

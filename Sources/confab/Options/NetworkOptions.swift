@@ -1,0 +1,78 @@
+import ArgumentParser
+import ConfabNode
+import ConfabWire
+import Foundation
+import Logging
+
+/// How a node process runs: `up` and `relay` share these.
+struct NetworkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("TCP address to accept sessions on.", valueName: "HOST:PORT"))
+    var listen = "0.0.0.0:7461"
+
+    @Option(help: "UDP port for discovery beacons (shared by every node on a host).")
+    var discoveryPort = 7460
+
+    @Option(
+        name: .customLong("beacon"),
+        help: ArgumentHelp(
+            "Where to send beacons (repeatable; default: the broadcast address of each up, non-loopback IPv4 interface).",
+            valueName: "ADDR[:PORT]"))
+    var beacons: [String] = []
+
+    @Flag(help: "Do not send or listen for beacons (use --peer).")
+    var noDiscovery = false
+
+    @Option(
+        name: .customLong("peer"),
+        help: ArgumentHelp("A peer to dial with backoff (repeatable).", valueName: "[KEY@]HOST:PORT"))
+    var peers: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Network key: 64 hex characters or base64 (default: $CONFAB_NETWORK_KEY, else Confab's public key).",
+            valueName: "KEY"))
+    var networkKey: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        if let key = resolvedKeyText, NetworkKey(text: key) == nil {
+            throw ValidationError("the network key must be 32 bytes as 64 hex characters or base64")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard (1...65535).contains(discoveryPort) else { throw ValidationError("--discovery-port must be 1–65535") }
+        _ = try listenAddress()
+    }
+
+    private var resolvedKeyText: String? {
+        networkKey ?? ProcessInfo.processInfo.environment["CONFAB_NETWORK_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func listenAddress() throws -> (host: String, port: Int) {
+        let parts = listen.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (0...65535).contains(port) else {
+            throw ValidationError("--listen must be HOST:PORT, e.g. 0.0.0.0:7461")
+        }
+        return (String(parts[0]), port)
+    }
+
+    func nodeOptions(directory: DataDirectory, role: ConfabWire.NodeRole) throws -> NodeOptions {
+        var options = NodeOptions(directory: directory)
+        options.role = role
+        let (host, port) = try listenAddress()
+        options.listenHost = host
+        options.listenPort = port
+        options.discovery = !noDiscovery
+        options.discoveryPort = discoveryPort
+        options.beaconTargets = beacons
+        options.staticPeers = peers
+        if let key = resolvedKeyText { options.networkKey = NetworkKey(text: key)! }
+        var logger = Logger(label: "confab")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        options.logger = logger
+        return options
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// Real `confab up` processes on 127.0.0.1 discovering each other by beacons sent to
+/// 127.255.255.255, driven through the real CLI.
+@Suite(.serialized) struct LoopbackNodeTests {
+    @Test func threeNodesDiscoverEachOtherAndMessagesFlowLiveBothWays() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
+        defer { for node in nodes { try? node.stop() } }
+        for node in nodes { try node.start() }
+        for node in nodes {
+            try waitUntil(timeout: 20, "\(node.name) to connect to both others") {
+                try node.onlinePeers().count == 2
+            }
+        }
+
+        let sent = try alice.cli(["send", "bob", "hello bob", "--wait", "--timeout", "10"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        try waitUntil(timeout: 10, "bob to have alice's message") { try bob.texts(with: "alice") == ["hello bob"] }
+        #expect(try bob.cli(["send", "alice", "hi alice", "--wait"]).status == 0)
+        try waitUntil(timeout: 10, "alice to have bob's reply") {
+            try alice.texts(with: "bob") == ["hello bob", "hi alice"]
+        }
+
+        // A group: everyone gets it, and it reaches "delivered" for the sender.
+        let group = try carol.cli(["new", "alice", "bob", "--title", "all", "--message", "group hello", "--json"])
+        let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
+        try waitUntil(timeout: 10, "the group message everywhere") {
+            try [alice, bob].allSatisfy {
+                try $0.cli(["history", id, "--json", "--no-mark-read"]).stdout.contains("group hello")
+            }
+        }
+        try waitUntil(timeout: 10, "carol's group message delivered") {
+            let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
+            return history?.first?["status"] as? String == "delivered"
+        }
+        // Reading it sends read receipts: the sender sees "read".
+        #expect(try alice.cli(["history", id]).status == 0)
+        #expect(try bob.cli(["history", id]).status == 0)
+        try waitUntil(timeout: 10, "carol's group message read") {
+            let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
+            return history?.first?["status"] as? String == "read"
+        }
+    }
+
+    @Test func messageSentWhileRecipientIsDownArrivesWhenItStartsAndRestartsKeepEverything() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
+        defer {
+            try? alice.stop()
+            try? bob.stop()
+        }
+        // Keys exchanged by hand: bob has never been online.
+        #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        try alice.start()
+        let waiting = try alice.cli(["send", "bob", "while you were away", "--wait", "--timeout", "1"])
+        #expect(waiting.status == 3)
+        #expect(waiting.stderr.contains("not delivered"))
+
+        try bob.start()
+        try waitUntil(timeout: 20, "bob to receive the queued message") {
+            try bob.texts(with: "alice") == ["while you were away"]
+        }
+        try waitUntil(timeout: 10, "delivered at alice") {
+            let history = try alice.cli(["history", "bob", "--json", "--no-mark-read"]).json() as? [[String: Any]]
+            return history?.first?["status"] as? String == "delivered"
+        }
+
+        // Restart both: everything is still there and they reconnect.
+        try alice.stop()
+        try bob.stop()
+        try alice.start()
+        try bob.start()
+        try waitUntil(timeout: 20, "reconnect after restart") { try alice.onlinePeers() == ["bob"] }
+        #expect(try bob.texts(with: "alice") == ["while you were away"])
+        #expect(try bob.cli(["send", "alice", "back again", "--wait", "--timeout", "10"]).status == 0)
+        #expect(try alice.texts(with: "bob") == ["while you were away", "back again"])
+    }
+
+    @Test func staticPeersWorkWithDiscoveryOff() throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer {
+            try? alice.stop()
+            try? bob.stop()
+        }
+        let port = Int.random(in: 20_000...29_000)
+        // Bob knows Alice's key (exchanged by hand); Alice learns Bob from his Hello.
+        #expect(try bob.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
+        #expect(try bob.cli(["send", "alice", "queued before either node ran"]).status == 0)
+        try alice.start(listenPort: port, discovery: false)
+        try bob.start(discovery: false, extra: ["--peer", "127.0.0.1:\(port)"])
+        try waitUntil(timeout: 15, "alice to receive bob's queued message") {
+            try alice.texts(with: "bob") == ["queued before either node ran"]
+        }
+        let reply = try alice.cli(["send", "bob", "got it", "--wait", "--timeout", "10"])
+        #expect(reply.status == 0, "\(reply.stderr)")
+        #expect(try bob.texts(with: "alice") == ["queued before either node ran", "got it"])
+        #expect(try bob.cli(["status"]).stdout.contains("Online · 1 peer"))
+    }
+
+    @Test func secondNodeOnTheSameDataDirectoryIsRefused() throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
+        defer { try? alice.stop() }
+        try alice.start()
+        let second = try alice.cli(["up", "--no-discovery", "--listen", "127.0.0.1:0"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("a node is already running"))
+        #expect(second.stderr.contains("pid \(alice.process!.processIdentifier)"))
+    }
+
+    @Test func statusShowsSessionsAndOutbox() throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
+        let offline = try alice.cli(["status"])
+        #expect(offline.stdout.contains("Offline — no node is running"))
+        defer { try? alice.stop() }
+        try alice.start()
+        let status = try #require(try alice.cli(["status", "--json"]).json() as? [String: Any])
+        #expect(status["name"] as? String == "alice")
+        #expect((status["sessions"] as? [Any])?.isEmpty == true)
+        #expect(try alice.cli(["status"]).stdout.contains("Offline — messages will be sent when a peer is reachable"))
+    }
+}

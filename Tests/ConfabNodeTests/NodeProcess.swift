@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `confab` node process on loopback, and the CLI pointed at its data directory.
+/// Beacons go to 127.255.255.255 only (never a real interface).
+final class NodeProcess: @unchecked Sendable {
+    let name: String
+    let data: URL
+    let discoveryPort: Int
+    private(set) var process: Process?
+    private(set) var key = ""
+    let logFile: URL
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["CONFAB_BIN"] { return URL(fileURLWithPath: path) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/confab")
+    }
+
+    init(name: String, root: URL, discoveryPort: Int) throws {
+        self.name = name
+        data = root.appendingPathComponent(name)
+        self.discoveryPort = discoveryPort
+        logFile = root.appendingPathComponent("\(name).log")
+        let result = try cli(["init", "--name", name, "--json"])
+        guard result.status == 0,
+            let info = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            let id = info["id"] as? String
+        else { throw Failure("init \(name) failed: \(result.stderr)") }
+        key = id
+    }
+
+    /// Starts `confab up` with discovery pinned to loopback (or off, with static peers).
+    func start(listenPort: Int = 0, discovery: Bool = true, extra: [String] = []) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        let network =
+            discovery
+            ? ["--discovery-port", "\(discoveryPort)", "--beacon", "127.255.255.255:\(discoveryPort)"]
+            : ["--no-discovery"]
+        process.arguments =
+            ["--data", data.path, "up", "--listen", "127.0.0.1:\(listenPort)", "--log-level", "debug"] + network + extra
+        if !FileManager.default.fileExists(atPath: logFile.path) {
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: logFile)
+        log.seekToEndOfFile()
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        try waitUntil(timeout: 10, "\(name)'s control socket") {
+            FileManager.default.fileExists(atPath: self.data.appendingPathComponent("control.sock").path)
+        }
+    }
+
+    /// SIGTERM, as systemd or Ctrl-C would, and wait for a clean exit.
+    func stop() throws {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw Failure("\(name) did not stop on SIGTERM")
+        }
+        self.process = nil
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    @discardableResult
+    func cli(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--data", data.path] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+        if let stdin { try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    func texts(with peer: String) throws -> [String] {
+        let result = try cli(["history", peer, "--json", "--no-mark-read"])
+        guard result.status == 0, let messages = try result.json() as? [[String: Any]] else { return [] }
+        return messages.compactMap { $0["text"] as? String }
+    }
+
+    func onlinePeers() throws -> Set<String> {
+        let result = try cli(["peers", "--json"])
+        guard result.status == 0, let peers = try? result.json() as? [[String: Any]] else { return [] }
+        return Set(peers.filter { $0["connected"] as? Bool == true }.compactMap { $0["name"] as? String })
+    }
+
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// Polls until `condition` holds; fails the test with `what` on timeout.
+func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        usleep(100_000)
+    }
+    throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
+}
+
+func temporaryRoot() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("confab-nodes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// A UDP port for one test's discovery, away from the default and from other tests.
+func randomDiscoveryPort() -> Int { Int.random(in: 30_000...59_000) }
