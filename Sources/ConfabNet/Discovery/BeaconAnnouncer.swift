@@ -1,0 +1,119 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Logging
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Sends this node's signed beacon to every target: once as soon as the socket is up,
+/// then every interval ±25 %, and whenever `announceNow()` is called.
+///
+/// Timestamps are milliseconds of the wall clock, forced to increase strictly: receivers
+/// drop a beacon that is not newer than the last one they accepted from us (Protocol.md
+/// §11.4), so two beacons in the same millisecond must not share one.
+final class BeaconAnnouncer: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    private let identity: SigningKeyPair
+    private let networkKey: NetworkKey
+    private let tcpPort: UInt16
+    private let role: NodeRole
+    private let targets: [SocketAddress]
+    private let interval: TimeAmount
+    private let logger: Logger
+    private let clock: () -> Int64
+    private var lastTimestamp = Int64.min
+    private var timer: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+
+    init(
+        identity: SigningKeyPair, networkKey: NetworkKey, tcpPort: UInt16, role: NodeRole,
+        targets: [SocketAddress], interval: TimeAmount, logger: Logger,
+        clock: @escaping () -> Int64 = BeaconAnnouncer.wallClockMilliseconds
+    ) {
+        self.identity = identity
+        self.networkKey = networkKey
+        self.tcpPort = tcpPort
+        self.role = role
+        self.targets = targets
+        self.interval = interval
+        self.logger = logger
+        self.clock = clock
+    }
+
+    static func wallClockMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    /// Sends a beacon at once, outside the schedule (for example after a network change).
+    func announceNow() {
+        guard let context, context.channel.isActive else { return }
+        announce(context: context)
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard timer == nil else { return }
+        announce(context: context)
+        scheduleNext(context: context)
+    }
+
+    private func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func scheduleNext(context: ChannelHandlerContext) {
+        let jittered = TimeAmount.nanoseconds(Int64(Double(interval.nanoseconds) * Double.random(in: 0.75...1.25)))
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: jittered) {
+            guard self.timer != nil else { return }
+            self.announce(context: context)
+            self.scheduleNext(context: context)
+        }
+    }
+
+    private func announce(context: ChannelHandlerContext) {
+        lastTimestamp = max(clock(), lastTimestamp &+ 1)
+        let beacon = Beacon(node: NodeID(identity.publicKey), tcpPort: tcpPort, role: role, timestamp: lastTimestamp)
+        let datagram = context.channel.allocator.buffer(
+            bytes: BeaconCodec.encode(beacon, signedBy: identity, networkKey: networkKey))
+        for target in targets {
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            let logger = self.logger
+            promise.futureResult.whenFailure { error in
+                logger.debug("beacon not sent", metadata: ["target": "\(target)", "reason": "\(error)"])
+            }
+            context.write(Self.wrapOutboundOut(AddressedEnvelope(remoteAddress: target, data: datagram)), promise: promise)
+        }
+        context.flush()
+    }
+}

@@ -1,0 +1,174 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import ConfabNet
+
+@Suite("Beacon handlers")
+struct BeaconHandlerTests {
+    let sender = try! SocketAddress(ipAddress: "127.0.0.1", port: 7460)
+
+    final class Heard: Sendable {
+        private let beacons = NIOLockedValueBox<[Beacon]>([])
+        var all: [Beacon] { beacons.withLockedValue { $0 } }
+        func append(_ beacon: Beacon) { beacons.withLockedValue { $0.append(beacon) } }
+    }
+
+    func receiver(own: SigningKeyPair = Keys.alice) throws -> (EmbeddedChannel, Heard) {
+        let heard = Heard()
+        let handler = BeaconReceiver(ownNode: own.id, networkKey: .default, logger: quietLogger()) { beacon, _ in
+            heard.append(beacon)
+        }
+        let channel = EmbeddedChannel(handler: handler)
+        try channel.activate()
+        return (channel, heard)
+    }
+
+    func datagram(
+        from keys: SigningKeyPair, timestamp: Int64, networkKey: NetworkKey = .default, port: UInt16 = 7461
+    ) -> [UInt8] {
+        BeaconCodec.encode(
+            Beacon(node: keys.id, tcpPort: port, role: .person, timestamp: timestamp), signedBy: keys,
+            networkKey: networkKey)
+    }
+
+    func deliver(_ bytes: [UInt8], to channel: EmbeddedChannel) throws {
+        try channel.writeInbound(AddressedEnvelope(remoteAddress: sender, data: ByteBuffer(bytes: bytes)))
+    }
+
+    @Test func acceptsAPeersBeacon() throws {
+        let (channel, heard) = try receiver()
+        try deliver(datagram(from: Keys.bob, timestamp: 1000, port: 9999), to: channel)
+        #expect(heard.all == [Beacon(node: Keys.bob.id, tcpPort: 9999, role: .person, timestamp: 1000)])
+    }
+
+    @Test func ignoresItsOwnBeacon() throws {
+        let (channel, heard) = try receiver(own: Keys.alice)
+        try deliver(datagram(from: Keys.alice, timestamp: 1000), to: channel)
+        #expect(heard.all.isEmpty)
+    }
+
+    @Test func ignoresBeaconsOfAnotherNetwork() throws {
+        let (channel, heard) = try receiver()
+        try deliver(datagram(from: Keys.bob, timestamp: 1000, networkKey: .random()), to: channel)
+        #expect(heard.all.isEmpty)
+    }
+
+    @Test func ignoresAForgedSignature() throws {
+        let (channel, heard) = try receiver()
+        var forged = datagram(from: Keys.bob, timestamp: 1000)
+        forged[forged.count - 1] ^= 0x01
+        try deliver(forged, to: channel)
+        // Carol signs a beacon that claims to be Bob's.
+        let content = Beacon(node: Keys.bob.id, tcpPort: 7461, role: .person, timestamp: 1001)
+        var claimed = BeaconCodec.encode(content, signedBy: Keys.carol, networkKey: .default)
+        let bobKey = Keys.bob.publicKey.bytes
+        let carolKey = Keys.carol.publicKey.bytes
+        if let range = claimed.firstRange(of: carolKey) {
+            claimed.replaceSubrange(range, with: bobKey)
+        }
+        try deliver(claimed, to: channel)
+        #expect(heard.all.isEmpty)
+        #expect(channel.isActive)
+    }
+
+    @Test func ignoresGarbageWithoutFailing() throws {
+        let (channel, heard) = try receiver()
+        for bytes in [[], [0x43, 0x46, 0x42, 0x31], Array("hello".utf8), [UInt8](repeating: 0x43, count: 600)] {
+            try deliver(bytes, to: channel)
+        }
+        try deliver(datagram(from: Keys.bob, timestamp: 5), to: channel)
+        #expect(heard.all.map(\.timestamp) == [5])
+        #expect(channel.isActive)
+    }
+
+    @Test func ignoresReplaysAndOlderBeacons() throws {
+        let (channel, heard) = try receiver()
+        let first = datagram(from: Keys.bob, timestamp: 2000)
+        try deliver(first, to: channel)
+        try deliver(first, to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 1999), to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 2001), to: channel)
+        // Another node's timestamps are its own business.
+        try deliver(datagram(from: Keys.carol, timestamp: 10), to: channel)
+        #expect(heard.all.map(\.timestamp) == [2000, 2001, 10])
+    }
+
+    @Test func socketErrorsDoNotEndDiscovery() throws {
+        let (channel, heard) = try receiver()
+        channel.pipeline.fireErrorCaught(ChannelError.ioOnClosedChannel)
+        try channel.throwIfErrorCaught()
+        try deliver(datagram(from: Keys.bob, timestamp: 1), to: channel)
+        #expect(heard.all.count == 1)
+    }
+
+    // MARK: Announcer
+
+    func announcer(
+        targets: [SocketAddress], interval: TimeAmount = .milliseconds(1500), clock: @escaping () -> Int64 = { 1000 }
+    ) -> EmbeddedChannel {
+        EmbeddedChannel(
+            handler: BeaconAnnouncer(
+                identity: Keys.alice, networkKey: .default, tcpPort: 7461, role: .relay, targets: targets,
+                interval: interval, logger: quietLogger(), clock: clock))
+    }
+
+    func sent(_ channel: EmbeddedChannel) throws -> [(SocketAddress, Beacon)] {
+        var out: [(SocketAddress, Beacon)] = []
+        while let envelope = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self) {
+            let beacon = try BeaconCodec.decode(Array(envelope.data.readableBytesView), networkKey: .default)
+            out.append((envelope.remoteAddress, try #require(beacon)))
+        }
+        return out
+    }
+
+    @Test func announcesToEveryTargetAtOnce() throws {
+        let targets = [
+            try SocketAddress(ipAddress: "127.255.255.255", port: 7460),
+            try SocketAddress(ipAddress: "127.0.0.1", port: 7470),
+        ]
+        let channel = announcer(targets: targets)
+        #expect(try sent(channel).isEmpty)
+        try channel.activate()
+        let beacons = try sent(channel)
+        #expect(beacons.map(\.0) == targets)
+        #expect(beacons.allSatisfy { $0.1 == Beacon(node: Keys.alice.id, tcpPort: 7461, role: .relay, timestamp: 1000) })
+    }
+
+    @Test func announcesAgainWithinTheJitteredInterval() throws {
+        let channel = announcer(targets: [try SocketAddress(ipAddress: "127.0.0.1", port: 7470)])
+        try channel.activate()
+        #expect(try sent(channel).count == 1)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1124))
+        #expect(try sent(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1876 - 1124))
+        #expect(try sent(channel).count == 1)
+        // Over a long run the mean interval is close to the nominal one.
+        channel.embeddedEventLoop.advanceTime(by: .seconds(150))
+        let count = try sent(channel).count
+        #expect((80...125).contains(count))
+    }
+
+    @Test func timestampsIncreaseStrictlyEvenWhenTheClockDoesNot() throws {
+        let channel = announcer(targets: [try SocketAddress(ipAddress: "127.0.0.1", port: 7470)]) { 5000 }
+        try channel.activate()
+        let announcer = try channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self)
+        announcer.announceNow()
+        announcer.announceNow()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(2))
+        #expect(try sent(channel).map(\.1.timestamp) == [5000, 5001, 5002, 5003])
+    }
+
+    @Test func stopsWhenTheChannelCloses() throws {
+        let channel = announcer(targets: [try SocketAddress(ipAddress: "127.0.0.1", port: 7470)])
+        try channel.activate()
+        _ = try sent(channel)
+        try channel.close().wait()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(try sent(channel).isEmpty)
+    }
+}

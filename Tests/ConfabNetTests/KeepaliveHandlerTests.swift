@@ -1,0 +1,108 @@
+import ConfabWire
+import NIOCore
+import NIOEmbedded
+import Testing
+
+@testable import ConfabNet
+
+@Suite("KeepaliveHandler")
+struct KeepaliveHandlerTests {
+    let ping = TimeAmount.seconds(15)
+    let dead = TimeAmount.seconds(45)
+
+    func channel(established: Bool = true) throws -> (EmbeddedChannel, MessageTail) {
+        let tail = MessageTail()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([
+            KeepaliveHandler(pingInterval: ping, deadPeerTimeout: dead), tail,
+        ])
+        try channel.activate()
+        if established {
+            channel.pipeline.fireUserInboundEventTriggered(SecretHandshakeCompleted(remote: Keys.bob.id))
+        }
+        return (channel, tail)
+    }
+
+    func written(_ channel: EmbeddedChannel) throws -> [SessionMessage] {
+        var out: [SessionMessage] = []
+        while let message = try channel.readOutbound(as: SessionMessage.self) { out.append(message) }
+        return out
+    }
+
+    @Test func nothingHappensBeforeTheHandshake() throws {
+        let (channel, tail) = try channel(established: false)
+        channel.embeddedEventLoop.advanceTime(by: .minutes(5))
+        #expect(try written(channel).isEmpty)
+        #expect(channel.isActive)
+        #expect(tail.errors.isEmpty)
+    }
+
+    @Test func pingsAfterTheIntervalWithoutWrites() throws {
+        let (channel, _) = try channel()
+        channel.embeddedEventLoop.advanceTime(by: ping - .milliseconds(1))
+        #expect(try written(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        let sent = try written(channel)
+        #expect(sent.count == 1)
+        guard case .ping = sent.first else {
+            Issue.record("expected a ping, got \(sent)")
+            return
+        }
+    }
+
+    @Test func writesPostponeThePing() throws {
+        let (channel, _) = try channel()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        try channel.writeOutbound(SessionMessage.bye("x"))
+        _ = try written(channel)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(try written(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(try written(channel).count == 1)
+    }
+
+    @Test func answersPingWithPongAndSwallowsBoth() throws {
+        let (channel, tail) = try channel()
+        try channel.writeInbound(SessionMessage.ping(77))
+        try channel.writeInbound(SessionMessage.pong(78))
+        try channel.writeInbound(SessionMessage.bye("later"))
+        #expect(try written(channel) == [.pong(77)])
+        #expect(tail.messages == [.bye("later")])
+    }
+
+    @Test func closesAfterTheDeadPeerTimeoutWithoutReads() throws {
+        let (channel, tail) = try channel()
+        channel.embeddedEventLoop.advanceTime(by: dead - .milliseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive)
+        #expect(tail.errors.map { $0 as? SessionError } == [.peerSilent(for: dead)])
+    }
+
+    @Test func readsKeepTheSessionAlive() throws {
+        let (channel, tail) = try channel()
+        for _ in 0..<10 {
+            channel.embeddedEventLoop.advanceTime(by: .seconds(30))
+            try channel.writeInbound(SessionMessage.pong(1))
+        }
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: dead)
+        #expect(!channel.isActive)
+        #expect(tail.errors.count == 1)
+    }
+}
+
+/// Keeps the session messages and errors that reach the end of the pipeline.
+final class MessageTail: ChannelInboundHandler {
+    typealias InboundIn = SessionMessage
+    var messages: [SessionMessage] = []
+    var errors: [any Error] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        messages.append(Self.unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        errors.append(error)
+    }
+}
