@@ -20,9 +20,7 @@ public actor Node {
     let logger: Logger
     private let lock: NodeLock
     private var sessions: SessionService!
-    #if CONFAB_DISCOVERY
     private var discovery: DiscoveryService?
-    #endif
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
     private let inbox: AsyncStream<NodeInput>
@@ -64,27 +62,27 @@ public actor Node {
             "node \(me.shortHex) (\(name)) listening on \(address.display)",
             metadata: ["role": "\(options.role.rawValue)"])
 
-        #if CONFAB_DISCOVERY
         if options.discovery {
             let targets =
                 try options.beaconTargets.isEmpty
                 ? DiscoveryConfiguration.defaultBroadcastTargets(port: options.discoveryPort)
                 : options.beaconTargets.map { try Self.socketAddress($0, defaultPort: options.discoveryPort) }
+            var configuration = DiscoveryConfiguration(
+                identity: local.identity, networkKey: options.networkKey,
+                tcpPort: UInt16(address.port ?? options.listenPort), role: options.role, targets: targets,
+                logger: logger)
+            configuration.port = options.discoveryPort
             let discovery = DiscoveryService(
-                configuration: DiscoveryConfiguration(
-                    identity: local.identity, networkKey: options.networkKey, port: options.discoveryPort,
-                    targets: targets, tcpPort: UInt16(address.port ?? options.listenPort), role: options.role,
-                    logger: logger),
+                configuration: configuration,
                 group: group,
                 onBeacon: { [continuation = inboxContinuation] beacon, from in
                     continuation.yield(.beacon(beacon, from))
                 })
             try await discovery.start()
             self.discovery = discovery
-            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map { "\($0)" })")
+            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map(\.display))")
         }
 
-        #endif
         control = try await ControlServer.start(node: self, group: group, logger: logger)
         storeVersion = try currentStoreVersion()
         tasks.append(Task { [weak self] in await self?.processInbox() })
@@ -102,9 +100,7 @@ public actor Node {
         stopped = true
         for task in tasks { task.cancel() }
         await control?.stop()
-        #if CONFAB_DISCOVERY
         await discovery?.stop()
-        #endif
         await sessions?.shutdown()
         inboxContinuation.finish()
         for watcher in watchers.values { watcher.finish() }
@@ -214,9 +210,7 @@ public actor Node {
     /// Re-announces clocks to every peer and redials known addresses.
     public func resync() throws {
         apply(try engine.resyncAll())
-        #if CONFAB_DISCOVERY
         discovery?.announceNow()
-        #endif
     }
 
     /// Another process (a CLI command without the node) may write to the store; a change

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# A LAN in network namespaces: a bridge in its own namespace and HOSTS hosts joined to it by
+# veth pairs, on the private test subnet 10.231.0.0/24 that exists only inside namespaces this
+# script creates. Real `confab up` processes discover each other by broadcast to
+# 10.231.0.255; one host's link goes down and up while messages are sent, and every host must
+# end with the same history. Nothing is sent on this machine's real interfaces.
+#
+#   Tests/LAN/lan-test.sh            (CONFAB=path/to/confab, HOSTS=3..5)
+#
+# Needs root (ip netns). Outside CI it skips with a message where namespaces are not
+# permitted; under CI=true that is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+confab=$(realpath "${CONFAB:-.build/debug/confab}")
+hosts=${HOSTS:-3}
+tag=cf$$
+subnet=10.231.0
+work=$(mktemp -d /tmp/confab-lan.XXXXXX)
+pids=()
+namespaces=()
+passed=0
+failed=0
+
+log() { echo "lan: $*"; }
+
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! ip netns add "${tag}br" 2>/dev/null; then
+    if [[ "${CI:-}" == "true" ]]; then
+        echo "lan: cannot create network namespaces (need root and iproute2)" >&2
+        exit 1
+    fi
+    log "skipped: cannot create network namespaces here (need root and iproute2)"
+    exit 0
+fi
+namespaces+=("${tag}br")
+ip netns exec "${tag}br" ip link set lo up
+ip netns exec "${tag}br" ip link add br0 type bridge
+ip netns exec "${tag}br" ip link set br0 up
+
+for i in $(seq 1 "$hosts"); do
+    ns="${tag}h$i"
+    ip netns add "$ns"
+    namespaces+=("$ns")
+    ip link add "eth$i$tag" netns "$ns" type veth peer name "p$i$tag" netns "${tag}br"
+    ip netns exec "$ns" ip link set lo up
+    ip netns exec "$ns" ip link set "eth$i$tag" name eth0
+    ip netns exec "$ns" ip addr add "$subnet.$i/24" broadcast "$subnet.255" dev eth0
+    ip netns exec "$ns" ip link set eth0 up
+    ip netns exec "${tag}br" ip link set "p$i$tag" master br0
+    ip netns exec "${tag}br" ip link set "p$i$tag" up
+done
+
+cli() { # cli HOST ARGS...
+    local i=$1
+    shift
+    NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" "$@"
+}
+
+start_node() {
+    local i=$1
+    ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" up --listen "$subnet.$i:7461" \
+        --discovery-port 7460 --beacon "$subnet.255:7460" --log-level debug >>"$work/h$i.log" 2>&1 &
+    pids+=("$!")
+}
+
+wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
+    local seconds=$1 what=$2
+    shift 2
+    local deadline=$((SECONDS + seconds))
+    while ((SECONDS < deadline)); do
+        if "$@"; then return 0; fi
+        sleep 0.2
+    done
+    echo "lan: timed out after ${seconds}s waiting for $what" >&2
+    return 1
+}
+
+check() { # check DESCRIPTION COMMAND...
+    local what=$1
+    shift
+    if "$@"; then
+        log "ok: $what"
+        passed=$((passed + 1))
+    else
+        log "FAILED: $what"
+        failed=$((failed + 1))
+    fi
+}
+
+connected_peers() { cli "$1" peers --json | python3 -c 'import json,sys; print(sum(1 for p in json.load(sys.stdin) if p.get("connected")))'; }
+all_connected() { for i in $(seq 1 "$hosts"); do [[ $(connected_peers "$i") == $((hosts - 1)) ]] || return 1; done; }
+history_of() { cli "$1" history "$2" --json --no-mark-read --limit 1000 | python3 -c 'import json,sys; print("\n".join(m.get("text","?") for m in json.load(sys.stdin)))'; }
+same_everywhere() {
+    local reference
+    reference=$(history_of 1 "$1")
+    [[ $(echo "$reference" | grep -c .) == "$2" ]] || return 1
+    for i in $(seq 2 "$hosts"); do [[ $(history_of "$i" "$1") == "$reference" ]] || return 1; done
+}
+
+for i in $(seq 1 "$hosts"); do cli "$i" init --name "host$i" >/dev/null; done
+for i in $(seq 1 "$hosts"); do start_node "$i"; done
+check "$hosts hosts discover each other by subnet broadcast" wait_for 30 "full mesh" all_connected
+
+others=$(seq -s ' ' 2 "$hosts" | sed 's/[0-9]\+/host&/g')
+conversation=$(cli 1 new $others --title lan --message "hello LAN" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+check "the first message reaches everyone" wait_for 15 "first message" same_everywhere "$conversation" 1
+
+log "taking host2's link down"
+ip netns exec "${tag}h2" ip link set eth0 down
+for n in 1 2 3; do
+    cli 1 send "$conversation" "from host1 during the partition $n" >/dev/null
+    cli 2 send "$conversation" "from host2, cut off, $n" >/dev/null
+    cli "$hosts" send "$conversation" "from host$hosts during the partition $n" >/dev/null
+done
+sleep 2
+log "bringing host2's link back up"
+ip netns exec "${tag}h2" ip link set eth0 up
+expected=$((1 + 9))
+check "every host converges to the same $expected messages in the same order" \
+    wait_for 60 "convergence" same_everywhere "$conversation" "$expected"
+
+echo "lan: $passed passed, $failed failed"
+[[ $failed == 0 ]]
