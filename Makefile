@@ -6,7 +6,7 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux
+TEST_PACKAGES := tmux iproute2 python3
 
 .PHONY: deps test-deps build run test fuzz bench proto format clean
 
@@ -34,6 +34,7 @@ run: deps
 test: test-deps
 	$(SWIFT) build --product confab
 	$(SWIFT) test --parallel
+	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 
 bench: deps
 	$(SWIFT) build -c release --product confab-bench

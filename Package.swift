@@ -115,6 +115,8 @@ let package = Package(
             name: "ConfabNodeTests",
             dependencies: [
                 "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
