@@ -80,7 +80,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "confab-bench",
-            dependencies: ["ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode"]
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ConfabCryptoTests",

@@ -160,11 +160,6 @@ public final class SyncEngine {
                 return output
             }
         }
-        // Stored messages of others are delivered: one coalesced receipt per conversation.
-        var receipts: [Entry] = []
-        for conversation in messagesFromOthers {
-            if let receipt = try store.acknowledgeDelivery(conversation) { receipts.append(receipt) }
-        }
         // Acknowledge: our clock of every conversation the batch touched.
         var acks: [SessionMessage.ConversationClock] = []
         for conversation in touched.sorted() {
@@ -173,15 +168,21 @@ public final class SyncEngine {
             acks.append(.init(conversation: conversation, clock: mine))
         }
         if !acks.isEmpty { output.replies.append(.clocks(acks)) }
-        output.appended += receipts
-        // New entries go on to every other peer that should have them; the receipts go to
-        // the sender as well.
+        // New entries go on to every other peer that should have them.
         output.merge(try localAppended(output.appended, except: peer))
-        if !receipts.isEmpty {
-            for conversation in Set(receipts.map(\.conversationID)) where try shouldShare(conversation, with: peer) {
-                output.replies += try missingEntries(conversation, for: peer)
-            }
+        output.pendingReceipts = messagesFromOthers
+        return output
+    }
+
+    /// Stored messages of others are delivered: one coalesced receipt per conversation,
+    /// offered to every connected peer that should have it, the sender included.
+    public func acknowledgeDelivery(_ conversations: Set<ConversationID>) throws -> SyncOutput {
+        var receipts: [Entry] = []
+        for conversation in conversations.sorted() {
+            if let receipt = try store.acknowledgeDelivery(conversation) { receipts.append(receipt) }
         }
+        var output = try localAppended(receipts)
+        output.appended = receipts
         return output
     }
 

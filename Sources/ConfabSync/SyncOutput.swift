@@ -13,6 +13,10 @@ public struct SyncOutput: Sendable {
     public var statusChanged: Set<ConversationID> = []
     /// Set when the peer sent something no honest node sends: the session must close.
     public var misbehavior: String?
+    /// Conversations where messages of others were stored: the caller passes them to
+    /// `acknowledgeDelivery` once it has published what arrived, so the delivered receipt's
+    /// write does not delay the message itself.
+    public var pendingReceipts: Set<ConversationID> = []
 
     public init() {}
 
@@ -26,6 +30,7 @@ public struct SyncOutput: Sendable {
         for (peer, messages) in other.pushes { push(messages, to: peer) }
         appended += other.appended
         statusChanged.formUnion(other.statusChanged)
+        pendingReceipts.formUnion(other.pendingReceipts)
         if misbehavior == nil { misbehavior = other.misbehavior }
     }
 }

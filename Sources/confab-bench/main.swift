@@ -114,3 +114,26 @@ let singleTime = try measure {
     }
 }
 row("sends, one fsync'd txn each", single, singleTime, ceilingName: "verify", ceiling: verifyCeiling)
+
+// Network: latency between two nodes, and the initial sync of a large store.
+if !CommandLine.arguments.contains("--no-network") {
+    let messages = 1000
+    let rtt = try await NetworkBenchmarks.loopbackRoundTrip(samples: messages)
+    let latency = try await NetworkBenchmarks.latency(messages: messages)
+    let p = NetworkBenchmarks.percentile
+    print(
+        String(
+            format:
+                "one-way latency (%d msgs)        p50 %6.3f ms  p99 %6.3f ms   ceiling loopback RTT p50 %6.3f ms p99 %6.3f ms   ratio p50 %.1f",
+            messages, p(latency, 0.5), p(latency, 0.99), p(rtt, 0.5), p(rtt, 0.99), p(latency, 0.5) / p(rtt, 0.5)))
+    let conversations = 10
+    let perConversation = count >= 20_000 ? 10_000 : max(100, count / 2)
+    let (moved, seconds) = try await NetworkBenchmarks.initialSync(
+        conversations: conversations, perConversation: perConversation)
+    let syncRate = Double(moved) / seconds
+    print(
+        String(
+            format:
+                "initial sync (%d entries, %d convs) %8.0f entries/s   ceiling verify %10.0f/s   ratio %.2f  (%.1f s)",
+            moved, conversations, syncRate, verifyCeiling, syncRate / verifyCeiling, seconds))
+}

@@ -69,6 +69,9 @@ final class SyncHarness {
                 disconnect(from, to)
             }
             dispatch(output, from: to, replyTo: from)
+            if !output.pendingReceipts.isEmpty {
+                dispatch(try to.engine.acknowledgeDelivery(output.pendingReceipts), from: to, replyTo: nil)
+            }
             count += 1
             precondition(count < maxMessages, "sync did not settle")
         }

@@ -59,7 +59,7 @@ extension NodeEvent {
 
 extension Node {
     /// Sends through the node so the message leaves at once.
-    func send(_ text: String, to target: String) throws -> ControlProtocol.Sent {
+    public func send(_ text: String, to target: String) throws -> ControlProtocol.Sent {
         var sender = try MessageSender(store: local.store, target: target)
         let sent = try sender.send(text)
         try didWrite([sent.entry])

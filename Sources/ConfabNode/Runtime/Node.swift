@@ -13,8 +13,8 @@ import NIOPosix
 /// see. Network callbacks arrive on NIO threads and are queued into one ordered stream,
 /// so messages of a session are handled in order and the engine is touched by one task.
 public actor Node {
-    public let local: LocalNode
-    public let options: NodeOptions
+    public nonisolated let local: LocalNode
+    public nonisolated let options: NodeOptions
     let engine: SyncEngine
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
@@ -27,6 +27,7 @@ public actor Node {
     private let inboxContinuation: AsyncStream<NodeInput>.Continuation
     private var presence: [NodeID: PeerPresence] = [:]
     private var watchers: [UInt64: AsyncStream<NodeEvent>.Continuation] = [:]
+    private var reportedStatus: [ConversationID: [UInt64: DeliveryStatus]] = [:]
     private var nextWatcher: UInt64 = 0
     private var storeVersion: Double = 0
     private var stopped = false
@@ -45,7 +46,7 @@ public actor Node {
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
     }
 
-    public var me: NodeID { local.me }
+    public nonisolated var me: NodeID { local.me }
 
     /// Starts listening, discovery and static peers; returns the bound TCP address.
     @discardableResult
@@ -159,6 +160,13 @@ public actor Node {
             session.close(reason: "protocol violation")
         }
         publish(output)
+        if !output.pendingReceipts.isEmpty {
+            do {
+                apply(try engine.acknowledgeDelivery(output.pendingReceipts))
+            } catch {
+                logger.error("could not write a delivered receipt: \(error)")
+            }
+        }
         storeVersion = (try? currentStoreVersion()) ?? storeVersion
     }
 
@@ -166,17 +174,16 @@ public actor Node {
         guard !watchers.isEmpty else { return }
         let store = local.store
         for entry in output.appended where entry.kind == .message {
-            if let message = try? store.history(entry.conversationID, limit: 200).last(where: {
-                $0.author == entry.author && $0.seq == entry.seq
-            }) {
+            if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
                 emit(.message(message))
             }
         }
+        // Only changes: a receipt covers many messages, most of which moved long ago.
         for conversation in output.statusChanged {
-            for message in (try? store.history(conversation, limit: 200)) ?? [] where message.isMine {
-                if let status = message.status {
-                    emit(.status(conversation: conversation, seq: message.seq, status: status))
-                }
+            for (seq, status) in ((try? store.myStatuses(conversation)) ?? [:]).sorted(by: { $0.key < $1.key })
+            where reportedStatus[conversation]?[seq] != status {
+                reportedStatus[conversation, default: [:]][seq] = status
+                emit(.status(conversation: conversation, seq: seq, status: status))
             }
         }
     }

@@ -65,3 +65,36 @@ extension ConfabStore {
         }
     }
 }
+
+extension ConfabStore {
+    /// One message as a chat shows it; nil when it is not held (or not a message).
+    public func message(_ conversation: ConversationID, author: NodeID, seq: UInt64) throws -> ChatMessage? {
+        try writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT author, seq, text, timestamp, clockSum FROM message
+                            WHERE conversationId = ? AND author = ? AND seq = ?
+                            """),
+                    arguments: [conversation.bytes, author.bytes, seq])
+            else { return nil }
+            return self.chatMessage(
+                row: row, conversation: conversation,
+                context: try DeliveryContext(conversation: conversation, me: me, db: db),
+                names: try self.nameMap(conversation: conversation, db: db))
+        }
+    }
+
+    /// The status of each of my latest `limit` messages in a conversation, by seq.
+    public func myStatuses(_ conversation: ConversationID, limit: Int = 100) throws -> [UInt64: DeliveryStatus] {
+        try writer.read { db in
+            let seqs = try UInt64.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT seq FROM message WHERE conversationId = ? AND author = ? ORDER BY seq DESC LIMIT ?"),
+                arguments: [conversation.bytes, me.bytes, limit])
+            let context = try DeliveryContext(conversation: conversation, me: me, db: db)
+            return Dictionary(uniqueKeysWithValues: seqs.map { ($0, context.status(ofMySeq: $0)) })
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Two real nodes in this process on 127.0.0.1 (discovery off, a static peer), measured
+/// through their public APIs.
+enum NetworkBenchmarks {
+    struct Pair {
+        let alice: Node
+        let bob: Node
+        let root: URL
+    }
+
+    static func makeNodes(prepare: (LocalNode, LocalNode) throws -> Void = { _, _ in }) async throws -> Pair {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "confab-bench-net-\(UUID().uuidString)")
+        let aliceDir = DataDirectory(url: root.appendingPathComponent("alice"))
+        let bobDir = DataDirectory(url: root.appendingPathComponent("bob"))
+        let aliceLocal = try LocalNode.initialize(aliceDir, name: "alice")
+        let bobLocal = try LocalNode.initialize(bobDir, name: "bob")
+        try aliceLocal.store.savePeer(bobLocal.me, name: "bob")
+        try bobLocal.store.savePeer(aliceLocal.me, name: "alice")
+        try prepare(aliceLocal, bobLocal)
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        var aliceOptions = NodeOptions(directory: aliceDir)
+        aliceOptions.listenHost = "127.0.0.1"
+        aliceOptions.listenPort = 0
+        aliceOptions.discovery = false
+        aliceOptions.logger = logger
+        let alice = try Node(options: aliceOptions)
+        let address = try await alice.start()
+        var bobOptions = NodeOptions(directory: bobDir)
+        bobOptions.listenHost = "127.0.0.1"
+        bobOptions.listenPort = 0
+        bobOptions.discovery = false
+        bobOptions.staticPeers = ["\(aliceLocal.me.hex)@127.0.0.1:\(address.port!)"]
+        bobOptions.logger = logger
+        let bob = try Node(options: bobOptions)
+        return Pair(alice: alice, bob: bob, root: root)
+    }
+
+    /// One-way latency: from alice's send call to bob's message event, one message at a time.
+    static func latency(messages: Int) async throws -> [Double] {
+        let pair = try await makeNodes()
+        defer { try? FileManager.default.removeItem(at: pair.root) }
+        let events = await pair.bob.events()
+        try await pair.bob.start()
+        // Wait for the session (the first message also creates the conversation).
+        _ = try await pair.alice.send("warm-up", to: "bob")
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next() {
+            if case .message(let m) = event, m.text == "warm-up" { break }
+        }
+        var samples: [Double] = []
+        for i in 0..<messages {
+            let text = "latency \(i)"
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await pair.alice.send(text, to: "bob")
+            while let event = await iterator.next() {
+                if case .message(let m) = event, m.text == text { break }
+            }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        await pair.alice.stop()
+        await pair.bob.stop()
+        return samples.sorted()
+    }
+
+    /// Initial sync: alice holds `conversations` × `perConversation` messages; bob starts
+    /// empty. Returns (entries moved, seconds).
+    static func initialSync(conversations: Int, perConversation: Int) async throws -> (Int, Double) {
+        var expected = 0.0
+        let pair = try await makeNodes { alice, bob in
+            for c in 0..<conversations {
+                let id = try alice.store.createConversation(with: [bob.me], title: "sync \(c)").id
+                var written = 0
+                while written < perConversation {
+                    let n = min(1000, perConversation - written)
+                    _ = try alice.store.sendMessages(
+                        (0..<n).map { "conversation \(c) message \(written + $0)" }, to: id)
+                    written += n
+                }
+            }
+            expected = try alice.store.headTotal()
+        }
+        defer { try? FileManager.default.removeItem(at: pair.root) }
+        let bobStore = pair.bob.local.store
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await pair.bob.start()
+        var held = 0.0
+        while true {
+            // Count only alice's entries: bob's receipts add to bob's own heads.
+            held = try bobStore.allClocks().values.reduce(0) { $0 + Double($1[pair.alice.me]) }
+            if held >= expected { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        await pair.alice.stop()
+        await pair.bob.stop()
+        return (Int(held), seconds)
+    }
+
+    /// The ceiling for latency: a bare TCP round trip over loopback with NIO, 64 bytes.
+    static func loopbackRoundTrip(samples count: Int) async throws -> [Double] {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let server = try await ServerBootstrap(group: group)
+            .childChannelInitializer { $0.pipeline.addHandler(Echo()) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let client = try await ClientBootstrap(group: group)
+            .connect(host: "127.0.0.1", port: server.localAddress!.port!) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        var samples: [Double] = []
+        try await client.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            for _ in 0..<count {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await outbound.write(ByteBuffer(repeating: 7, count: 64))
+                var received = 0
+                while received < 64, let chunk = try await iterator.next() { received += chunk.readableBytes }
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            }
+        }
+        try await server.close()
+        return samples.sorted()
+    }
+
+    final class Echo: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.writeAndFlush(data, promise: nil)
+        }
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
