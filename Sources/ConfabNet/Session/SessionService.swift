@@ -9,7 +9,7 @@ import NIOPosix
 ///
 /// The service holds its delegate strongly until `shutdown()` has finished.
 public final class SessionService: Sendable {
-    private let core: SessionCore
+    let core: SessionCore
     private let group: any EventLoopGroup
 
     public init(configuration: SessionConfiguration, group: any EventLoopGroup, delegate: any SessionDelegate) {
