@@ -6,13 +6,13 @@ import NIOCore
 import NIOPosix
 import Testing
 
+@testable import ConfabNet
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-@testable import ConfabNet
 
 /// Real UDP discovery, confined to loopback.
 ///
@@ -140,9 +140,10 @@ struct DiscoveryServiceTests {
             try await send(beacon(Keys.carol, 5), via: mallory, port: port)  // sentinel: everything before is in
 
             try await eventually("sentinel") { heard.nodes.contains(Keys.carol.id) }
-            #expect(heard.all.map { "\($0.0.node.shortHex)@\($0.0.timestamp)" } == [
-                "\(Keys.bob.id.shortHex)@100", "\(Keys.carol.id.shortHex)@5",
-            ])
+            #expect(
+                heard.all.map { "\($0.0.node.shortHex)@\($0.0.timestamp)" } == [
+                    "\(Keys.bob.id.shortHex)@100", "\(Keys.carol.id.shortHex)@5",
+                ])
             try await mallory.close()
             await alice.stop()
         }

@@ -31,7 +31,8 @@ struct SessionServiceTests {
             dialled.send(hello)
             let big = SessionMessage.entries([[UInt8](repeating: 7, count: 60_000), [1, 2, 3]])
             let want = SessionMessage.want(
-                .init(conversation: ConversationID(bytes: [UInt8](repeating: 1, count: 16))!, author: alice.id, after: 3))
+                .init(
+                    conversation: ConversationID(bytes: [UInt8](repeating: 1, count: 16))!, author: alice.id, after: 3))
             dialled.send([big, want])
             for n in 0..<100 { accepted.send(.entries([[UInt8(n)]])) }
 
