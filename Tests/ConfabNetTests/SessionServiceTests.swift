@@ -322,4 +322,19 @@ struct SessionServiceTests {
             try await alice.shutdown()
         }
     }
+
+    @Test func aNodeDoesNotTalkToItself() async throws {
+        try await withEventLoopGroup { group in
+            let alice = try await TestNode.start(Keys.alice, group: group)
+            await #expect(throws: SessionError.connectedToSelf) { _ = try await alice.dial(alice) }
+            // Someone else holding Alice's key (or Alice by a detour) is turned away too.
+            let (_, log) = try await connectByHand(
+                group: group, port: alice.port, handshakeAs: Keys.alice, server: alice.id)
+            try await eventually("closed") { log.closed }
+            #expect(log.handshakeCompleted)
+            #expect(alice.delegate.events.isEmpty)
+            #expect(alice.logs.all.contains { $0.metadata["reason"] == "\(SessionError.connectedToSelf)" })
+            try await alice.shutdown()
+        }
+    }
 }

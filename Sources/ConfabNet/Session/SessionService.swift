@@ -61,6 +61,7 @@ public final class SessionService: Sendable {
     /// session the peer dialled at the same moment, that session is returned.
     public func dial(host: String, port: Int, remote: NodeID) async throws -> PeerSession {
         let core = self.core
+        guard remote != core.localNode else { throw SessionError.connectedToSelf }
         switch try core.beginDial(to: remote, on: group.next()) {
         case .existing(let session):
             return session
