@@ -136,7 +136,8 @@ struct BeaconHandlerTests {
         try channel.activate()
         let beacons = try sent(channel)
         #expect(beacons.map(\.0) == targets)
-        #expect(beacons.allSatisfy { $0.1 == Beacon(node: Keys.alice.id, tcpPort: 7461, role: .relay, timestamp: 1000) })
+        #expect(
+            beacons.allSatisfy { $0.1 == Beacon(node: Keys.alice.id, tcpPort: 7461, role: .relay, timestamp: 1000) })
     }
 
     @Test func announcesAgainWithinTheJitteredInterval() throws {

@@ -16,7 +16,8 @@ struct BoxStreamHandlerTests {
     /// The client's sending half and the server's receiving half of one handshake.
     func pair() throws -> Pair {
         let outcomes = try handshakeOutcomes()
-        let sender = EmbeddedChannel(handler: BoxStreamEncryptHandler(encryptor: try BoxStreamEncryptor(outcome: outcomes.client)))
+        let sender = EmbeddedChannel(
+            handler: BoxStreamEncryptHandler(encryptor: try BoxStreamEncryptor(outcome: outcomes.client)))
         let received = TailRecorder()
         let receiver = EmbeddedChannel()
         try receiver.pipeline.syncOperations.addHandlers([

@@ -92,7 +92,10 @@ struct FramingTests {
 
     @Test func theEncoderRefusesAMessageOverTheLimit() throws {
         let channel = EmbeddedChannel(handler: SessionMessageEncoder(maxMessageBytes: 100, logger: quietLogger()))
-        #expect(throws: SessionError.messageTooLarge(SessionCodec.encode(.entries([[UInt8](repeating: 1, count: 200)])).count, limit: 100)) {
+        #expect(
+            throws: SessionError.messageTooLarge(
+                SessionCodec.encode(.entries([[UInt8](repeating: 1, count: 200)])).count, limit: 100)
+        ) {
             try channel.writeAndFlush(SessionMessage.entries([[UInt8](repeating: 1, count: 200)])).wait()
         }
         #expect(try channel.drainOutbound().isEmpty)

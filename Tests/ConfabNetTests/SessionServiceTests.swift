@@ -31,7 +31,8 @@ struct SessionServiceTests {
             dialled.send(hello)
             let big = SessionMessage.entries([[UInt8](repeating: 7, count: 60_000), [1, 2, 3]])
             let want = SessionMessage.want(
-                .init(conversation: ConversationID(bytes: [UInt8](repeating: 1, count: 16))!, author: alice.id, after: 3))
+                .init(
+                    conversation: ConversationID(bytes: [UInt8](repeating: 1, count: 16))!, author: alice.id, after: 3))
             dialled.send([big, want])
             for n in 0..<100 { accepted.send(.entries([[UInt8(n)]])) }
 
@@ -318,6 +319,21 @@ struct SessionServiceTests {
             try await eventually("alice saw the close") { alice.delegate.closed.count == 1 }
             #expect(alice.delegate.closed.first?.1 == "\(SessionError.connectionLost)")
             #expect(alice.service.statistics.failed == 1)
+            try await alice.shutdown()
+        }
+    }
+
+    @Test func aNodeDoesNotTalkToItself() async throws {
+        try await withEventLoopGroup { group in
+            let alice = try await TestNode.start(Keys.alice, group: group)
+            await #expect(throws: SessionError.connectedToSelf) { _ = try await alice.dial(alice) }
+            // Someone else holding Alice's key (or Alice by a detour) is turned away too.
+            let (_, log) = try await connectByHand(
+                group: group, port: alice.port, handshakeAs: Keys.alice, server: alice.id)
+            try await eventually("closed") { log.closed }
+            #expect(log.handshakeCompleted)
+            #expect(alice.delegate.events.isEmpty)
+            #expect(alice.logs.all.contains { $0.metadata["reason"] == "\(SessionError.connectedToSelf)" })
             try await alice.shutdown()
         }
     }

@@ -49,7 +49,9 @@ struct TestNode {
 
     func dial(_ other: TestNode) async throws -> PeerSession {
         let service = self.service
-        return try await withTimeout("dial") { try await service.dial(host: "127.0.0.1", port: other.port, remote: other.id) }
+        return try await withTimeout("dial") {
+            try await service.dial(host: "127.0.0.1", port: other.port, remote: other.id)
+        }
     }
 
     func shutdown() async throws {

@@ -112,7 +112,8 @@ final class BeaconAnnouncer: ChannelInboundHandler {
             promise.futureResult.whenFailure { error in
                 logger.debug("beacon not sent", metadata: ["target": "\(target)", "reason": "\(error)"])
             }
-            context.write(Self.wrapOutboundOut(AddressedEnvelope(remoteAddress: target, data: datagram)), promise: promise)
+            context.write(
+                Self.wrapOutboundOut(AddressedEnvelope(remoteAddress: target, data: datagram)), promise: promise)
         }
         context.flush()
     }

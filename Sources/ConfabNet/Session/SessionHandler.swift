@@ -119,7 +119,8 @@ final class SessionHandler: ChannelInboundHandler {
             dialPromise = nil
         case .open(let session):
             core.unregister(session)
-            let error: (any Error)? = endedInOrder ? nil : (firstError ?? SessionError.connectionLost)
+            // An error recorded before the end counts even if a goodbye slipped in after it.
+            let error: (any Error)? = firstError ?? (endedInOrder ? nil : SessionError.connectionLost)
             if error != nil { core.record { $0.failed += 1 } }
             logger.debug("session closed", metadata: ["reason": "\(error.map { "\($0)" } ?? "orderly")"])
             core.delegate?.sessionDidClose(session, error: error)

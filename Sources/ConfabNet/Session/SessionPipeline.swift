@@ -29,7 +29,8 @@ enum SessionPipeline {
         }
         let accepted = if case .responder = role { true } else { false }
         try core.admit(
-            id: id, SessionCore.Connection(channel: channel, handler: NIOLoopBound(session, eventLoop: channel.eventLoop)),
+            id: id,
+            SessionCore.Connection(channel: channel, handler: NIOLoopBound(session, eventLoop: channel.eventLoop)),
             accepted: accepted)
         channel.closeFuture.whenComplete { _ in core.release(id: id) }
 

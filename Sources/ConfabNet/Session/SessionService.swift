@@ -9,7 +9,7 @@ import NIOPosix
 ///
 /// The service holds its delegate strongly until `shutdown()` has finished.
 public final class SessionService: Sendable {
-    private let core: SessionCore
+    let core: SessionCore
     private let group: any EventLoopGroup
 
     public init(configuration: SessionConfiguration, group: any EventLoopGroup, delegate: any SessionDelegate) {
@@ -61,6 +61,7 @@ public final class SessionService: Sendable {
     /// session the peer dialled at the same moment, that session is returned.
     public func dial(host: String, port: Int, remote: NodeID) async throws -> PeerSession {
         let core = self.core
+        guard remote != core.localNode else { throw SessionError.connectedToSelf }
         switch try core.beginDial(to: remote, on: group.next()) {
         case .existing(let session):
             return session

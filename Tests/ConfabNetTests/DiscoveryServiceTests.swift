@@ -1,0 +1,192 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import ConfabNet
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Real UDP discovery, confined to loopback.
+///
+/// On Linux a socket bound to 127.0.0.1 never receives datagrams sent to the loopback
+/// broadcast address 127.255.255.255 (broadcasts are delivered only to sockets bound to
+/// the wildcard or to that broadcast address), and unicast to a SO_REUSEPORT group reaches
+/// only one of its sockets. So the services here bind 127.255.255.255 itself: they then
+/// receive loopback broadcasts, every socket of the group gets each one, and they still
+/// send from 127.0.0.1. Nothing leaves the machine, and nothing from outside comes in.
+@Suite("DiscoveryService", .timeLimit(.minutes(1)))
+struct DiscoveryServiceTests {
+    static let broadcastHost = "127.255.255.255"
+
+    final class Heard: Sendable {
+        private let log = NIOLockedValueBox<[(Beacon, SocketAddress)]>([])
+        var all: [(Beacon, SocketAddress)] { log.withLockedValue { $0 } }
+        var nodes: [NodeID] { all.map(\.0.node) }
+        func append(_ beacon: Beacon, _ from: SocketAddress) { log.withLockedValue { $0.append((beacon, from)) } }
+    }
+
+    /// Reserves a free UDP port on the loopback broadcast address. The probe joins the
+    /// SO_REUSEPORT group itself, so the port cannot be taken by anyone else before the
+    /// services bind it; close it once they have.
+    func reservePort(group: any EventLoopGroup) async throws -> (any Channel, Int) {
+        let probe = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+            .bind(host: Self.broadcastHost, port: 0).get()
+        return (probe, probe.localAddress!.port!)
+    }
+
+    func service(
+        _ keys: SigningKeyPair, port: Int, group: any EventLoopGroup, interval: TimeAmount = .milliseconds(100),
+        tcpPort: UInt16 = 7461
+    ) throws -> (DiscoveryService, Heard) {
+        var configuration = DiscoveryConfiguration(
+            identity: keys, networkKey: .default, tcpPort: tcpPort,
+            targets: [try SocketAddress(ipAddress: Self.broadcastHost, port: port)], logger: quietLogger())
+        configuration.bindHost = Self.broadcastHost
+        configuration.port = port
+        configuration.interval = interval
+        let heard = Heard()
+        let service = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
+        return (service, heard)
+    }
+
+    /// Sends datagrams to the loopback broadcast address from a socket of its own.
+    func sender(group: any EventLoopGroup) async throws -> any Channel {
+        try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_broadcast), value: 1)
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    func send(_ bytes: [UInt8], via channel: any Channel, port: Int) async throws {
+        let target = try SocketAddress(ipAddress: Self.broadcastHost, port: port)
+        try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: target, data: ByteBuffer(bytes: bytes)))
+    }
+
+    @Test func twoServicesOnOnePortHearEachOtherAndNotThemselves() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            let (alice, aliceHeard) = try service(Keys.alice, port: port, group: group, tcpPort: 1111)
+            let (bob, bobHeard) = try service(Keys.bob, port: port, group: group, tcpPort: 2222)
+            try await alice.start()
+            try await bob.start()
+            try await probe.close()
+            #expect(alice.localAddress?.port == port && bob.localAddress?.port == port)
+
+            try await eventually("both heard") { aliceHeard.all.count >= 3 && bobHeard.all.count >= 3 }
+            #expect(Set(aliceHeard.nodes) == [Keys.bob.id])
+            #expect(Set(bobHeard.nodes) == [Keys.alice.id])
+            #expect(aliceHeard.all.allSatisfy { $0.0.tcpPort == 2222 && $0.1.ipAddress == "127.0.0.1" })
+            #expect(bobHeard.all.allSatisfy { $0.0.tcpPort == 1111 && $0.1.ipAddress == "127.0.0.1" })
+            let timestamps = aliceHeard.all.map(\.0.timestamp)
+            #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count)
+
+            await alice.stop()
+            await bob.stop()
+        }
+    }
+
+    /// The control for the test above: the port really is shared only thanks to the
+    /// options. (On Linux SO_REUSEADDR alone would already let UDP sockets share a port;
+    /// SO_REUSEPORT is what BSD-derived systems need.)
+    @Test func aSocketWithoutTheReuseOptionsCannotBindThePort() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            let (alice, _) = try service(Keys.alice, port: port, group: group)
+            try await alice.start()
+            await #expect(throws: (any Error).self) {
+                let plain = try await DatagramBootstrap(group: group)
+                    .bind(host: Self.broadcastHost, port: port).get()
+                try await plain.close()
+            }
+            try await probe.close()
+            await alice.stop()
+        }
+    }
+
+    @Test func foreignForgedAndReplayedBeaconsAreIgnored() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            // A long interval: Alice's own beacons play no part here.
+            let (alice, heard) = try service(Keys.alice, port: port, group: group, interval: .seconds(30))
+            try await alice.start()
+            try await probe.close()
+            let mallory = try await sender(group: group)
+
+            func beacon(_ keys: SigningKeyPair, _ timestamp: Int64, network: NetworkKey = .default) -> [UInt8] {
+                BeaconCodec.encode(
+                    Beacon(node: keys.id, tcpPort: 7461, role: .person, timestamp: timestamp), signedBy: keys,
+                    networkKey: network)
+            }
+            var forged = beacon(Keys.bob, 50)
+            forged[forged.count - 3] ^= 0x10
+
+            try await send(beacon(Keys.carol, 10, network: .random()), via: mallory, port: port)  // other network
+            try await send(forged, via: mallory, port: port)  // bad signature
+            try await send(Array("not a beacon".utf8), via: mallory, port: port)
+            try await send(beacon(Keys.alice, Int64.max - 1), via: mallory, port: port)  // "from" Alice herself
+            let genuine = beacon(Keys.bob, 100)
+            try await send(genuine, via: mallory, port: port)
+            try await send(genuine, via: mallory, port: port)  // replay
+            try await send(beacon(Keys.bob, 99), via: mallory, port: port)  // older
+            try await send(beacon(Keys.carol, 5), via: mallory, port: port)  // sentinel: everything before is in
+
+            try await eventually("sentinel") { heard.nodes.contains(Keys.carol.id) }
+            #expect(
+                heard.all.map { "\($0.0.node.shortHex)@\($0.0.timestamp)" } == [
+                    "\(Keys.bob.id.shortHex)@100", "\(Keys.carol.id.shortHex)@5",
+                ])
+            try await mallory.close()
+            await alice.stop()
+        }
+    }
+
+    @Test func announceNowSendsAtOnce() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            let (alice, aliceHeard) = try service(Keys.alice, port: port, group: group, interval: .seconds(30))
+            let (bob, _) = try service(Keys.bob, port: port, group: group, interval: .seconds(30))
+            try await alice.start()
+            try await bob.start()
+            try await probe.close()
+            try await eventually("first beacon") { aliceHeard.all.count == 1 }
+            bob.announceNow()
+            try await eventually("second beacon") { aliceHeard.all.count == 2 }
+            await alice.stop()
+            await bob.stop()
+        }
+    }
+
+    @Test func startTwiceOrAfterStopIsRefused() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            let (alice, _) = try service(Keys.alice, port: port, group: group)
+            try await alice.start()
+            await #expect(throws: DiscoveryError.alreadyStarted) { try await alice.start() }
+            await alice.stop()
+            await #expect(throws: DiscoveryError.stopped) { try await alice.start() }
+            #expect(alice.localAddress == nil)
+            try await probe.close()
+        }
+    }
+
+    @Test func defaultBroadcastTargetsAreNeverLoopback() throws {
+        // Only inspected, never used: sending to them would leave the machine.
+        for target in DiscoveryConfiguration.defaultBroadcastTargets(port: 7460) {
+            guard case .v4 = target, let ip = target.ipAddress else {
+                Issue.record("not IPv4: \(target)")
+                continue
+            }
+            #expect(!ip.hasPrefix("127."))
+            #expect(target.port == 7460)
+        }
+    }
+}
