@@ -58,10 +58,12 @@ enum NetworkBenchmarks {
             if case .message(let m) = event, m.text == "warm-up" { break }
         }
         var samples: [Double] = []
+        var sendOnly: [Double] = []
         for i in 0..<messages {
             let text = "latency \(i)"
             let start = DispatchTime.now().uptimeNanoseconds
             _ = try await pair.alice.send(text, to: "bob")
+            sendOnly.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             while let event = await iterator.next() {
                 if case .message(let m) = event, m.text == text { break }
             }
@@ -69,6 +71,9 @@ enum NetworkBenchmarks {
         }
         await pair.alice.stop()
         await pair.bob.stop()
+        if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil {
+            print("  send call alone: p50 \(percentile(sendOnly.sorted(), 0.5)) ms")
+        }
         return samples.sorted()
     }
 

@@ -13,14 +13,54 @@ extension Date {
 extension VectorClock {
     /// Clocks are kept as small JSON objects in the store: readable with the sqlite3 shell,
     /// and never on a hot path that would justify a binary form.
+    /// Written by hand: this runs for every stored entry, and the form is fixed and
+    /// trivial (hex keys, decimal values, sorted), so Foundation's general encoder is not
+    /// worth its cost here. The same bytes JSONEncoder with sorted keys would produce.
     var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try! encoder.encode(self), as: UTF8.self)
+        "{" + sortedEntries.map { "\"\($0.author.hex)\":\($0.seq)" }.joined(separator: ",") + "}"
     }
 
+    /// Reads what `json` writes; anything else goes through Foundation's decoder, which
+    /// reports errors properly.
     init(json: String) throws {
-        self = try JSONDecoder().decode(VectorClock.self, from: Data(json.utf8))
+        if let clock = Self.parseCompact(json) {
+            self = clock
+        } else {
+            self = try JSONDecoder().decode(VectorClock.self, from: Data(json.utf8))
+        }
+    }
+
+    private static func parseCompact(_ json: String) -> VectorClock? {
+        let bytes = Array(json.utf8)
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
+        var clock = VectorClock()
+        var index = 1
+        let end = bytes.count - 1
+        while index < end {
+            // "<64 hex>":<digits>[,]
+            guard bytes[index] == UInt8(ascii: "\""), index + 66 < bytes.count, bytes[index + 65] == UInt8(ascii: "\""),
+                bytes[index + 66] == UInt8(ascii: ":"),
+                let author = NodeID(hex: String(decoding: bytes[(index + 1)...(index + 64)], as: UTF8.self))
+            else { return nil }
+            index += 67
+            var seq: UInt64 = 0
+            var digits = 0
+            while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                let (times, o1) = seq.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
+                guard !o1, !o2 else { return nil }
+                seq = sum
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            clock[author] = seq
+            if index < end {
+                guard bytes[index] == UInt8(ascii: ","), index + 1 < end else { return nil }
+                index += 1
+            }
+        }
+        return clock
     }
 }
 
