@@ -77,6 +77,17 @@ public final class SyncEngine {
         return output
     }
 
+    /// Another process wrote to these conversations: offer what peers lack.
+    public func offer(_ conversations: Set<ConversationID>) throws -> SyncOutput {
+        var output = SyncOutput()
+        for peer in peers.keys where peers[peer]?.helloReceived == true {
+            for conversation in conversations.sorted() where try shouldShare(conversation, with: peer) {
+                output.push(try missingEntries(conversation, for: peer), to: peer)
+            }
+        }
+        return output
+    }
+
     /// Announces every shared conversation to every peer and sends what each lacks: used
     /// after another process wrote to the store, and on an explicit resync.
     public func resyncAll() throws -> SyncOutput {

@@ -23,7 +23,10 @@ import Testing
     }
 
     @Test func malformedJSONIsAnErrorNotACrash() {
-        for text in ["", "{", "{\"zz\":1}", "{\"" + String(repeating: "a", count: 64) + "\":}", "[1]", "{\"a\":99999999999999999999999}"] {
+        for text in [
+            "", "{", "{\"zz\":1}", "{\"" + String(repeating: "a", count: 64) + "\":}", "[1]",
+            "{\"a\":99999999999999999999999}",
+        ] {
             #expect(throws: (any Error).self) { try VectorClock(json: text) }
         }
     }

@@ -1,3 +1,4 @@
+import ConfabModel
 import Foundation
 import NIOCore
 import NIOPosix
@@ -11,6 +12,14 @@ public enum ControlClient {
     /// Whether a node seems to serve this data directory (its socket exists).
     public static func mightBeRunning(_ directory: DataDirectory) -> Bool {
         FileManager.default.fileExists(atPath: socketPath(directory))
+    }
+
+    /// Tells a running node that a command wrote to `conversation` through the store, so it
+    /// offers the new entries at once; does nothing when no node runs.
+    public static func notifyIfRunning(_ directory: DataDirectory, conversation: ConversationID) async {
+        guard mightBeRunning(directory) else { return }
+        _ = try? await request(
+            directory, method: "notify", params: ["conversation": conversation.hex], as: ControlProtocol.Empty.self)
     }
 
     /// One request, one response.

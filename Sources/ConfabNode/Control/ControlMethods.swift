@@ -18,6 +18,12 @@ enum ControlMethods {
                     throw NodeError.control("send needs params target and text")
                 }
                 reply(request, try await node.send(text, to: target), channel)
+            case "notify":
+                guard let conversation = params["conversation"].flatMap(ConversationID.init(hex:)) else {
+                    throw NodeError.control("notify needs param conversation (32 hex characters)")
+                }
+                try await node.changed(conversation)
+                reply(request, ControlProtocol.Empty(), channel)
             case "resync":
                 try await node.resync()
                 reply(request, ControlProtocol.Empty(), channel)
@@ -58,6 +64,12 @@ extension NodeEvent {
 }
 
 extension Node {
+    /// A CLI command wrote to this conversation through the store: offer it now rather than
+    /// at the next store poll.
+    public func changed(_ conversation: ConversationID) throws {
+        apply(try engine.offer([conversation]))
+    }
+
     /// Sends through the node so the message leaves at once.
     public func send(_ text: String, to target: String) throws -> ControlProtocol.Sent {
         var sender = try MessageSender(store: local.store, target: target)

@@ -14,10 +14,11 @@ public struct MessageSender {
     public let store: ConfabStore
     private(set) var conversation: ConversationID?
     private let newWith: NodeID?
-    public let name: String
+    private let target: String
 
     public init(store: ConfabStore, target: String) throws {
         self.store = store
+        self.target = target
         let resolver = Resolver(store: store)
         let id: ConversationID
         do {
@@ -29,12 +30,17 @@ public struct MessageSender {
             let peer = try resolver.peer(target)
             conversation = nil
             newWith = peer
-            name = try store.peer(peer)?.name ?? peer.shortHex
             return
         }
         conversation = id
         newWith = nil
-        name = try store.conversation(id)?.displayName ?? target
+    }
+
+    /// Who the messages go to, for people to read (computed on demand: the node's send path
+    /// does not need it).
+    public func name() throws -> String {
+        if let conversation { return try store.conversation(conversation)?.displayName ?? target }
+        return try newWith.flatMap { try store.peer($0)?.name } ?? target
     }
 
     public mutating func send(_ text: String) throws -> Sent {

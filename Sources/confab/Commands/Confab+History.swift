@@ -2,7 +2,7 @@ import ArgumentParser
 import ConfabNode
 
 extension Confab {
-    struct History: ParsableCommand {
+    struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a conversation's messages (and mark them read).")
 
@@ -22,11 +22,13 @@ extension Confab {
             guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
         }
 
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
             let id = try Resolver(store: node.store).conversation(conversation)
             let messages = try node.store.history(id, limit: limit)
-            if !noMarkRead { try node.store.markRead(id) }
+            if !noMarkRead, try node.store.markRead(id) != nil {
+                await ControlClient.notifyIfRunning(node.directory, conversation: id)
+            }
             if output.json {
                 try JSONOutput.print(messages.map(JSONOutput.message))
                 return

@@ -5,7 +5,7 @@ import ConfabStore
 
 /// archive, unarchive, pin, unpin, mute, unmute, mark-read, mark-unread: each changes one local flag of
 /// one conversation, so they share this shape.
-protocol ConversationFlagCommand: ParsableCommand {
+protocol ConversationFlagCommand: AsyncParsableCommand {
     var global: GlobalOptions { get }
     var output: OutputOptions { get }
     var conversation: String { get }
@@ -14,10 +14,12 @@ protocol ConversationFlagCommand: ParsableCommand {
 }
 
 extension ConversationFlagCommand {
-    func run() throws {
+    func run() async throws {
         let node = try global.open()
         let id = try Resolver(store: node.store).conversation(conversation)
         try apply(to: id, in: node.store)
+        // Only mark-read writes an entry (a receipt) that peers need; flags stay local.
+        if Self.self == Confab.MarkRead.self { await ControlClient.notifyIfRunning(node.directory, conversation: id) }
         guard let summary = try node.store.conversation(id) else { return }
         if output.json {
             try JSONOutput.print(JSONOutput.conversation(summary))

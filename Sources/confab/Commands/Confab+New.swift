@@ -3,7 +3,7 @@ import ConfabModel
 import ConfabNode
 
 extension Confab {
-    struct New: ParsableCommand {
+    struct New: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start a conversation (a new thread) with one or more peers.")
 
@@ -26,11 +26,12 @@ extension Confab {
             }
         }
 
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
             let resolver = Resolver(store: node.store)
             let members = try peers.map(resolver.peer)
             let created = try node.store.createConversation(with: members, title: title, firstMessage: message)
+            await ControlClient.notifyIfRunning(node.directory, conversation: created.id)
             let summary = try node.store.conversation(created.id)!
             if output.json {
                 try JSONOutput.print(JSONOutput.conversation(summary))

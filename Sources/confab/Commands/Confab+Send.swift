@@ -113,7 +113,7 @@ struct SendChannel {
     private let directory: DataDirectory
     private let target: String
     private(set) var viaNode: Bool
-    var name: String { direct.name }
+    var name: String { (try? direct.name()) ?? target }
 
     init(node: LocalNode, target: String) throws {
         direct = try MessageSender(store: node.store, target: target)
