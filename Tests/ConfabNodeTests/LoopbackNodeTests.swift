@@ -105,6 +105,80 @@ import Testing
         #expect(try bob.cli(["status"]).stdout.contains("Online · 1 peer"))
     }
 
+    @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
+        defer { for node in nodes { try? node.stop() } }
+        for node in nodes { try node.start() }
+        try waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
+        let group = try alice.cli(["new", "bob", "carol", "--title", "p", "--message", "before", "--json"])
+        let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
+        func texts(_ node: NodeProcess) throws -> [String] {
+            let history = try node.cli(["history", id, "--json", "--no-mark-read", "--limit", "1000"])
+            return ((try? history.json()) as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
+        }
+        try waitUntil(timeout: 10, "the first message everywhere") {
+            try nodes.allSatisfy { try texts($0) == ["before"] }
+        }
+
+        // Cut carol off: her node stops; everyone keeps writing, carol offline.
+        try carol.stop()
+        for n in 1...3 {
+            #expect(try alice.cli(["send", id, "alice \(n)"]).status == 0)
+            #expect(try bob.cli(["send", id, "bob \(n)"]).status == 0)
+            #expect(try carol.cli(["send", id, "carol \(n)"]).status == 0)
+        }
+        try carol.start()
+        try waitUntil(timeout: 20, "identical histories after the heal") {
+            let reference = try texts(alice)
+            return try reference.count == 10 && texts(bob) == reference && texts(carol) == reference
+        }
+    }
+
+    @Test func watchStreamsMessagesStatusAndPresence() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
+        defer {
+            try? alice.stop()
+            try? bob.stop()
+        }
+        try alice.start()
+        let events = root.appendingPathComponent("watch.jsonl")
+        _ = FileManager.default.createFile(atPath: events.path, contents: nil)
+        let watch = Process()
+        watch.executableURL = NodeProcess.binary
+        watch.arguments = ["--data", alice.data.path, "watch", "--json"]
+        watch.standardOutput = try FileHandle(forWritingTo: events)
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate() } }
+        usleep(300_000)
+
+        try bob.start()
+        try waitUntil(timeout: 20, "alice to see bob") { try alice.onlinePeers() == ["bob"] }
+        #expect(try bob.cli(["send", "alice", "watch this"]).status == 0)
+        #expect(try alice.cli(["send", "bob", "and this", "--wait", "--timeout", "10"]).status == 0)
+        try bob.stop()
+
+        func lines() throws -> [[String: Any]] {
+            try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        try waitUntil(timeout: 15, "message, status and presence events") {
+            let all = try lines()
+            let kinds = Set(all.compactMap { $0["event"] as? String })
+            let texts = all.compactMap { ($0["message"] as? [String: Any])?["text"] as? String }
+            return kinds.isSuperset(of: ["peer_online", "message", "status", "peer_offline"])
+                && texts.contains("watch this") && texts.contains("and this")
+        }
+        let statuses = try lines().compactMap { $0["status"] as? String }
+        #expect(statuses.contains("delivered"))
+    }
+
     @Test func secondNodeOnTheSameDataDirectoryIsRefused() throws {
         let root = try temporaryRoot()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())

@@ -91,6 +91,14 @@ public actor Node {
         for peer in options.staticPeers {
             tasks.append(Task { [weak self] in await self?.keepDialing(peer) })
         }
+        // Peers met before are dialled at their last known address too, so a node finds its
+        // peers again after a restart even where broadcasts do not reach.
+        let staticKeys = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
+        for peer in try local.store.peers() where !staticKeys.contains(peer.id) {
+            guard let address = peer.address else { continue }
+            let target = "\(peer.id.hex)@\(address)"
+            tasks.append(Task { [weak self] in await self?.keepDialing(target) })
+        }
         return address
     }
 
