@@ -1,0 +1,45 @@
+import ConfabCrypto
+
+/// A fixed-length identifier made of bytes and written as lowercase hex (node keys,
+/// conversation ids): one implementation of parsing, printing and JSON for all of them.
+public protocol ByteIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    static var length: Int { get }
+    var bytes: [UInt8] { get }
+    /// Wraps bytes already known to have `length` bytes.
+    init(validatedBytes: [UInt8])
+}
+
+extension ByteIdentifier {
+    public init?(bytes: some Collection<UInt8>) {
+        guard bytes.count == Self.length else { return nil }
+        self.init(validatedBytes: Array(bytes))
+    }
+
+    public init?(hex: String) {
+        guard let decoded = Hex.decode(hex) else { return nil }
+        self.init(bytes: decoded)
+    }
+
+    public var hex: String { Hex.encode(bytes) }
+    /// The first 8 hex characters: enough to tell items apart in a list.
+    public var shortHex: String { String(hex.prefix(8)) }
+    public var description: String { hex }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let id = Self(hex: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not \(Self.length) bytes of hex"))
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}
