@@ -119,15 +119,18 @@ let package = Package(
         .testTarget(
             name: "ConfabNodeTests",
             dependencies: [
+                "ConfabTestSupport",
                 "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),
         .testTarget(
             name: "ConfabCLITests",
             dependencies: [
+                "ConfabTestSupport",
                 "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

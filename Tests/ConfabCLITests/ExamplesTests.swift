@@ -1,11 +1,11 @@
+import ConfabTestSupport
 import Foundation
 import Testing
 
 /// The scripts in Examples/ are documentation; running them keeps them true.
 @Suite struct ExamplesTests {
     @Test func offlineTourRuns() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = ConfabBinary.packageRoot
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -14,24 +15,14 @@ final class NodeProcess: @unchecked Sendable {
     private(set) var key = ""
     let logFile: URL
 
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["CONFAB_BIN"] { return URL(fileURLWithPath: path) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/confab")
-    }
+    static var binary: URL { ConfabBinary.url }
 
     init(name: String, root: URL, discoveryPort: Int) throws {
         self.name = name
         data = root.appendingPathComponent(name)
         self.discoveryPort = discoveryPort
         logFile = root.appendingPathComponent("\(name).log")
-        let result = try cli(["init", "--name", name, "--json"])
-        guard result.status == 0,
-            let info = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-            let id = info["id"] as? String
-        else { throw Failure("init \(name) failed: \(result.stderr)") }
-        key = id
+        key = try ConfabBinary.initialize(data: data, name: name)
     }
 
     /// Starts `confab up` with discovery pinned to loopback (or off, with static peers).
@@ -77,37 +68,11 @@ final class NodeProcess: @unchecked Sendable {
         if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-
-        func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
-    }
+    typealias Result = ConfabBinary.Result
 
     @discardableResult
     func cli(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--data", data.path] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let stdin { try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+        try ConfabBinary.run(data: data, arguments, stdin: stdin)
     }
 
     func texts(with peer: String) throws -> [String] {
@@ -124,10 +89,7 @@ final class NodeProcess: @unchecked Sendable {
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Failure = ConfabBinary.Failure
 }
 
 /// Polls until `condition` holds; fails the test with `what` on timeout.
@@ -140,11 +102,7 @@ func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> 
     throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
 }
 
-func temporaryRoot() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("confab-nodes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
+func temporaryRoot() throws -> URL { try ConfabBinary.temporaryDirectory("confab-nodes") }
 
 /// A UDP port for one test's discovery, away from the default and from other tests.
 func randomDiscoveryPort() -> Int { Int.random(in: 30_000...59_000) }
