@@ -81,7 +81,13 @@ public actor Node {
                 })
             try await discovery.start()
             self.discovery = discovery
-            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map(\.display))")
+            if targets.isEmpty {
+                logger.warning(
+                    "no interface to broadcast beacons on (no up, non-loopback IPv4 interface): peers will not find this node; use --beacon ADDR or --peer HOST:PORT"
+                )
+            } else {
+                logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map(\.display))")
+            }
         }
 
         control = try await ControlServer.start(node: self, group: group, logger: logger)
