@@ -56,34 +56,55 @@ struct LineDecoder: ByteToMessageDecoder {
     }
 }
 
-/// Answers requests on one control connection, in order.
+/// Answers requests on one control connection, strictly in order: lines are queued and one
+/// task works through them. After `watch`, the connection carries events until it closes.
 final class ControlHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     let node: Node
     let logger: Logger
+    private let lines: AsyncStream<ByteBuffer>
+    private let continuation: AsyncStream<ByteBuffer>.Continuation
+    private let worker = Mutex<Task<Void, Never>?>(nil)
 
     init(node: Node, logger: Logger) {
         self.node = node
         self.logger = logger
+        (lines, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let node = self.node
+        let lines = self.lines
+        let task = Task {
+            for await line in lines {
+                guard
+                    let request = try? JSONDecoder().decode(
+                        ControlProtocol.Request.self, from: Data(line.readableBytesView))
+                else {
+                    Self.write(
+                        ControlProtocol.Response<ControlProtocol.Empty>(
+                            id: nil, ok: false, error: "not a JSON request"),
+                        to: channel)
+                    continue
+                }
+                await ControlMethods.handle(request, node: node, channel: channel)
+            }
+        }
+        worker.withLock { $0 = task }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = Self.unwrapInboundIn(data)
-        let channel = context.channel
-        let node = self.node
-        let request = try? JSONDecoder().decode(ControlProtocol.Request.self, from: Data(line.readableBytesView))
-        let task = Task {
-            guard let request else {
-                Self.write(
-                    ControlProtocol.Response<ControlProtocol.Empty>(id: nil, ok: false, error: "not a JSON request"),
-                    to: channel)
-                return
-            }
-            await ControlMethods.handle(request, node: node, channel: channel)
-        }
-        _ = task
+        continuation.yield(Self.unwrapInboundIn(data))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        // Ends a `watch` at once, so the node drops the watcher.
+        worker.withLock { $0?.cancel() }
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
