@@ -34,7 +34,7 @@ public actor Node {
     private var tasks: [Task<Void, Never>] = []
 
     /// A peer is offline after this long without a beacon or a session.
-    static let offlineAfter: TimeInterval = 5
+    static let offlineAfter: TimeInterval = 4.5
 
     public init(options: NodeOptions) throws {
         self.options = options
