@@ -18,6 +18,17 @@ let package = Package(
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
         .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
         .executableTarget(
+            name: "FuzzSessionMessage",
+            dependencies: fuzzerDependencies + [.product(name: "ConfabWire", package: "Confab")]
+        ),
+        .executableTarget(
+            name: "FuzzBeacon",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),

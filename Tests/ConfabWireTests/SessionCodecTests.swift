@@ -94,3 +94,14 @@ import Testing
 extension SessionMessage: CustomTestStringConvertible {
     public var testDescription: String { "\(self)".prefix(60).description }
 }
+
+extension SessionCodecTests {
+    /// A long reason with multi-byte characters is cut the same way on both sides, so a
+    /// decoded Bye re-encodes to itself (the fuzzer checks this for every message).
+    @Test func longByeReasonRoundTrips() throws {
+        let reason = String(repeating: "é", count: 300)
+        let decoded = try #require(try SessionCodec.decode(SessionCodec.encode(.bye(reason))))
+        #expect(try SessionCodec.decode(SessionCodec.encode(decoded)) == decoded)
+        #expect(decoded == .bye(String(repeating: "é", count: 256)))
+    }
+}

@@ -55,7 +55,7 @@ public enum SessionCodec {
             wire.pong = p
         case .bye(let reason):
             var b = Confab_V1_Bye()
-            b.reason = String(reason.utf8.prefix(256)) ?? ""
+            b.reason = String(reason.prefix(256))
             wire.bye = b
         }
         return try! wire.serializedBytes()
