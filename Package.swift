@@ -92,7 +92,7 @@ let package = Package(
             dependencies: ["ConfabCrypto"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "ConfabModelTests", dependencies: ["ConfabModel", "ConfabCrypto"]),
+        .testTarget(name: "ConfabModelTests", dependencies: ["ConfabModel", "ConfabCrypto", "ConfabTestSupport"]),
         .testTarget(
             name: "ConfabNetTests",
             dependencies: [
@@ -108,10 +108,11 @@ let package = Package(
             name: "ConfabSyncTests",
             dependencies: ["ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto"]
         ),
-        .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto"]),
+        .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"]),
         .testTarget(
             name: "ConfabStoreTests",
             dependencies: [
+                "ConfabTestSupport",
                 "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabTestSupport
 import Testing
 
 /// One entry of a simulated conversation: what ordering needs, nothing more.

@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import ConfabWire
 import Foundation
 import GRDB
@@ -27,20 +28,6 @@ func makeStore(_ key: SigningKeyPair) throws -> ConfabStore {
 /// Deterministic wall-clock times: `at(n)` is n seconds after a fixed epoch.
 func at(_ seconds: Int) -> Date {
     Date(timeIntervalSince1970: 1_900_000_000 + Double(seconds))
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// What a sync round moves from `source` to `target`: every entry the target's clock says

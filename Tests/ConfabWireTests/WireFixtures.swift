@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -18,25 +19,6 @@ extension SigningKeyPair {
 }
 
 let conversation = ConversationID(bytes: [UInt8](repeating: 0x10, count: 16))!
-
-/// Deterministic pseudo-random bytes for garbage inputs.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
-    }
-}
 
 /// The error decoding throws, or nil when the bytes were accepted.
 func decodeError(_ bytes: [UInt8]) -> WireError? {

@@ -23,39 +23,34 @@ extension ConfabStore {
             }
             let rows = try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
-                        COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
-                        COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
-                        \(Self.unreadCountSQL) AS unread
-                    FROM conversation c
-                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
-                    LEFT JOIN local_state ls ON ls.conversationId = c.id
-                    WHERE ls.deletedAt IS NULL \(archivedClause)
-                    ORDER BY pinned DESC, c.lastActivityAt DESC, c.id
-                    """,
+                sql: Self.summarySQL + " \(archivedClause) ORDER BY pinned DESC, c.lastActivityAt DESC, c.id",
                 arguments: ["me": me.bytes])
             return try rows.map { try self.summary(row: $0, db: db) }
         }
     }
 
-    /// One conversation's summary; nil when unknown or deleted here.
+    /// One conversation's summary; nil when unknown, deleted here, or not mine (a relay
+    /// holds conversations it cannot read).
     public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
         try writer.read { db in
             try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
-                        COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
-                        COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
-                        \(Self.unreadCountSQL) AS unread
-                    FROM conversation c LEFT JOIN local_state ls ON ls.conversationId = c.id
-                    WHERE c.id = :id AND ls.deletedAt IS NULL
-                    """,
-                arguments: ["me": me.bytes, "id": id.bytes]
+                db, sql: Self.summarySQL + " AND c.id = :id", arguments: ["me": me.bytes, "id": id.bytes]
             ).map { try self.summary(row: $0, db: db) }
         }
     }
+
+    /// The columns of a conversation row, for conversations I take part in that are not
+    /// deleted; callers add conditions and order.
+    private static let summarySQL = """
+        SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
+            COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
+            COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
+            \(unreadCountSQL) AS unread
+        FROM conversation c
+        JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+        LEFT JOIN local_state ls ON ls.conversationId = c.id
+        WHERE ls.deletedAt IS NULL
+        """
 
     private func summary(row: Row, db: Database) throws -> ConversationSummary {
         let id = row.conversationID("id")
