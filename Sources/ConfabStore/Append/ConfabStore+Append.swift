@@ -11,7 +11,12 @@ extension ConfabStore {
     @discardableResult
     public func append(_ bytes: [UInt8], now: Date = Date()) throws -> AppendOutcome {
         let entry = try Self.decode(bytes).get()
-        return try writer.write { db in try self.insert(entry, raw: bytes, db: db, now: now) }
+        return try writer.write { db in
+            let context = BatchContext()
+            let outcome = try self.insert(entry, raw: bytes, db: db, now: now, context: context)
+            try context.flush(db: db)
+            return outcome
+        }
     }
 
     /// Validates and stores a batch in one transaction (the sync path). Signature checks run
@@ -20,7 +25,8 @@ extension ConfabStore {
     public func append(batch: [[UInt8]], now: Date = Date()) throws -> [Result<AppendOutcome, AppendRejection>] {
         let decoded = ParallelDecode.decode(batch, using: Self.decode)
         return try writer.write { db in
-            try zip(decoded, batch).map { result, bytes in
+            let context = BatchContext()
+            let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {
                 case .failure(let rejection):
                     return .failure(rejection)
@@ -29,12 +35,14 @@ extension ConfabStore {
                     // entry leaves no trace without a savepoint per entry. Any other error is
                     // a database failure and rolls the whole batch back.
                     do {
-                        return .success(try self.insert(entry, raw: bytes, db: db, now: now))
+                        return .success(try self.insert(entry, raw: bytes, db: db, now: now, context: context))
                     } catch let rejection as AppendRejection {
                         return .failure(rejection)
                     }
                 }
             }
+            try context.flush(db: db)
+            return results
         }
     }
 
@@ -48,7 +56,7 @@ extension ConfabStore {
 
     /// The single place where entries enter the store, whether received or authored here.
     /// Every check comes before the first write: a rejection leaves nothing behind.
-    func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date) throws -> AppendOutcome {
+    func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date, context: BatchContext) throws -> AppendOutcome {
         let conversation = entry.conversationID.bytes
         let author = entry.author.bytes
 
@@ -88,7 +96,7 @@ extension ConfabStore {
             }
             participants = create.participantIDs
         } else {
-            participants = try NodeID.fetchParticipants(db, conversation: entry.conversationID)
+            participants = try context.participants(entry.conversationID, db: db)
             guard !participants.isEmpty else { throw AppendRejection.unknownConversation }
             guard participants.contains(entry.author) else { throw AppendRejection.notParticipant }
         }
@@ -116,7 +124,7 @@ extension ConfabStore {
 
         switch entry.body {
         case .message(let sealed):
-            try insertMessage(entry, sealed: sealed, db: db)
+            try insertMessage(entry, sealed: sealed, db: db, context: context)
         case .receipt(let delivered, let read):
             try mergeReceipt(
                 conversation: entry.conversationID, from: entry.author,
@@ -173,11 +181,8 @@ extension ConfabStore {
         try refreshSearchIndex(conversation: entry.conversationID, db: db)
     }
 
-    private func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database) throws {
-        let key = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
-            arguments: [entry.conversationID.bytes])
-        guard let key else { return }  // not readable here (relay): the raw entry is enough
+    private func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database, context: BatchContext) throws {
+        guard let key = try context.key(entry.conversationID, db: db) else { return }  // a relay: raw entry only
         let text = try? ConversationCipher.openMessage(
             sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
         try db.cachedStatement(
@@ -188,14 +193,7 @@ extension ConfabStore {
         ).execute(arguments: [
             entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text,
         ])
-        try db.cachedStatement(
-            sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?"
-        ).execute(arguments: [entry.timestamp, entry.conversationID.bytes])
-        // A new message brings a deleted conversation back, as in any messenger; archived
-        // conversations stay archived (muted ones would too, in a later version).
-        try db.cachedStatement(
-            sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL"
-        ).execute(arguments: [entry.conversationID.bytes])
+        context.noteMessage(entry.conversationID, at: entry.timestamp)
     }
 
     private func mergeReceipt(

@@ -150,7 +150,9 @@ extension ConfabStore {
 
     /// Authored entries go through the same validation as received ones, then the outbox.
     private func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
-        _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now)
+        let context = BatchContext()
+        _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now, context: context)
+        try context.flush(db: db)
         try db.cachedStatement(
             sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])

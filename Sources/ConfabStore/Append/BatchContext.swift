@@ -1,0 +1,48 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+/// What one batch of appends can share: participants and conversation keys never change
+/// after a conversation's create entry, and a conversation's activity time and undelete
+/// need writing once per batch, not once per message. The sync path takes in hundreds of
+/// entries of a few conversations at a time, so this saves most of the per-entry queries.
+final class BatchContext {
+    private var participants: [ConversationID: [NodeID]] = [:]
+    private var keys: [ConversationID: [UInt8]?] = [:]
+    private var activity: [ConversationID: Int64] = [:]
+
+    func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {
+        if let cached = participants[conversation] { return cached }
+        let fetched = try NodeID.fetchParticipants(db, conversation: conversation)
+        // An unknown conversation is not cached: its create entry may come later in the batch.
+        if !fetched.isEmpty { participants[conversation] = fetched }
+        return fetched
+    }
+
+    func key(_ conversation: ConversationID, db: Database) throws -> [UInt8]? {
+        if let cached = keys[conversation] { return cached }
+        let fetched = try [UInt8].fetchOne(
+            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+            arguments: [conversation.bytes])
+        keys[conversation] = fetched
+        return fetched
+    }
+
+    func noteMessage(_ conversation: ConversationID, at timestamp: Int64) {
+        activity[conversation] = max(activity[conversation] ?? .min, timestamp)
+    }
+
+    /// Writes what was deferred: each conversation's latest activity, and a new message
+    /// brings a deleted conversation back, as in any messenger (archived ones stay archived).
+    func flush(db: Database) throws {
+        for (conversation, timestamp) in activity {
+            try db.cachedStatement(
+                sql: "UPDATE conversation SET lastActivityAt = max(lastActivityAt, ?) WHERE id = ?"
+            ).execute(arguments: [timestamp, conversation.bytes])
+            try db.cachedStatement(
+                sql: "UPDATE local_state SET deletedAt = NULL WHERE conversationId = ? AND deletedAt IS NOT NULL"
+            ).execute(arguments: [conversation.bytes])
+        }
+        activity = [:]
+    }
+}
