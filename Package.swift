@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ConfabSync", targets: ["ConfabSync"]),
         .library(name: "ConfabNet", targets: ["ConfabNet"]),
         .library(name: "ConfabNode", targets: ["ConfabNode"]),
+        .library(name: "ConfabTUI", targets: ["ConfabTUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -70,10 +71,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "ConfabTUI",
+            dependencies: [
+                "ConfabModel", "ConfabStore", "ConfabNode",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "confab",
             dependencies: [
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
+                "ConfabTUI", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -126,6 +134,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "ConfabTUITests",
+            dependencies: ["ConfabTUI", "ConfabModel", "ConfabTestSupport"]
         ),
         .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),
         .testTarget(
