@@ -1,0 +1,30 @@
+import ConfabModel
+
+/// What the chat asks the outside world to do after a key. The state and its key handling
+/// stay pure; the runtime performs effects against the store and the node and answers
+/// with `ChatUpdate`s.
+public enum ChatEffect: Equatable, Sendable {
+    /// Reload the conversation list (archived ones too when `includeArchived`).
+    case loadConversations(includeArchived: Bool)
+    /// Load the latest page of a conversation's history; with `around`, the page that
+    /// holds that message (a search hit), so the chat can scroll to it.
+    case openConversation(ConversationID, around: String?)
+    /// Load the page of older messages before `before` (scrolling up past the top).
+    case loadOlder(ConversationID, before: DisplayOrderKey)
+    case send(ConversationID, text: String)
+    /// The open conversation was seen up to its newest message: mark it read (the read
+    /// receipt travels to the other participants).
+    case markRead(ConversationID)
+    case setArchived(ConversationID, Bool)
+    case setPinned(ConversationID, Bool)
+    case setMarkedUnread(ConversationID, Bool)
+    /// Confirmed by the user already.
+    case delete(ConversationID)
+    case search(String)
+    case createConversation(participants: [NodeID], title: String?)
+    /// Re-announce clocks to every peer and redial known peers now.
+    case resync
+    /// Ring the bell or notify: a message arrived in a conversation that is not open.
+    case notify(ChatMessage)
+    case quit
+}

@@ -1,0 +1,31 @@
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+
+/// What the runtime tells the chat: results of effects and things that happened.
+public enum ChatUpdate: Sendable {
+    /// Who I am (drawn in the status bar and used for "You").
+    case identity(name: String, id: NodeID)
+    case conversations([ConversationSummary])
+    /// The latest page of a conversation (oldest first), or the page around a message.
+    /// `hasOlder` says whether scrolling up can load more.
+    case history(ConversationID, [ChatMessage], hasOlder: Bool, focus: String?)
+    /// A page of older messages, to put above the loaded ones.
+    case olderHistory(ConversationID, [ChatMessage], hasOlder: Bool)
+    /// A message stored here: received, or written by me (here or by another process).
+    case message(ChatMessage)
+    /// One of my messages moved (sending → sent → delivered → read).
+    case status(ConversationID, seq: UInt64, DeliveryStatus)
+    /// Every known peer with presence; `verified` holds the keys whose safety number the
+    /// user confirmed.
+    case peers([PeerPresence], verified: Set<NodeID>)
+    case searchResults(query: String, [SearchHit])
+    /// A conversation was just created (by Ctrl+K): open it.
+    case created(ConversationID)
+    /// Entries received of those the peers' clocks announce, while a sync is running;
+    /// `expected` 0 when nothing is outstanding.
+    case syncProgress(received: Int, expected: Int)
+    /// A short message for the status line (an error the user should see, a confirmation).
+    case notice(String)
+}
