@@ -16,7 +16,7 @@ public final class SyncEngine {
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
-    private var peers: [NodeID: PeerSyncState] = [:]
+    var peers: [NodeID: PeerSyncState] = [:]
     private let logger: Logger
 
     public init(store: ConfabStore, role: NodeRole, logger: Logger = Logger(label: "confab.sync")) {

@@ -134,6 +134,24 @@ import Testing
         #expect(try bob.store.clock(of: id)[alice.id] == 3001)
     }
 
+    @Test func outstandingEntriesCountDownToZeroAsASyncProceeds() throws {
+        alice.engine.batchSize = 50
+        alice.engine.window = 50
+        let (id, _) = try alice.store.createConversation(with: [bob.id])
+        _ = try alice.store.sendMessages((0..<500).map { "m\($0)" }, to: id)
+        #expect(try bob.engine.outstandingEntries() == 0)
+        harness.connect(alice, bob)
+        var seen: [Int] = []
+        while try harness.run(limit: 1) > 0 {
+            seen.append(try bob.engine.outstandingEntries())
+        }
+        // Alice's clock announces 501 entries; they arrive in batches until none is left.
+        #expect(seen.max() == 501)
+        #expect(seen.last == 0)
+        #expect(zip(seen.drop(while: { $0 < 501 }), seen.drop(while: { $0 < 501 }).dropFirst()).allSatisfy { $0 >= $1 })
+        #expect(try bob.store.clock(of: id)[alice.id] == 501)
+    }
+
     @Test func reconnectMidSyncResumesWithoutLossOrDuplicates() throws {
         alice.engine.batchSize = 50
         alice.engine.window = 50

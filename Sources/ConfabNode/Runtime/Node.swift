@@ -304,7 +304,8 @@ public actor Node {
                     peer: session.remote, name: presence[session.remote]?.name ?? session.remote.shortHex,
                     address: session.remoteAddress?.display ?? "", initiator: session.isInitiator)
             },
-            outbox: try local.store.outbox().count)
+            outbox: try local.store.outbox().count,
+            outstanding: (try? engine.outstandingEntries()) ?? 0)
     }
 
     // MARK: Dialing
@@ -447,6 +448,8 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public let discovery: Bool
     public let sessions: [Session]
     public let outbox: Int
+    /// Entries peers announced that this node does not hold yet (a sync in progress).
+    public let outstanding: Int
 }
 
 extension SocketAddress {

@@ -39,6 +39,10 @@ extension Confab {
                 )
             }
             Console.out("\(status.outbox) entr\(status.outbox == 1 ? "y" : "ies") waiting to be sent.")
+            if status.outstanding > 0 {
+                Console.out(
+                    "Syncing: \(status.outstanding) entr\(status.outstanding == 1 ? "y" : "ies") still to receive.")
+            }
         }
     }
 }
