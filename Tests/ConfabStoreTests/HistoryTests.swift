@@ -77,6 +77,17 @@ struct HistoryTests {
         #expect(try store.history(id, limit: pageSize).map(\.id) == Array(everything.suffix(pageSize)).map(\.id))
     }
 
+    @Test(arguments: [0, 5, 17])
+    func openingAtAMessageShowsContextBeforeItAndEverythingAfter(index: Int) throws {
+        let (stores, id, _) = try busyConversation(seed: 5)
+        let everything = try stores[2].history(id, limit: 1000)
+        let target = everything[index]
+        let (page, hasOlder) = try stores[2].history(id, from: target.orderKey, context: 3)
+        let start = max(0, index - 3)
+        #expect(page.map(\.id) == everything[start...].map(\.id))
+        #expect(hasOlder == (start > 0))
+    }
+
     @Test func aReplyFollowsWhatItAnswersDespiteASlowClock() throws {
         let alice = try makeStore(Keys.alice)
         let bob = try makeStore(Keys.bob)

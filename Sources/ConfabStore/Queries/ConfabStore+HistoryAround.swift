@@ -1,0 +1,31 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// The messages from `key` to the newest (at most `maxFrom`), preceded by up to
+    /// `context` older ones, oldest first: what a chat shows when opened at a search hit.
+    /// `hasOlder` says whether anything precedes the first returned message.
+    public func history(
+        _ conversation: ConversationID, from key: DisplayOrderKey, context: Int = 20, maxFrom: Int = 5_000
+    ) throws -> (messages: [ChatMessage], hasOlder: Bool) {
+        let older = try history(conversation, limit: context + 1, before: key)
+        let newer: [ChatMessage] = try writer.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT author, seq, text, timestamp, clockSum FROM message
+                    WHERE conversationId = ? AND (clockSum, timestamp, author, seq) >= (?, ?, ?, ?)
+                    ORDER BY clockSum, timestamp, author, seq LIMIT ?
+                    """,
+                arguments: [conversation.bytes, key.clockSum, key.timestamp, key.author.bytes, key.seq, maxFrom])
+            let context = try DeliveryContext(conversation: conversation, me: me, db: db)
+            let names = try self.nameMap(conversation: conversation, db: db)
+            return rows.map { row in
+                self.chatMessage(row: row, conversation: conversation, context: context, names: names)
+            }
+        }
+        let hasOlder = older.count > context
+        return (Array(older.suffix(context)) + newer, hasOlder)
+    }
+}
