@@ -1,0 +1,296 @@
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+
+/// `confab chat --plain`: the chat as lines, with no cursor addressing, for screen
+/// readers, dumb terminals and logs. Plain lines are sent to the open conversation;
+/// commands start with "/". Incoming messages and status changes are printed as they
+/// happen.
+public final class PlainChat {
+    enum Event: Sendable {
+        case line(String)
+        case endOfInput
+        case node(NodeEvent)
+        case backendReady(ChatBackend)
+        case backendFailed(String)
+    }
+
+    let local: LocalNode
+    let options: NodeOptions
+    let write: @Sendable (String) -> Void
+    let notifier: Notifier
+    let timestamps = SmartTimestamp()
+    var open: ConversationID?
+    var listed: [ConversationID] = []
+    var backend: ChatBackend?
+    var done = false
+
+    public init(
+        local: LocalNode, options: NodeOptions, write: @escaping @Sendable (String) -> Void,
+        notifier: Notifier = Notifier(style: .off, ring: {})
+    ) {
+        self.local = local
+        self.options = options
+        self.write = write
+        self.notifier = notifier
+    }
+
+    /// Runs until /quit or the end of `lines`.
+    public func run(lines: AsyncStream<String>) async {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        write("Confab (plain) — \(((try? local.displayName()) ?? "me")). Type /help for commands.")
+        list(all: false)
+        let local = self.local
+        let options = self.options
+        let connect = Task {
+            do {
+                continuation.yield(.backendReady(try await ChatBackend.connect(local: local, options: options)))
+            } catch {
+                continuation.yield(.backendFailed("\(error)"))
+            }
+        }
+        let reader = Task {
+            for await line in lines { continuation.yield(.line(line)) }
+            continuation.yield(.endOfInput)
+        }
+        var watcher: Task<Void, Never>?
+        for await event in events {
+            switch event {
+            case .line(let line):
+                await handle(line)
+            case .endOfInput:
+                done = true
+            case .node(let event):
+                show(event)
+            case .backendReady(let backend):
+                self.backend = backend
+                watcher = Task {
+                    for await event in await backend.events() { continuation.yield(.node(event)) }
+                }
+                let online = await backend.peers().filter(\.online).count
+                write(online == 0 ? Self.offline : "Online · \(online) peer\(online == 1 ? "" : "s")")
+            case .backendFailed(let reason):
+                write("Offline: the node could not start — \(reason)")
+            }
+            if done { break }
+        }
+        connect.cancel()
+        reader.cancel()
+        watcher?.cancel()
+        continuation.finish()
+        await backend?.stop()
+    }
+
+    static let offline = "Offline — messages will be sent when a peer is reachable"
+
+    static let help = """
+        Commands:
+          /list [all]        conversations, newest first (all: archived too)
+          /open NAME|N       open a conversation by peer name, title, id prefix or list number
+          /history [N]       the last N messages of the open conversation (default 20)
+          /search TEXT       search messages, titles and names
+          /new NAME [NAME…]  start a conversation with these peers
+          /peers             who is online
+          /resync            re-announce to every peer now
+          /quit              leave (Ctrl+D too)
+        Any other line is sent to the open conversation.
+        """
+
+    // MARK: Input
+
+    func handle(_ line: String) async {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix("/") else {
+            send(line)
+            return
+        }
+        let parts = trimmed.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
+        let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        do {
+            switch parts.first?.lowercased() ?? "" {
+            case "help", "?": write(Self.help)
+            case "list": list(all: argument == "all")
+            case "open": try openConversation(argument)
+            case "history": try history(Int(argument) ?? 20)
+            case "search": try search(argument)
+            case "new": try create(argument.split(separator: " ").map(String.init))
+            case "peers": await peers()
+            case "resync":
+                if let backend { Task { try? await backend.resync() } }
+                write(backend == nil ? "Offline: no node is running yet" : "Resyncing with every peer")
+            case "quit", "exit", "q": done = true
+            default: write("unknown command \"\(trimmed)\" — type /help for the list")
+            }
+        } catch {
+            write(ChatErrorText.describe(error))
+        }
+    }
+
+    private func send(_ text: String) {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        guard let open else {
+            write("no conversation is open — /open NAME first (or /list)")
+            return
+        }
+        do {
+            let entry = try local.store.sendMessage(text, to: open)
+            let status = backend == nil ? " (sending…)" : ""
+            write("[\(timestamps.time(Date()))] You: \(Self.clean(text))\(status)")
+            if let backend { Task { await backend.didWrite([entry]) } }
+        } catch {
+            write(ChatErrorText.describe(error))
+        }
+    }
+
+    private func list(all: Bool) {
+        do {
+            let conversations = try local.store.conversations(all ? .all : .inbox)
+            listed = conversations.map(\.id)
+            guard !conversations.isEmpty else {
+                write("No conversations yet — /new NAME starts one (see /peers)")
+                return
+            }
+            for (index, summary) in conversations.enumerated() {
+                var line = "\(index + 1). \(Self.clean(summary.displayName))"
+                if let preview = summary.preview { line += " — \(Self.clean(preview))" }
+                line += " · \(timestamps.short(summary.lastActivityAt))"
+                if summary.badgeCount > 0 { line += " · \(summary.badgeCount) unread" }
+                if summary.isPinned { line += " · pinned" }
+                if summary.isArchived { line += " · archived" }
+                write(line)
+            }
+        } catch {
+            write(ChatErrorText.describe(error))
+        }
+    }
+
+    private func openConversation(_ text: String) throws {
+        guard !text.isEmpty else {
+            write("/open NAME or /open N (a number from /list)")
+            return
+        }
+        let id: ConversationID
+        if let number = Int(text), listed.indices.contains(number - 1) {
+            id = listed[number - 1]
+        } else {
+            id = try Resolver(store: local.store).conversation(text)
+        }
+        open = id
+        let name = try local.store.conversation(id)?.displayName ?? id.shortHex
+        write("— \(Self.clean(name)) —")
+        try history(20)
+        try markRead()
+    }
+
+    private func history(_ count: Int) throws {
+        guard let open else {
+            write("no conversation is open — /open NAME first")
+            return
+        }
+        let messages = try local.store.history(open, limit: max(1, min(count, 500)))
+        if messages.isEmpty { write("No messages yet — say hi") }
+        for message in messages { write(line(for: message)) }
+    }
+
+    private func search(_ text: String) throws {
+        let hits = try local.store.search(text)
+        guard !hits.isEmpty else {
+            write("nothing matches \"\(text)\"")
+            return
+        }
+        listed = hits.map(\.conversation.id)
+        for (index, hit) in hits.enumerated() {
+            let snippet = hit.snippet.map { " — " + Self.clean($0) } ?? ""
+            write("\(index + 1). \(Self.clean(hit.conversation.displayName))\(snippet)")
+        }
+        write("/open N opens one of these")
+    }
+
+    private func create(_ names: [String]) throws {
+        guard !names.isEmpty else {
+            write("/new NAME [NAME…] — peer names as in /peers")
+            return
+        }
+        let resolver = Resolver(store: local.store)
+        let ids = try names.map { try resolver.peer($0) }
+        let (id, _) = try local.store.createConversation(with: ids)
+        if let backend { Task { await backend.changed(id) } }
+        open = id
+        write("— new conversation with \(names.joined(separator: ", ")) — type to send")
+    }
+
+    private func peers() async {
+        let presences = await backend?.peers() ?? []
+        let known = presences.isEmpty ? ((try? local.store.peers()) ?? []).map(\.name) : []
+        if presences.isEmpty {
+            write(known.isEmpty ? "No known peers yet" : "Known peers (offline): \(known.joined(separator: ", "))")
+            return
+        }
+        for peer in presences {
+            write("\(peer.online ? "online " : "offline") \(Self.clean(peer.name))\(peer.role == "relay" ? " (relay)" : "")")
+        }
+    }
+
+    private func markRead() throws {
+        guard let open, let receipt = try local.store.markRead(open) else { return }
+        if let backend { Task { await backend.didWrite([receipt]) } }
+    }
+
+    // MARK: Events
+
+    private func show(_ event: NodeEvent) {
+        switch event {
+        case .message(let message) where !message.isMine:
+            if message.conversationID == open {
+                write(line(for: message))
+                try? markRead()
+            } else {
+                let summary = try? local.store.conversation(message.conversationID)
+                let place = summary.map { " in \(Self.clean($0.displayName))" } ?? ""
+                write("[\(timestamps.time(message.sentAt))] \(Self.clean(message.authorName))\(place): \(text(of: message))")
+                if summary?.isMuted != true { notifier.announce(message, in: summary ?? nil) }
+            }
+        case .message:
+            break
+        case .status(let conversation, let seq, let status) where conversation == open:
+            let text = (try? local.store.message(conversation, author: local.me, seq: seq)?.text) ?? nil
+            write("  \(Self.mark(status)) \(status.rawValue): \(Self.clean(text.map { Preview.line($0, mine: false) } ?? "message \(seq)"))")
+        case .status:
+            break
+        case .peerOnline(let peer):
+            write("* \(Self.clean(peer.name)) is online")
+        case .peerOffline(let peer):
+            write("* \(Self.clean(peer.name)) went offline")
+        }
+    }
+
+    private func line(for message: ChatMessage) -> String {
+        let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
+        return "[\(timestamps.time(message.sentAt))] \(Self.clean(message.authorName)): \(text(of: message))\(status)"
+    }
+
+    private func text(of message: ChatMessage) -> String {
+        message.text.map(Self.clean) ?? "(could not be decrypted)"
+    }
+
+    static func mark(_ status: DeliveryStatus) -> String {
+        switch status {
+        case .sending: return "…"
+        case .sent: return "✓"
+        case .delivered: return "✓✓"
+        case .read: return "✓✓"
+        }
+    }
+
+    /// Text from the network printed as one line with no control characters, so a message
+    /// cannot move the cursor or fake another line.
+    static func clean(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar -> Unicode.Scalar in
+                    if scalar == "\n" || scalar == "\t" || scalar == "\r" { return " " }
+                    return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
+                }))
+    }
+}
