@@ -8,7 +8,8 @@ import Darwin
 
 /// The terminal the chat runs in: full-screen mode in and out, its size, writing, and the
 /// stream of keys and resizes. `restore()` puts everything back and is safe to call any
-/// number of times, from a `defer` after an error, and from signal handlers.
+/// number of times and from any thread: from a `defer` after an error, when a signal
+/// ends the process, and when the terminal goes away unrestored.
 public final class Terminal: Sendable {
     public let inputDescriptor: Int32
     public let outputDescriptor: Int32
@@ -35,6 +36,10 @@ public final class Terminal: Sendable {
         self.inputDescriptor = input
         self.outputDescriptor = output
         self.signals = signals
+    }
+
+    deinit {
+        restore()
     }
 
     public static func capabilities(
