@@ -188,11 +188,19 @@ import Darwin
         let stream = try terminal.inputs()
         pty.setSize(width: 90, height: 30)
         // The pseudo-terminal is not this process's controlling terminal, so the kernel
-        // signals nobody; the signal a terminal emulator causes is raised here instead.
-        try await Task.sleep(for: .milliseconds(50))
-        kill(getpid(), SIGWINCH)
+        // signals nobody; the signal a terminal emulator causes is raised here instead,
+        // again until it is seen (dispatch registers the watch asynchronously, and a
+        // SIGWINCH before that is ignored, as it is by default).
+        let signalling = Task {
+            while !Task.isCancelled {
+                kill(getpid(), SIGWINCH)
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
         let inputs = await collect(stream) { $0.contains(.resize(width: 90, height: 30)) }
+        signalling.cancel()
         #expect(inputs.contains(.resize(width: 90, height: 30)))
+        #expect(inputs.keys.isEmpty)
         terminal.restore()
     }
 
