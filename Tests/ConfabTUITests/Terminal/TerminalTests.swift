@@ -97,12 +97,15 @@ import Darwin
         let pty = try PseudoTerminal()
         let before = TerminationSignals.signals.map(disposition)
         let terminal = Terminal(input: pty.slave, output: pty.slave)
-        try terminal.enterFullScreen()
-        for (signalNumber, previous) in zip(TerminationSignals.signals, before) {
-            #expect(disposition(signalNumber) != previous)
+        // Twice: leaving full-screen mode (to run an editor, say) and coming back works.
+        for _ in 0..<2 {
+            try terminal.enterFullScreen()
+            for (signalNumber, previous) in zip(TerminationSignals.signals, before) {
+                #expect(disposition(signalNumber) != previous)
+            }
+            terminal.restore()
+            #expect(TerminationSignals.signals.map(disposition) == before)
         }
-        terminal.restore()
-        #expect(TerminationSignals.signals.map(disposition) == before)
     }
 
     @Test func aSignalFromOutsideRestoresTheTerminalThenExits() async throws {
