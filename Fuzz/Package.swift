@@ -29,6 +29,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzKeyDecoder",
+            dependencies: fuzzerDependencies + [.product(name: "ConfabTUI", package: "Confab")]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),
