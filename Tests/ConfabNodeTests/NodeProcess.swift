@@ -26,9 +26,14 @@ final class NodeProcess: @unchecked Sendable {
     }
 
     /// Starts `confab up` with discovery pinned to loopback (or off, with static peers).
-    func start(listenPort: Int = 0, discovery: Bool = true, extra: [String] = []) throws {
+    func start(
+        listenPort: Int = 0, discovery: Bool = true, extra: [String] = [], environment: [String: String] = [:]
+    ) throws {
         let process = Process()
         process.executableURL = Self.binary
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let network =
             discovery
             ? ["--discovery-port", "\(discoveryPort)", "--beacon", "127.255.255.255:\(discoveryPort)"]
