@@ -37,7 +37,9 @@ public struct Peer: Sendable, Equatable, Codable {
     /// been compared out of band, which settles the doubt.
     public var warning: String? {
         guard let claimedName, trust != .verified else { return nil }
-        return "introduced itself as \"\(claimedName)\", a name another key already has here — "
+        // The name came from the network: quoted with control characters escaped, so it
+        // cannot drive the terminal it is printed on.
+        return "introduced itself as \(claimedName.debugDescription), a name another key already has here — "
             + "it may be someone else; compare safety numbers (confab verify \(id.shortHex))"
     }
 }

@@ -49,13 +49,15 @@ extension Node {
 
     /// Trust on first use: a new key that claims a name another key already has here is
     /// kept apart under a distinct name, and the person running the node is told.
-    func warnNameClaim(_ id: NodeID, claimed: String, holder: NodeID) {
-        let name = (try? local.store.peer(id)?.name) ?? id.shortHex
+    func warnNameClaim(_ id: NodeID, holder: NodeID) {
+        let peer = try? local.store.peer(id)
+        let claimed = (peer?.claimedName ?? "").debugDescription
+        let name = (peer?.name ?? id.shortHex).debugDescription
         let whose = holder == me ? "this node's own name" : "the name of \(holder.shortHex)"
         let advice = "compare safety numbers before trusting it (confab verify \(id.shortHex))"
-        logger.warning(
-            "new key \(id.shortHex) introduced itself as \"\(claimed)\", \(whose); kept apart as \"\(name)\" — \(advice)"
-        )
+        let message =
+            "new key \(id.shortHex) introduced itself as \(claimed), \(whose); kept apart as \(name) — \(advice)"
+        logger.warning("\(message)")
     }
 
     /// Adds what the store knows about trust to presence entries.

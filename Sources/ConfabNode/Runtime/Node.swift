@@ -263,7 +263,7 @@ public actor Node {
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
         let address = session.remoteAddress.flatMap(Self.host(of:)).map { "\($0):\(hello.listenPort)" }
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
-            warnNameClaim(id, claimed: hello.displayName, holder: holder)
+            warnNameClaim(id, holder: holder)
         }
         presence[id]?.role = hello.role.rawValue
         if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
