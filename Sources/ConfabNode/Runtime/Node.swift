@@ -271,7 +271,8 @@ public actor Node {
 
     private func updatePresence(_ id: NodeID, connected: Bool?, address: String?, seen: Bool = false) {
         guard id != me else { return }
-        let name = (try? local.store.peer(id)?.name) ?? nil
+        let known = (try? local.store.peer(id)) ?? nil
+        let name = known?.name
         var entry =
             presence[id]
             ?? PeerPresence(
@@ -282,6 +283,7 @@ public actor Node {
         if let address { entry.address = address }
         if seen || connected == true { entry.lastSeen = Date() }
         if let name { entry.name = name }
+        entry = withTrust([entry], known: known.map { [$0] } ?? [])[0]
         entry.online =
             entry.connected || (entry.lastSeen.map { Date().timeIntervalSince($0) < Self.offlineAfter } ?? false)
         presence[id] = entry
