@@ -62,6 +62,11 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         SessionError(reason: .refused("\(key)"))
     }
 
+    public var isRefusal: Bool {
+        if case .refused = reason { return true }
+        return false
+    }
+
     public var description: String {
         switch reason {
         case .handshakeTimedOut(let timeout):
