@@ -1,3 +1,4 @@
+import ConfabNode
 import Foundation
 import Testing
 
@@ -126,5 +127,21 @@ import Testing
                 && groupTexts(alice).contains("bob in the group")
         }
         #expect(try groupTexts(alice).count == 3)
+    }
+
+    @Test func theTrustControlMethodChecksItsParam() async throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        defer { try? alice.stop() }
+        try alice.start(discovery: false)
+        let directory = DataDirectory(url: alice.data)
+        await #expect(throws: NodeError.control("trust: param peer must be a key (64 hex characters)")) {
+            try await ControlClient.request(
+                directory, method: "trust", params: ["peer": "bob"], as: ControlProtocol.Empty.self)
+        }
+        _ = try await ControlClient.request(
+            directory, method: "trust", params: ["peer": String(repeating: "ab", count: 32)],
+            as: ControlProtocol.Empty.self)
+        _ = try await ControlClient.request(directory, method: "trust", as: ControlProtocol.Empty.self)
     }
 }
