@@ -12,8 +12,8 @@ struct CLIRunner {
     static func temporaryDirectory() throws -> URL { try ConfabBinary.temporaryDirectory("confab-cli") }
 
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        try ConfabBinary.run(data: data, arguments, stdin: stdin)
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        try ConfabBinary.run(data: data, arguments, stdin: stdin, environment: environment)
     }
 
     func initialize(name: String) throws -> String {

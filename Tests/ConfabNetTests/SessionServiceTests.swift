@@ -110,6 +110,27 @@ struct SessionServiceTests {
         }
     }
 
+    @Test func aRefusedKeyGetsNoSessionOnEitherSideAndOthersStillDo() async throws {
+        try await withEventLoopGroup { group in
+            let alice = try await TestNode.start(Keys.alice, group: group) { configuration in
+                configuration.admit = { $0 != Keys.carol.id }
+            }
+            let carol = try await TestNode.start(Keys.carol, group: group)
+            // Alice learns carol's key from message 3 and sends nothing more: to carol this
+            // looks like any failed handshake.
+            await #expect(throws: SessionError.handshakeInterrupted) { _ = try await carol.dial(alice) }
+            try await eventually("server counted the refusal") { alice.service.statistics.handshakeFailures == 1 }
+            let logged = alice.logs.all.first { $0.message.contains("handshake failed") }
+            #expect(logged?.metadata["reason"]?.contains("refused the key \(Keys.carol.id.shortHex)") == true)
+            #expect(alice.delegate.opened.isEmpty && carol.delegate.opened.isEmpty)
+
+            let bob = try await TestNode.start(Keys.bob, group: group)
+            _ = try await bob.dial(alice)
+            try await eventually("bob admitted") { alice.delegate.opened.map(\.remote) == [Keys.bob.id] }
+            for node in [alice, bob, carol] { try await node.shutdown() }
+        }
+    }
+
     @Test func dialingAKeyThatIsNotThereFails() async throws {
         try await withEventLoopGroup { group in
             let alice = try await TestNode.start(Keys.alice, group: group)

@@ -17,18 +17,25 @@ final class NodeProcess: @unchecked Sendable {
 
     static var binary: URL { ConfabBinary.url }
 
-    init(name: String, root: URL, discoveryPort: Int) throws {
+    /// `displayName` is what the node calls itself to others (default: `name`, which also
+    /// names its data directory and log).
+    init(name: String, root: URL, discoveryPort: Int, displayName: String? = nil) throws {
         self.name = name
         data = root.appendingPathComponent(name)
         self.discoveryPort = discoveryPort
         logFile = root.appendingPathComponent("\(name).log")
-        key = try ConfabBinary.initialize(data: data, name: name)
+        key = try ConfabBinary.initialize(data: data, name: displayName ?? name)
     }
 
     /// Starts `confab up` with discovery pinned to loopback (or off, with static peers).
-    func start(listenPort: Int = 0, discovery: Bool = true, extra: [String] = []) throws {
+    func start(
+        listenPort: Int = 0, discovery: Bool = true, extra: [String] = [], environment: [String: String] = [:]
+    ) throws {
         let process = Process()
         process.executableURL = Self.binary
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let network =
             discovery
             ? ["--discovery-port", "\(discoveryPort)", "--beacon", "127.255.255.255:\(discoveryPort)"]
@@ -85,6 +92,22 @@ final class NodeProcess: @unchecked Sendable {
         let result = try cli(["peers", "--json"])
         guard result.status == 0, let peers = try? result.json() as? [[String: Any]] else { return [] }
         return Set(peers.filter { $0["connected"] as? Bool == true }.compactMap { $0["name"] as? String })
+    }
+
+    /// Keys of the peers this node holds a session with now.
+    func sessionKeys() throws -> Set<String> {
+        let result = try cli(["status", "--json"])
+        guard result.status == 0, let status = try? result.json() as? [String: Any],
+            let sessions = status["sessions"] as? [[String: Any]]
+        else { return [] }
+        return Set(sessions.compactMap { $0["peer"] as? String })
+    }
+
+    /// Every peer `peers --json` lists (known or heard), by key.
+    func listedPeers() throws -> [String: [String: Any]] {
+        let result = try cli(["peers", "--json"])
+        guard result.status == 0, let peers = try? result.json() as? [[String: Any]] else { return [:] }
+        return Dictionary(peers.compactMap { peer in (peer["id"] as? String).map { ($0, peer) } }) { a, _ in a }
     }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }

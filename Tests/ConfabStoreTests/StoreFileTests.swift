@@ -78,8 +78,24 @@ struct StoreFileTests {
             (try ConfabStore.migrator.hasCompletedMigrations(db), try ConfabStore.migrator.appliedMigrations(db))
         }
         #expect(completed)
-        #expect(applied == ["v1-meta-and-peers", "v1-conversations-and-logs"])
+        #expect(applied == ["v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust"])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
+    }
+
+    @Test func aVersionOneStoreUpgradesKeepingItsPeers() throws {
+        let queue = try DatabaseQueue()
+        try ConfabStore.migrator.migrate(queue, upTo: "v1-conversations-and-logs")
+        try queue.write { db in
+            try db.execute(
+                sql:
+                    "INSERT INTO peer(id, name, trust, addedAt) VALUES (?, 'Bob', 'verified', 1), (?, 'Mallory', 'blocked', 2)",
+                arguments: [Keys.bob.id.bytes, Keys.mallory.id.bytes])
+        }
+        let store = try ConfabStore(writer: queue, identity: Keys.alice)
+        #expect(try store.peers().map(\.name) == ["Bob", "Mallory"])
+        #expect(try store.peers().map(\.trust) == [.verified, .blocked])
+        #expect(try store.peers().allSatisfy { $0.claimedName == nil })
+        #expect(try store.blockedPeers() == [Keys.mallory.id])
     }
 
     @Test func metaValues() throws {

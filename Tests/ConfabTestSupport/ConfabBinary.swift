@@ -27,15 +27,19 @@ public enum ConfabBinary {
             .deletingLastPathComponent()
     }
 
-    /// Runs `confab --data DATA ARGUMENTS…` with colour off and an 80-column width.
+    /// Runs `confab --data DATA ARGUMENTS…` with colour off and an 80-column width;
+    /// `environment` adds to (or overrides) the test's own variables.
     @discardableResult
-    public static func run(data: URL, _ arguments: [String], stdin: String? = nil) throws -> Result {
+    public static func run(
+        data: URL, _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = ["--data", data.path] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment["COLUMNS"] = "80"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let output = Pipe()
         let errors = Pipe()

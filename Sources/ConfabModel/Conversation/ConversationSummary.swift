@@ -18,10 +18,13 @@ public struct ConversationSummary: Sendable, Equatable, Codable {
     public struct Participant: Sendable, Equatable, Codable {
         public let id: NodeID
         public let name: String
+        /// How far this node trusts the participant's key (verified keys are marked in lists).
+        public let trust: Peer.Trust
 
-        public init(id: NodeID, name: String) {
+        public init(id: NodeID, name: String, trust: Peer.Trust = .unverified) {
             self.id = id
             self.name = name
+            self.trust = trust
         }
     }
 

@@ -37,12 +37,17 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     private let identity: SigningKeyPair
     private let networkKey: NetworkKey
     private let timeout: TimeAmount
+    private let admit: @Sendable (NodeID) -> Bool
     private var state = State.notStarted
     private var received: ByteBuffer
     private var timer: Scheduled<Void>?
 
-    init(role: Role, identity: SigningKeyPair, networkKey: NetworkKey, timeout: TimeAmount) {
+    init(
+        role: Role, identity: SigningKeyPair, networkKey: NetworkKey, timeout: TimeAmount,
+        admit: @escaping @Sendable (NodeID) -> Bool = { _ in true }
+    ) {
         self.role = role
+        self.admit = admit
         self.identity = identity
         self.networkKey = networkKey
         self.timeout = timeout
@@ -145,6 +150,8 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             send(challenge, context: context)
         case .serverAwaitingAuth(var server):
             let (accept, outcome) = try server.receiveClientAuth(message)
+            let client = NodeID(outcome.remotePublicKey)
+            guard admit(client) else { throw SessionError.refused(client) }
             send(accept, context: context)
             complete(with: outcome, context: context)
         case .notStarted, .completed, .failed:

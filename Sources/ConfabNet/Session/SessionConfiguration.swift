@@ -1,4 +1,5 @@
 import ConfabCrypto
+import ConfabModel
 import ConfabWire
 import Logging
 import NIOCore
@@ -20,6 +21,10 @@ public struct SessionConfiguration: Sendable {
     /// Connections beyond this many (in handshake or established, either direction) are
     /// refused: accepted ones are closed at once, dials throw.
     public var maxSessions: Int = 64
+    /// Asked, on an event loop, once an accepting handshake has learnt the client's key:
+    /// false refuses it before message 4 (Protocol.md §3.5), so the client never gets a
+    /// session. Must be quick and must not block.
+    public var admit: @Sendable (NodeID) -> Bool = { _ in true }
     public var logger: Logger
 
     public init(

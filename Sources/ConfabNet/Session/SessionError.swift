@@ -13,6 +13,7 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         case tooManySessions(limit: Int)
         case shuttingDown
         case connectedToSelf
+        case refused(String)
     }
 
     private let reason: Reason
@@ -54,6 +55,18 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
     /// stale address).
     public static let connectedToSelf = SessionError(reason: .connectedToSelf)
 
+    /// This node refused the client's key after learning it in the handshake
+    /// (`SessionConfiguration.admit`); the client was sent nothing, as for any handshake
+    /// failure.
+    public static func refused(_ key: some CustomStringConvertible) -> SessionError {
+        SessionError(reason: .refused("\(key)"))
+    }
+
+    public var isRefusal: Bool {
+        if case .refused = reason { return true }
+        return false
+    }
+
     public var description: String {
         switch reason {
         case .handshakeTimedOut(let timeout):
@@ -72,6 +85,8 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
             return "session service is shutting down"
         case .connectedToSelf:
             return "the peer holds our own key"
+        case .refused(let key):
+            return "refused the key \(key.prefix(8)) after the handshake proved it"
         }
     }
 }

@@ -104,7 +104,9 @@ final class SessionHandler: ChannelInboundHandler {
         } else {
             firstError = error
             let stage = if case .handshaking = phase { "handshake failed" } else { "session failed" }
-            logger.info("closing connection: \(stage)", metadata: ["reason": "\(error)"])
+            // A refused key redials at every beacon; one line per attempt is for debugging only.
+            let level: Logger.Level = (error as? SessionError)?.isRefusal == true ? .debug : .info
+            logger.log(level: level, "closing connection: \(stage)", metadata: ["reason": "\(error)"])
         }
         context.close(promise: nil)
     }

@@ -39,7 +39,7 @@ enum SessionPipeline {
         try channel.pipeline.syncOperations.addHandlers([
             SecretHandshakeHandler(
                 role: handshakeRole, identity: configuration.identity, networkKey: configuration.networkKey,
-                timeout: configuration.handshakeTimeout),
+                timeout: configuration.handshakeTimeout, admit: configuration.admit),
             ByteToMessageHandler(SessionMessageDecoder()),
             SessionMessageEncoder(logger: logger),
             KeepaliveHandler(pingInterval: configuration.pingInterval, deadPeerTimeout: configuration.deadPeerTimeout),

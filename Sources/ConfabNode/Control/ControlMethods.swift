@@ -24,6 +24,13 @@ enum ControlMethods {
                 }
                 try await node.changed(conversation)
                 reply(request, ControlProtocol.Empty(), channel)
+            case "trust":
+                // The store already holds the change; the param only has to be well formed.
+                if let peer = params["peer"], NodeID(hex: peer) == nil {
+                    throw NodeError.control("trust: param peer must be a key (64 hex characters)")
+                }
+                try await node.trustChanged()
+                reply(request, ControlProtocol.Empty(), channel)
             case "resync":
                 try await node.resync()
                 reply(request, ControlProtocol.Empty(), channel)

@@ -24,6 +24,8 @@ public enum JSONOutput {
     public struct Participant: Codable, Sendable {
         public let id: String
         public let name: String
+        /// `unverified`, `verified` or `blocked`.
+        public let trust: String
     }
 
     public struct LastMessage: Codable, Sendable {
@@ -54,6 +56,10 @@ public enum JSONOutput {
         public let addedAt: String
         public let lastSeenAt: String?
         public let address: String?
+        /// The name the key introduced itself with when another key already had it here.
+        public let claimedName: String?
+        /// Why to be careful with this key (a claimed name), until it is verified.
+        public let warning: String?
     }
 
     public struct SearchResult: Codable, Sendable {
@@ -65,7 +71,7 @@ public enum JSONOutput {
     public static func conversation(_ c: ConversationSummary) -> Conversation {
         Conversation(
             id: c.id.hex, title: c.title, name: c.displayName,
-            participants: c.participants.map { Participant(id: $0.id.hex, name: $0.name) },
+            participants: c.participants.map { Participant(id: $0.id.hex, name: $0.name, trust: $0.trust.rawValue) },
             createdAt: timestamp(c.createdAt), lastActivityAt: timestamp(c.lastActivityAt),
             lastMessage: c.lastMessage.map {
                 LastMessage(
@@ -85,7 +91,8 @@ public enum JSONOutput {
     public static func peer(_ p: Peer) -> PeerInfo {
         PeerInfo(
             id: p.id.hex, name: p.name, fingerprint: p.id.fingerprint, trust: p.trust.rawValue,
-            addedAt: timestamp(p.addedAt), lastSeenAt: p.lastSeenAt.map(timestamp), address: p.address)
+            addedAt: timestamp(p.addedAt), lastSeenAt: p.lastSeenAt.map(timestamp), address: p.address,
+            claimedName: p.claimedName, warning: p.warning)
     }
 
     public static func searchResult(_ hit: SearchHit) -> SearchResult {

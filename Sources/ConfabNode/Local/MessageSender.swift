@@ -28,12 +28,25 @@ public struct MessageSender {
             // is neither, the peer error (listing known peers) is the helpful one.
             _ = error
             let peer = try resolver.peer(target)
+            try Self.refuseBlocked(try store.peer(peer).map { [($0.name, $0.id, $0.trust)] } ?? [])
             conversation = nil
             newWith = peer
             return
         }
+        try Self.refuseBlocked(try store.conversation(id)?.participants.map { ($0.name, $0.id, $0.trust) } ?? [])
         conversation = id
         newWith = nil
+    }
+
+    /// Writing only to blocked peers would queue messages that never leave (their sessions
+    /// are refused), so it is refused up front; a group with anyone else is fine.
+    private static func refuseBlocked(_ recipients: [(name: String, id: NodeID, trust: Peer.Trust)]) throws {
+        guard !recipients.isEmpty, recipients.allSatisfy({ $0.trust == .blocked }) else { return }
+        let names = recipients.map(\.name).joined(separator: ", ")
+        let unblock = recipients.map { "confab unblock \($0.id.shortHex)" }.joined(separator: "; ")
+        throw StoreError.invalidInput(
+            "\(names) \(recipients.count == 1 ? "is" : "are") blocked here, so nothing would reach them — to write, first run: \(unblock)"
+        )
     }
 
     /// Who the messages go to, for people to read (computed on demand: the node's send path

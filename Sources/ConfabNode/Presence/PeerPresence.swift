@@ -10,10 +10,17 @@ public struct PeerPresence: Sendable, Equatable, Codable {
     public var address: String?
     public var lastSeen: Date?
     public var role: String
+    /// `unverified`, `verified` or `blocked` (Peer.Trust).
+    public var trust: String?
+    /// Set when the key claimed a name another key already has here (Peer.warning).
+    public var warning: String?
 
     public init(
-        id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: String
+        id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: String,
+        trust: String? = nil, warning: String? = nil
     ) {
+        self.trust = trust
+        self.warning = warning
         self.id = id
         self.name = name
         self.online = online

@@ -19,7 +19,8 @@ public actor Node {
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
     private let lock: NodeLock
-    private var sessions: SessionService!
+    var sessions: SessionService!
+    let blockList = BlockList()
     private var discovery: DiscoveryService?
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
@@ -55,6 +56,8 @@ public actor Node {
         var configuration = SessionConfiguration(
             identity: local.identity, networkKey: options.networkKey, logger: logger)
         configuration.maxSessions = 64
+        configuration.admit = { [blockList] in !blockList.contains($0) }
+        try reloadTrust()
         sessions = SessionService(configuration: configuration, group: group, delegate: delegate)
         let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
         listenAddress = address
@@ -139,6 +142,7 @@ public actor Node {
     private func handle(_ input: NodeInput) async throws {
         switch input {
         case .opened(let session):
+            guard admitOpened(session) else { return }
             engine.peerConnected(session.remote)
             updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
             session.send(
@@ -147,6 +151,7 @@ public actor Node {
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message):
+            guard !blockList.contains(session.remote) else { return }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
             let output = try engine.handle(message, from: session.remote)
             apply(output, replyTo: session)
@@ -155,6 +160,7 @@ public actor Node {
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false, address: nil)
         case .beacon(let beacon, let from):
+            guard !blockList.contains(beacon.node) else { return }
             let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
             updatePresence(beacon.node, connected: nil, address: address, seen: true)
             if sessions.session(with: beacon.node) == nil, let host = Self.host(of: from) {
@@ -244,6 +250,7 @@ public actor Node {
                 if let output = try? engine.resyncAll() { apply(output) }
             }
             expirePresence()
+            do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
         }
     }
 
@@ -255,14 +262,17 @@ public actor Node {
 
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
         let address = session.remoteAddress.flatMap(Self.host(of:)).map { "\($0):\(hello.listenPort)" }
-        try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address)
+        if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
+            warnNameClaim(id, holder: holder)
+        }
         presence[id]?.role = hello.role.rawValue
         if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
     }
 
     private func updatePresence(_ id: NodeID, connected: Bool?, address: String?, seen: Bool = false) {
         guard id != me else { return }
-        let name = (try? local.store.peer(id)?.name) ?? nil
+        let known = (try? local.store.peer(id)) ?? nil
+        let name = known?.name
         var entry =
             presence[id]
             ?? PeerPresence(
@@ -273,6 +283,7 @@ public actor Node {
         if let address { entry.address = address }
         if seen || connected == true { entry.lastSeen = Date() }
         if let name { entry.name = name }
+        entry = withTrust([entry], known: known.map { [$0] } ?? [])[0]
         entry.online =
             entry.connected || (entry.lastSeen.map { Date().timeIntervalSince($0) < Self.offlineAfter } ?? false)
         presence[id] = entry
@@ -292,7 +303,9 @@ public actor Node {
                     lastSeen: peer.lastSeenAt, role: "person")
         }
         result += presence.values.filter { p in !known.contains { $0.id == p.id } }
-        return result.sorted { $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending }
+        return withTrust(result, known: known).sorted {
+            $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending
+        }
     }
 
     public func status() throws -> NodeStatus {
@@ -332,7 +345,7 @@ public actor Node {
                 let target = try StaticPeer(text)
                 let candidates = try target.key.map { [$0] } ?? candidateKeys(for: target)
                 var connected = false
-                for key in candidates where sessions.session(with: key) == nil {
+                for key in candidates where sessions.session(with: key) == nil && !blockList.contains(key) {
                     do {
                         _ = try await sessions.dial(host: target.host, port: target.port, remote: key)
                         connected = true

@@ -10,6 +10,7 @@ final class BatchContext {
     private var participants: [ConversationID: [NodeID]] = [:]
     private var keys: [ConversationID: [UInt8]?] = [:]
     private var activity: [ConversationID: Int64] = [:]
+    private var blocked: Set<NodeID>?
 
     func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {
         if let cached = participants[conversation] { return cached }
@@ -26,6 +27,17 @@ final class BatchContext {
             arguments: [conversation.bytes])
         keys[conversation] = fetched
         return fetched
+    }
+
+    /// Whether `author` is blocked here: their messages are stored (logs stay whole) but
+    /// must not move the conversation up the list or bring a deleted one back.
+    func isBlocked(_ author: NodeID, db: Database) throws -> Bool {
+        if let blocked { return blocked.contains(author) }
+        let fetched = Set(
+            try [UInt8].fetchAll(db, sql: "SELECT id FROM peer WHERE trust = 'blocked'").compactMap(
+                NodeID.init(bytes:)))
+        blocked = fetched
+        return fetched.contains(author)
     }
 
     func noteMessage(_ conversation: ConversationID, at timestamp: Int64) {

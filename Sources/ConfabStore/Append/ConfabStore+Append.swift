@@ -193,7 +193,9 @@ extension ConfabStore {
         ).execute(arguments: [
             entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text,
         ])
-        context.noteMessage(entry.conversationID, at: entry.timestamp)
+        if try !context.isBlocked(entry.author, db: db) {
+            context.noteMessage(entry.conversationID, at: entry.timestamp)
+        }
     }
 
     private func mergeReceipt(

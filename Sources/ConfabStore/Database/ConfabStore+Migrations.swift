@@ -132,6 +132,16 @@ extension ConfabStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Trust on first use: remembers the name a new key asked for when another key
+        // already had it, so the possible impersonation stays flagged. Blocking hides
+        // authors in every message query, hence the index.
+        migrator.registerMigration("v2-peer-trust") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE peer ADD COLUMN claimedName TEXT;
+                    CREATE INDEX peer_trust ON peer(trust);
+                    """)
+        }
         return migrator
     }
 }

@@ -45,28 +45,47 @@ extension Peer {
         self.init(
             id: row.nodeID("id"), name: row["name"], trust: Trust(rawValue: row["trust"]) ?? .unverified,
             addedAt: Date(milliseconds: row["addedAt"]),
-            lastSeenAt: (row["lastSeenAt"] as Int64?).map(Date.init(milliseconds:)), address: row["address"])
+            lastSeenAt: (row["lastSeenAt"] as Int64?).map(Date.init(milliseconds:)), address: row["address"],
+            claimedName: row["claimedName"])
     }
 }
 
 extension ConfabStore {
     /// A peer connected and said who it is. An unknown key is remembered under the name it
-    /// gave, made unique with its short key if another key already goes by that name (the
-    /// new key is never merged into the old peer); a known peer keeps the name given here.
-    public func notePeerSeen(_ id: NodeID, suggestedName: String, address: String?, now: Date = Date()) throws {
-        guard id != me else { return }
-        try writer.write { db in
+    /// gave (trust on first use binds that name to this key). If another key already goes
+    /// by that name here, or it is my own name, the new key is never merged: it is named
+    /// `name (short key)` and its claimed name is kept as a warning. Returns the conflicting
+    /// key in that case (my own key when it claimed my name), else nil. A known peer keeps
+    /// the name given here.
+    @discardableResult
+    public func notePeerSeen(
+        _ id: NodeID, suggestedName: String, address: String?, now: Date = Date()
+    ) throws -> NodeID? {
+        guard id != me else { return nil }
+        return try writer.write { db -> NodeID? in
+            var conflict: NodeID?
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
             if !known {
                 var name = suggestedName.trimmingCharacters(in: .whitespacesAndNewlines)
                 if name.isEmpty || name.utf8.count > Limits.maxNameBytes { name = id.shortHex }
-                let taken =
-                    try Bool.fetchOne(
+                conflict = try [UInt8].fetchOne(
+                    db, sql: "SELECT id FROM peer WHERE name = ? COLLATE NOCASE", arguments: [name]
+                ).flatMap(NodeID.init(bytes:))
+                let myName = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'")
+                if conflict == nil, let myName, myName.caseInsensitiveCompare(name) == .orderedSame { conflict = me }
+                let claimed = conflict == nil ? nil : name
+                if conflict != nil {
+                    name += " (\(id.shortHex))"
+                    // Two impostors with one short key prefix are still told apart.
+                    if try Bool.fetchOne(
                         db, sql: "SELECT 1 FROM peer WHERE name = ? COLLATE NOCASE", arguments: [name]) != nil
-                if taken { name += " (\(id.shortHex))" }
+                    {
+                        name = (claimed ?? "") + " (\(id.hex))"
+                    }
+                }
                 try db.execute(
-                    sql: "INSERT INTO peer(id, name, addedAt) VALUES (?, ?, ?)",
-                    arguments: [id.bytes, name, now.millisecondsSince1970])
+                    sql: "INSERT INTO peer(id, name, addedAt, claimedName) VALUES (?, ?, ?, ?)",
+                    arguments: [id.bytes, name, now.millisecondsSince1970, claimed])
                 let conversations = try [UInt8].fetchAll(
                     db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
                 for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
@@ -76,6 +95,7 @@ extension ConfabStore {
             try db.execute(
                 sql: "UPDATE peer SET lastSeenAt = ?, address = COALESCE(?, address) WHERE id = ?",
                 arguments: [now.millisecondsSince1970, address, id.bytes])
+            return conflict
         }
     }
 

@@ -58,7 +58,8 @@ extension ConfabStore {
         if let last = try Row.fetchOne(
             db,
             sql: """
-                SELECT author, seq, text, timestamp FROM message WHERE conversationId = ?
+                SELECT author, seq, text, timestamp FROM message
+                WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
                 ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
                 """,
             arguments: [id.bytes])

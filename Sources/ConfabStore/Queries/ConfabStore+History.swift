@@ -10,7 +10,10 @@ extension ConfabStore {
     ) throws -> [ChatMessage] {
         try writer.read { db in
             try self.requireConversation(conversation, db: db)
-            var sql = "SELECT author, seq, text, timestamp, clockSum FROM message WHERE conversationId = ?"
+            var sql = """
+                SELECT author, seq, text, timestamp, clockSum FROM message
+                WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                """
             var arguments: StatementArguments = [conversation.bytes]
             if let before {
                 sql += " AND (clockSum, timestamp, author, seq) < (?, ?, ?, ?)"
@@ -67,7 +70,8 @@ extension ConfabStore {
 }
 
 extension ConfabStore {
-    /// One message as a chat shows it; nil when it is not held (or not a message).
+    /// One message as a chat shows it; nil when it is not held, not a message, or by a
+    /// blocked author.
     public func message(_ conversation: ConversationID, author: NodeID, seq: UInt64) throws -> ChatMessage? {
         try writer.read { db in
             guard
@@ -76,6 +80,7 @@ extension ConfabStore {
                         sql: """
                             SELECT author, seq, text, timestamp, clockSum FROM message
                             WHERE conversationId = ? AND author = ? AND seq = ?
+                            AND author NOT IN \(Self.blockedAuthorsSQL)
                             """),
                     arguments: [conversation.bytes, author.bytes, seq])
             else { return nil }

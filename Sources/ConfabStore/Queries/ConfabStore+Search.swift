@@ -37,7 +37,7 @@ extension ConfabStore {
                         snippet(message_fts, 0, '«', '»', '…', 12) AS snippet
                     FROM message_fts f JOIN message m ON m.id = f.rowid
                     JOIN participant mine ON mine.conversationId = m.conversationId AND mine.nodeId = ?
-                    WHERE message_fts MATCH ?
+                    WHERE message_fts MATCH ? AND m.author NOT IN \(Self.blockedAuthorsSQL)
                     ORDER BY m.timestamp DESC LIMIT ?
                     """,
                 arguments: [me.bytes, query, limit])

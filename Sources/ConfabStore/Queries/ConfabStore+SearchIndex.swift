@@ -19,13 +19,15 @@ extension ConfabStore {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT p.nodeId, peer.name FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
+                SELECT p.nodeId, peer.name, peer.trust FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
                 WHERE p.conversationId = ? AND p.nodeId != ? ORDER BY p.position
                 """,
             arguments: [conversation.bytes, me.bytes]
         ).map { row in
             let id = row.nodeID("nodeId")
-            return ConversationSummary.Participant(id: id, name: (row["name"] as String?) ?? id.shortHex)
+            return ConversationSummary.Participant(
+                id: id, name: (row["name"] as String?) ?? id.shortHex,
+                trust: (row["trust"] as String?).flatMap(Peer.Trust.init(rawValue:)) ?? .unverified)
         }
     }
 }

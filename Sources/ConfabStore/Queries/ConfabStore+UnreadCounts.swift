@@ -2,13 +2,14 @@ import ConfabModel
 import GRDB
 
 extension ConfabStore {
-    /// Unread = messages from others past my read mark for their author. Read marks move
+    /// Unread = messages from others past my read mark for their author, blocked authors aside. Read marks move
     /// only forward (`markRead`), and each author's log is contiguous, so a count of rows
     /// above the mark is exact. The index on message(conversationId, …) keeps it cheap.
     static let unreadCountSQL = """
         (SELECT COUNT(*) FROM message m
          LEFT JOIN read_mark r ON r.conversationId = m.conversationId AND r.author = m.author
-         WHERE m.conversationId = c.id AND m.author != :me AND m.seq > COALESCE(r.seq, 0))
+         WHERE m.conversationId = c.id AND m.author != :me AND m.seq > COALESCE(r.seq, 0)
+         AND m.author NOT IN \(blockedAuthorsSQL))
         """
 
     public func unreadCount(_ conversation: ConversationID) throws -> Int {

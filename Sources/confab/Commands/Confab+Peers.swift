@@ -33,9 +33,11 @@ extension Confab {
                 for peer in presence {
                     let state = peer.online ? "online " : "offline"
                     let seen = peer.lastSeen.map { " · seen " + HumanOutput.timestamps.short($0) } ?? ""
+                    let trust = peer.trust.map { $0 == "unverified" ? "" : "  " + $0 } ?? ""
                     Console.out(
-                        Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + state + "  "
+                        Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + state + trust + "  "
                             + Style.dim((peer.address ?? "no address") + seen) + "  " + Style.dim(peer.id.fingerprint))
+                    if let warning = peer.warning { Console.out("   ⚠ " + warning) }
                 }
                 return
             }
@@ -49,6 +51,7 @@ extension Confab {
                 Console.out(
                     Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + peer.id.shortHex + "  "
                         + Style.dim(peer.id.fingerprint) + trust)
+                if let warning = peer.warning { Console.out("   ⚠ " + warning) }
             }
         }
     }

@@ -29,7 +29,7 @@ struct NetworkOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Network key: 64 hex characters or base64 (default: $CONFAB_NETWORK_KEY, else Confab's public key).",
+            "Network key: 64 hex characters or base64 (default: $CONFAB_NETWORK_KEY, else the data directory's network.key from \"confab network use\", else Confab's public key).",
             valueName: "KEY"))
     var networkKey: String?
 
@@ -37,18 +37,15 @@ struct NetworkOptions: ParsableArguments {
     var logLevel = "info"
 
     func validate() throws {
-        if let key = resolvedKeyText, NetworkKey(text: key) == nil {
-            throw ValidationError("the network key must be 32 bytes as 64 hex characters or base64")
+        if let key = networkKey, NetworkKey(text: key) == nil {
+            throw ValidationError(
+                "--network-key must be 32 bytes as 64 hex characters or base64 (\"confab network new\" makes one)")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (1...65535).contains(discoveryPort) else { throw ValidationError("--discovery-port must be 1–65535") }
         _ = try listenAddress()
-    }
-
-    private var resolvedKeyText: String? {
-        networkKey ?? ProcessInfo.processInfo.environment["CONFAB_NETWORK_KEY"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func listenAddress() throws -> (host: String, port: Int) {
@@ -69,9 +66,11 @@ struct NetworkOptions: ParsableArguments {
         options.discoveryPort = discoveryPort
         options.beaconTargets = beacons
         options.staticPeers = peers
-        if let key = resolvedKeyText { options.networkKey = NetworkKey(text: key)! }
+        let setting = try NetworkKeySetting.resolve(flag: networkKey, directory: directory)
+        options.networkKey = setting.key
         var logger = Logger(label: "confab")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        logger.info("network \(setting.tag) (key from \(setting.source.rawValue))")
         options.logger = logger
         return options
     }

@@ -23,7 +23,7 @@ enum HumanOutput {
         list.flatMap { c -> [String] in
             let mark = c.isPinned ? "📌 " : "   "
             let time = timestamps.short(c.lastActivityAt, now: now)
-            var name = c.participants.map(\.name).joined(separator: ", ")
+            var name = c.participants.map(participantLabel).joined(separator: ", ")
             if let title = c.title, !title.isEmpty { name += " · \(title)" }
             if c.isArchived { name += " (archived)" }
             if c.isMuted { name += " (muted)" }
@@ -37,6 +37,15 @@ enum HumanOutput {
             let previewWidth = max(10, width - 3 - DisplayWidth.of(badge) - DisplayWidth.of(id))
             let line2 = "   " + DisplayWidth.pad(preview, to: previewWidth) + Style.badge(badge) + Style.dim(id)
             return [line1, line2]
+        }
+    }
+
+    /// A participant's name with its trust: "Bob ✓" once verified, "Bob (blocked)".
+    static func participantLabel(_ participant: ConversationSummary.Participant) -> String {
+        switch participant.trust {
+        case .verified: return participant.name + " ✓"
+        case .blocked: return participant.name + " (blocked)"
+        case .unverified: return participant.name
         }
     }
 

@@ -1,0 +1,73 @@
+import ConfabModel
+import ConfabNet
+import ConfabStore
+import Foundation
+
+/// The keys a node refuses. The handshake asks it on NIO threads, so it sits behind a lock
+/// rather than in the actor.
+final class BlockList: Sendable {
+    private let keys = Mutex<Set<NodeID>>([])
+
+    func contains(_ id: NodeID) -> Bool { keys.withLock { $0.contains(id) } }
+
+    /// Replaces the set; returns the keys that were not blocked before.
+    func replace(with new: Set<NodeID>) -> Set<NodeID> {
+        keys.withLock { keys in
+            defer { keys = new }
+            return new.subtracting(keys)
+        }
+    }
+}
+
+extension Node {
+    /// Reads the block list from the store (CLI commands change it there) and ends any
+    /// session with a key that is newly blocked. Accepted connections from blocked keys are
+    /// refused inside the handshake; dials and beacons skip them.
+    func reloadTrust() throws {
+        let newlyBlocked = blockList.replace(with: try local.store.blockedPeers())
+        for id in newlyBlocked {
+            guard let session = sessions?.session(with: id) else { continue }
+            logger.info("closing session with \(id.shortHex): blocked")
+            session.close(reason: "session refused")
+        }
+    }
+
+    /// A CLI command changed a peer's trust (block, unblock, verify): takes effect now
+    /// rather than at the next poll.
+    public func trustChanged() throws {
+        try reloadTrust()
+    }
+
+    /// A session that opened although its key is blocked (a dial already under way when
+    /// the block arrived) is closed before anything is exchanged. Returns whether to go on.
+    func admitOpened(_ session: PeerSession) -> Bool {
+        guard blockList.contains(session.remote) else { return true }
+        logger.info("closing session with \(session.remote.shortHex): blocked")
+        session.close(reason: "session refused")
+        return false
+    }
+
+    /// Trust on first use: a new key that claims a name another key already has here is
+    /// kept apart under a distinct name, and the person running the node is told.
+    func warnNameClaim(_ id: NodeID, holder: NodeID) {
+        let peer = try? local.store.peer(id)
+        let claimed = (peer?.claimedName ?? "").debugDescription
+        let name = (peer?.name ?? id.shortHex).debugDescription
+        let whose = holder == me ? "this node's own name" : "the name of \(holder.shortHex)"
+        let advice = "compare safety numbers before trusting it (confab verify \(id.shortHex))"
+        let message =
+            "new key \(id.shortHex) introduced itself as \(claimed), \(whose); kept apart as \(name) — \(advice)"
+        logger.warning("\(message)")
+    }
+
+    /// Adds what the store knows about trust to presence entries.
+    func withTrust(_ presence: [PeerPresence], known: [Peer]) -> [PeerPresence] {
+        let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return presence.map { entry in
+            var entry = entry
+            entry.trust = (byID[entry.id]?.trust ?? .unverified).rawValue
+            entry.warning = byID[entry.id]?.warning
+            return entry
+        }
+    }
+}

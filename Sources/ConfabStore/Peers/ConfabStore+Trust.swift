@@ -1,0 +1,32 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// The keys whose messages are stored but never shown: every message query excludes
+    /// their authors with this subquery (the peer table is small and indexed by trust).
+    static let blockedAuthorsSQL = "(SELECT id FROM peer WHERE trust = 'blocked')"
+
+    /// Sets how far this node trusts a key. Trust belongs to the key, never to a name: a
+    /// new key that takes a verified peer's name starts unverified. A key not known yet is
+    /// remembered under its short key, so it can be blocked before it ever shows up.
+    public func setTrust(_ id: NodeID, _ trust: Peer.Trust, now: Date = Date()) throws {
+        guard id != me else { throw StoreError.invalidInput("that key is this node's own identity") }
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peer(id, name, trust, addedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET trust = excluded.trust
+                    """,
+                arguments: [id.bytes, id.shortHex, trust.rawValue, now.millisecondsSince1970])
+        }
+    }
+
+    public func blockedPeers() throws -> Set<NodeID> {
+        try writer.read { db in
+            Set(
+                try [UInt8].fetchAll(db, sql: "SELECT id FROM peer WHERE trust = 'blocked'")
+                    .compactMap(NodeID.init(bytes:)))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import ConfabModel
+import ConfabNode
+
+extension Confab {
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the safety number to compare with a peer; --confirm marks their key verified.",
+            discussion: """
+                The safety number is derived from both keys, so the peer's "confab verify" shows \
+                the same digits for you. Compare them in person or on a call you trust; if they \
+                match, nobody is impersonating either of you. Verification belongs to the key: \
+                a new key using the same name starts unverified.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "A peer's name, key, or unique key prefix.")
+        var peer: String
+
+        @Flag(help: "The numbers matched: mark this peer's key verified.")
+        var confirm = false
+
+        struct Result: Encodable {
+            let peer: JSONOutput.PeerInfo
+            let safetyNumber: String
+        }
+
+        func run() async throws {
+            let node = try global.open()
+            let id = try Resolver(store: node.store).peer(peer)
+            guard id != node.me else {
+                throw CLIError("\"\(peer)\" is your own key; verify a peer's key instead (see \"confab peers\")")
+            }
+            if confirm {
+                if try node.store.peer(id)?.trust == .blocked {
+                    throw CLIError(
+                        "\(try node.store.peer(id)?.name ?? id.shortHex) is blocked; "
+                            + "run \"confab unblock \(id.shortHex)\" first if you trust this key")
+                }
+                try node.store.setTrust(id, .verified)
+                await ControlClient.notifyTrustIfRunning(node.directory, peer: id)
+            }
+            let number = SafetyNumber(node.me, id)
+            let stored = try node.store.peer(id)
+            let info = stored ?? Peer(id: id, name: id.shortHex, addedAt: .now)
+            if output.json {
+                try JSONOutput.print(Result(peer: JSONOutput.peer(info), safetyNumber: number.description))
+                return
+            }
+            let label = "\(info.name) (\(id.shortHex))"
+            if let warning = info.warning { Console.out("⚠ \(info.name) \(warning)\n") }
+            Console.out("Safety number with \(Style.bold(label)):\n")
+            for line in number.lines { Console.out("    " + line) }
+            Console.out("\nTheir key: \(id.fingerprint)")
+            if confirm {
+                Console.out("\(label) is now verified (this key only; a new key will start unverified).")
+            } else if info.trust == .verified {
+                Console.out("Already verified.")
+            } else {
+                Console.out(
+                    """
+                    Compare it with what "confab verify" shows on their machine, in person or on a call you trust.
+                    If it matches: confab verify \(String(id.hex.prefix(16))) --confirm
+                    """)
+            }
+        }
+    }
+}
