@@ -117,6 +117,9 @@ extension Frame {
 
     func contains(_ text: String) -> Bool { joined.contains(text) }
 
+    /// The rows from `column` on (for frames without wide characters): the chat pane.
+    func pane(from column: Int) -> [String] { text.map { String($0.dropFirst(column)) } }
+
     /// The first row containing `text`.
     func row(containing text: String) -> String? { self.text.first { $0.contains(text) } }
 }
