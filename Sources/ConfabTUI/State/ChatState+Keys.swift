@@ -64,6 +64,10 @@ extension ChatState {
         guard !rows.isEmpty else { return [] }
         let current = chat.flatMap { open in rows.firstIndex { $0.id == open.id } } ?? selectedIndex
         let target = current.map { min(max(0, $0 + offset), rows.count - 1) } ?? 0
+        guard rows[target].id != chat?.id else {
+            focus = .chat
+            return []
+        }
         return open(rows[target].id)
     }
 

@@ -11,7 +11,9 @@ struct ConfirmDialog {
     let screenHeight: Int
 
     func box() -> OverlayBox {
-        let width = min(48, max(20, screenWidth - 6))
+        // The question on one line when the screen allows: it is the whole point of the box.
+        let wanted = max(DisplayWidth.of(question), DisplayWidth.of(TextSanitizer.line(subject)))
+        let width = min(wanted, max(20, screenWidth - 6))
         var content = [ScreenLine(TextSanitizer.line(subject), Palette.bold), ScreenLine()]
         content += TextWrap.wrap(question, width: width).map { ScreenLine($0) }
         return OverlayBox(
