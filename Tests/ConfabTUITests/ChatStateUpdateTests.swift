@@ -41,6 +41,15 @@ import Testing
         #expect(state.handle(.pageDown) == [])
     }
 
+    @Test func aReloadThatCountsUnreadInTheShownChatMarksItRead() {
+        var state = Fixtures.state(conversations: twoConversations(), open: 1, history: Fixtures.messages(1, count: 2))
+        #expect(state.apply(.conversations(twoConversations(unread: 1))) == [.markRead(one)])
+        #expect(state.apply(.conversations(twoConversations())) == [])
+        let flagged = [Fixtures.summary(1, markedUnread: true)]
+        #expect(state.apply(.conversations(flagged)) == [])
+        #expect(state.summary(one)?.badgeCount == 1)
+    }
+
     @Test func openingAReadChatSendsNoReceipt() {
         var state = Fixtures.state(conversations: twoConversations())
         _ = state.handle(.enter)

@@ -110,6 +110,27 @@ import Testing
         }
     }
 
+    @Test func rememberedHeightsAreUsedOnlyForTheWidthTheyWereMeasuredAt() {
+        let messages = Fixtures.messages(1, count: 4).map { message in
+            Fixtures.message(1, seq: message.seq, text: String(repeating: "word ", count: 12), at: message.sentAt)
+        }
+        var metrics = MessageMetrics()
+        metrics.update(messages, for: .init(width: 30, isGroup: false, calendar: Fixtures.utc))
+        for width in [30, 80] {
+            let fresh = MessageListView(
+                messages: messages, width: width, isGroup: false, highlight: nil, context: Fixtures.context)
+            var remembered = fresh
+            remembered.metrics = metrics
+            #expect(remembered.measure().total == fresh.content().lines.count, "width \(width)")
+            #expect(remembered.content().lines.count == fresh.measure().total)
+        }
+        let narrow = MessageListView(
+            messages: messages, width: 30, isGroup: false, highlight: nil, context: Fixtures.context)
+        let wide = MessageListView(
+            messages: messages, width: 80, isGroup: false, highlight: nil, context: Fixtures.context)
+        #expect(narrow.measure().total > wide.measure().total)
+    }
+
     @Test func aSearchHitIsHighlighted() {
         let message = Fixtures.message(1, seq: 1, text: "needle")
         let drawn = lines([message], highlight: message.id)

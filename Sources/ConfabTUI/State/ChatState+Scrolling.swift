@@ -15,12 +15,21 @@ extension ChatState {
     func messageList(_ chat: OpenChat, context: RenderContext) -> MessageListView {
         MessageListView(
             messages: chat.messages, width: layout.chatWidth, isGroup: isGroup(chat.id), highlight: chat.highlight,
-            context: context)
+            context: context, metrics: chat.metrics)
+    }
+
+    /// Measures the open chat's new messages for the current width, once.
+    mutating func refreshMetrics() {
+        guard var chat, chat.isLoaded else { return }
+        let parameters = MessageMetrics.Parameters(
+            width: layout.chatWidth, isGroup: isGroup(chat.id), calendar: calendar)
+        chat.metrics.update(chat.messages, for: parameters)
+        self.chat = chat
     }
 
     /// Where the open chat's lines fall. The clock does not matter here: `now` changes the
     /// words of date separators, never how many lines there are.
-    func measure(_ chat: OpenChat) -> (total: Int, ranges: [String: Range<Int>]) {
+    func measure(_ chat: OpenChat) -> (total: Int, ranges: [Range<Int>]) {
         let context = RenderContext(now: Date(timeIntervalSince1970: 0), calendar: calendar, colors: false)
         return messageList(chat, context: context).measure()
     }
@@ -52,8 +61,8 @@ extension ChatState {
     mutating func scroll(to message: String?) {
         guard var chat else { return }
         let measured = measure(chat)
-        if let message, let range = measured.ranges[message] {
-            let top = max(0, range.lowerBound - 2)
+        if let message, let index = chat.messages.firstIndex(where: { $0.id == message }) {
+            let top = max(0, measured.ranges[index].lowerBound - 2)
             chat.scroll = min(max(0, measured.total - top - messageRows), max(0, measured.total - messageRows))
         } else {
             chat.scroll = 0
@@ -65,6 +74,7 @@ extension ChatState {
     /// and mark the chat read if its newest message is in view.
     mutating func settle() -> [ChatEffect] {
         keepSelectionVisible()
+        refreshMetrics()
         guard var chat, chat.isLoaded else { return [] }
         chat.scroll = min(chat.scroll, maxScroll(chat))
         if chat.scroll == 0 { chat.newBelow = 0 }

@@ -10,6 +10,13 @@ extension ChatState {
             myName = name
         case .conversations(let list):
             setConversations(list)
+            // Messages the open chat shows may have come without a `.message` (another
+            // process, a missed event): if the store counts them unread, read them now.
+            // A conversation flagged unread by hand is left so.
+            if var chat, let summary = summary(chat.id), summary.unreadCount > 0 {
+                chat.needsRead = true
+                self.chat = chat
+            }
         case .history(let id, let messages, let hasOlder, let focus):
             receiveHistory(id, messages, hasOlder: hasOlder, focus: focus)
         case .olderHistory(let id, let messages, let hasOlder):
@@ -77,8 +84,9 @@ extension ChatState {
         var isRepeat = false
         var isNewestLoaded: Bool?
         if var chat, chat.id == id, chat.isLoaded {
-            if let index = chat.messages.firstIndex(where: { $0.id == message.id }) {
+            if let index = chat.messages.firstIndex(where: { $0.author == message.author && $0.seq == message.seq }) {
                 chat.messages[index] = message
+                chat.metrics.forget(message)
                 isRepeat = true
             } else {
                 let before = measure(chat).total
@@ -87,7 +95,7 @@ extension ChatState {
                 isNewestLoaded = index == chat.messages.count - 1
                 if chat.scroll > 0 {
                     let after = measure(chat)
-                    let linesBelow = after.total - (after.ranges[message.id]?.upperBound ?? after.total)
+                    let linesBelow = after.total - after.ranges[index].upperBound
                     if linesBelow < chat.scroll {
                         // It landed below the view: keep the view still and say so.
                         chat.scroll += after.total - before

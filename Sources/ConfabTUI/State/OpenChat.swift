@@ -18,6 +18,7 @@ struct OpenChat: Sendable {
     var highlight: String?
     /// Messages arrived (or the chat was opened unread) that have not been marked read.
     var needsRead = false
+    var metrics = MessageMetrics()
 
     init(id: ConversationID, highlight: String? = nil) {
         self.id = id

@@ -18,17 +18,21 @@ struct MessageBubble {
     let context: RenderContext
 
     /// Bubbles take at most three quarters of the pane, so the sides stay apparent.
-    var maxBubbleWidth: Int { max(6, width * 3 / 4) }
-
     /// The text as it wraps inside the bubble.
     func rows() -> [String] {
-        let textWidth = max(1, maxBubbleWidth - 2)
+        Self.rows(of: message, width: width)
+    }
+
+    private static func rows(of message: ChatMessage, width: Int) -> [String] {
+        let textWidth = max(1, max(6, width * 3 / 4) - 2)
         guard let text = message.text else { return TextWrap.wrap(Self.undecryptable, width: textWidth) }
         return TextWrap.wrap(lines: TextSanitizer.lines(text), width: textWidth)
     }
 
-    /// Lines the bubble takes, without drawing it (times are not formatted).
-    var height: Int { rows().count + (showsAuthor && !message.isMine ? 1 : 0) + 1 }
+    /// Lines a bubble takes, without drawing it (times are not formatted).
+    static func height(of message: ChatMessage, width: Int, showsAuthor: Bool) -> Int {
+        rows(of: message, width: width).count + (showsAuthor && !message.isMine ? 1 : 0) + 1
+    }
 
     func lines() -> [ScreenLine] {
         let rows = rows()

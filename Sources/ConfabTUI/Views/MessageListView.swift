@@ -5,10 +5,11 @@ import Foundation
 /// changes, cut to the rows on screen at the scroll position. When scrolled up with news
 /// below, the last row says how many new messages are waiting.
 struct MessageListView {
-    /// All lines of the loaded messages, and which lines each message took.
+    /// All lines of the loaded messages, and which lines each message took (in the
+    /// order of `messages`).
     struct Content {
         var lines: [ScreenLine] = []
-        var ranges: [String: Range<Int>] = [:]
+        var ranges: [Range<Int>] = []
     }
 
     let messages: [ChatMessage]
@@ -16,39 +17,57 @@ struct MessageListView {
     let isGroup: Bool
     let highlight: String?
     let context: RenderContext
+    var metrics = MessageMetrics()
+
+    private var parameters: MessageMetrics.Parameters {
+        MessageMetrics.Parameters(width: width, isGroup: isGroup, calendar: context.calendar)
+    }
+
+    /// Each message's date separator lines (0, 1, or 2 with the blank line before a new
+    /// day) and bubble lines.
+    private func blocks() -> [(separator: Int, bubble: Int)] {
+        let lookup = metrics.lookup(for: parameters)
+        var previousDay: Date?
+        return messages.map { message in
+            let day = lookup.day(of: message)
+            defer { previousDay = day }
+            let separator = day == previousDay ? 0 : (previousDay == nil ? 1 : 2)
+            return (separator, lookup.height(of: message))
+        }
+    }
+
+    /// How many lines the messages take, and where each one is, without drawing them.
+    func measure() -> (total: Int, ranges: [Range<Int>]) {
+        var total = 0
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(messages.count)
+        for block in blocks() {
+            ranges.append(total + block.separator..<total + block.separator + block.bubble)
+            total += block.separator + block.bubble
+        }
+        return (total, ranges)
+    }
 
     /// The lines of every message; with `window`, only the lines in it are drawn (the
     /// rest are blank) so a long history costs little beyond measuring it.
     func content(window: Range<Int>? = nil) -> Content {
         var content = Content()
-        var previousDay: Date?
-        for message in messages {
-            let day = context.calendar.startOfDay(for: message.sentAt)
-            let bubble = MessageBubble(
-                message: message, width: width, showsAuthor: isGroup, isHighlighted: message.id == highlight,
-                context: context)
-            var separatorLines = 0
-            if day != previousDay { separatorLines = previousDay == nil ? 1 : 2 }
+        for (message, block) in zip(messages, blocks()) {
             let start = content.lines.count
-            let height = bubble.height
-            let block = start..<start + separatorLines + height
-            if let window, !block.overlaps(window) {
-                content.lines += Array(repeating: ScreenLine(), count: block.count)
+            let end = start + block.separator + block.bubble
+            if let window, !(start..<end).overlaps(window) {
+                content.lines += Array(repeating: ScreenLine(), count: end - start)
             } else {
-                if separatorLines == 2 { content.lines.append(ScreenLine()) }
-                if separatorLines > 0 { content.lines.append(separator(message.sentAt)) }
+                if block.separator == 2 { content.lines.append(ScreenLine()) }
+                if block.separator > 0 { content.lines.append(separator(message.sentAt)) }
+                let bubble = MessageBubble(
+                    message: message, width: width, showsAuthor: isGroup, isHighlighted: message.id == highlight,
+                    context: context)
                 content.lines += bubble.lines()
             }
-            content.ranges[message.id] = start + separatorLines..<block.upperBound
-            previousDay = day
+            content.ranges.append(start + block.separator..<end)
         }
         return content
-    }
-
-    /// How many lines the messages take, and where each one is, without drawing them.
-    func measure() -> (total: Int, ranges: [String: Range<Int>]) {
-        let content = content(window: 0..<0)
-        return (content.lines.count, content.ranges)
     }
 
     /// "──── Today ────" across the pane.
