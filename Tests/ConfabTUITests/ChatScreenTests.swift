@@ -158,4 +158,22 @@ import Testing
         #expect(!pane.contains("new messages ↓"))
         #expect(pane.contains("fresher"))
     }
+
+    @Test func tinyScreensStillGiveWholeFrames() {
+        var state = Fixtures.state(conversations: conversations(), open: 2, history: history())
+        _ = state.type("typed")
+        let sizes = [(0, 0), (1, 1), (5, 3), (12, 2), (30, 4), (79, 5), (80, 3)]
+        let keys: [Key?] = [nil, .character("?"), .control("k"), .character("d"), .character("/")]
+        for (width, height) in sizes {
+            _ = state.resize(width: width, height: height)
+            for key in keys {
+                state.focus = .list
+                state.overlay = nil
+                if let key { _ = state.handle(key) }
+                let frame = Fixtures.render(state)
+                #expect(frame.lines.count == height)
+                #expect(frame.lines.allSatisfy { $0.width == width }, "\(width)x\(height) \(String(describing: key))")
+            }
+        }
+    }
 }

@@ -159,6 +159,14 @@ import Testing
         #expect(state.notice == "No unread conversations")
     }
 
+    @Test func ctrlUWithNoConversationsSaysSo() {
+        var state = Fixtures.state(conversations: [])
+        #expect(state.handle(.control("u")) == [])
+        #expect(state.notice == "No unread conversations")
+        #expect(state.handle(.control("n")) == [])
+        #expect(state.handle(.alt("1")) == [])
+    }
+
     @Test func ctrlRResyncs() {
         var state = Fixtures.state()
         #expect(state.handle(.control("r")) == [.resync])

@@ -75,9 +75,8 @@ extension ChatState {
     private mutating func openNextUnread() -> [ChatEffect] {
         let rows = visibleConversations
         let start = chat.flatMap { open in rows.firstIndex { $0.id == open.id } } ?? selectedIndex ?? -1
-        for step in 1...max(1, rows.count) {
-            let index = ((start + step) % rows.count + rows.count) % rows.count
-            guard rows.indices.contains(index) else { break }
+        for step in rows.indices {
+            let index = (start + 1 + step + rows.count) % rows.count
             if rows[index].badgeCount > 0, rows[index].id != chat?.id { return open(rows[index].id) }
         }
         notice = "No unread conversations"
