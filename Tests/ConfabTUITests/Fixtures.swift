@@ -108,20 +108,12 @@ enum Fixtures {
 }
 
 extension Frame {
-    /// Every row as trimmed text, for assertions that care about words, not padding.
-    var trimmed: [String] {
-        text.map { String($0.reversed().drop { $0 == " " }.reversed()) }
-    }
-
     var joined: String { text.joined(separator: "\n") }
 
     func contains(_ text: String) -> Bool { joined.contains(text) }
 
     /// The rows from `column` on (for frames without wide characters): the chat pane.
     func pane(from column: Int) -> [String] { text.map { String($0.dropFirst(column)) } }
-
-    /// The first row containing `text`.
-    func row(containing text: String) -> String? { self.text.first { $0.contains(text) } }
 }
 
 extension ChatState {
