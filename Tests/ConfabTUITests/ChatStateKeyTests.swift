@@ -122,6 +122,27 @@ import Testing
         #expect(state.overlay == nil)
     }
 
+    @Test func helpScrollsToEveryBindingOnAShortScreen() {
+        var state = Fixtures.state(width: 80, height: 24)
+        _ = state.handle(.character("?"))
+        var seen = Fixtures.render(state).joined
+        #expect(seen.contains(HelpOverlay.scrollFooter))
+        for _ in 0..<3 {
+            _ = state.handle(.pageDown)
+            seen += Fixtures.render(state).joined
+        }
+        for binding in KeyBindings.sections.flatMap(\.bindings) {
+            #expect(seen.contains(binding.action), "\(binding.action)")
+        }
+        _ = state.handle(.up)
+        guard case .help = state.overlay else {
+            Issue.record("scrolling closed the help")
+            return
+        }
+        _ = state.handle(.character(" "))
+        #expect(state.overlay == nil)
+    }
+
     @Test func tabMovesBetweenTheListAndTheChatAndEscGoesBack() {
         var state = openChat()
         _ = state.handle(.tab)

@@ -18,7 +18,7 @@ extension ChatState {
             showArchived = false
             return [reloadList]
         case .character("/"): overlay = .search(SearchPanel())
-        case .character("?"): overlay = .help
+        case .character("?"): overlay = .help(top: 0)
         case .character("q"):
             wantsQuit = true
             return [.quit]

@@ -4,8 +4,16 @@ import Foundation
 extension ChatState {
     mutating func handleOverlayKey(_ key: Key, _ current: Overlay) -> [ChatEffect] {
         switch current {
-        case .help:
-            overlay = nil
+        case .help(let top):
+            let page = HelpOverlay.visibleRows(screenHeight: height)
+            let last = HelpOverlay.maxTop(screenHeight: height)
+            switch key {
+            case .up: overlay = .help(top: max(0, top - 1))
+            case .down: overlay = .help(top: min(last, top + 1))
+            case .pageUp: overlay = .help(top: max(0, top - page))
+            case .pageDown: overlay = .help(top: min(last, top + page))
+            default: overlay = nil
+            }
             return []
         case .confirmDelete(let id):
             overlay = nil

@@ -3,7 +3,8 @@ import ConfabStore
 
 /// A box over the screen that takes the keys until it closes.
 enum Overlay: Sendable {
-    case help
+    /// The key list, scrolled to its `top` line.
+    case help(top: Int)
     case search(SearchPanel)
     case newConversation(NewConversationPanel)
     /// "Delete this conversation …? y/N" for that conversation.

@@ -117,8 +117,8 @@ public enum ChatScreen {
         let width = frame.width
         let height = frame.height
         switch overlay {
-        case .help:
-            HelpOverlay(screenWidth: width, screenHeight: height).box().draw(on: &frame)
+        case .help(let top):
+            HelpOverlay(top: top, screenWidth: width, screenHeight: height).box().draw(on: &frame)
             return nil
         case .search(let panel):
             let search = SearchOverlay(panel: panel, screenWidth: width, screenHeight: height, context: context).box()
