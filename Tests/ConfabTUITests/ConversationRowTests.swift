@@ -61,6 +61,14 @@ import Testing
         #expect(!read[1].text.contains("12"))
     }
 
+    @Test func hugeUnreadCountsAreCapped() {
+        #expect(text(Fixtures.summary(1, unread: 12_345))[1].hasSuffix(" 999+  "))
+    }
+
+    @Test func aThreadWithNobodyElseIsNamedOnlyYou() {
+        #expect(text(Fixtures.summary(1, with: []))[0].hasPrefix("   Only you"))
+    }
+
     @Test func markedUnreadShowsABadgeOfOne() {
         #expect(text(Fixtures.summary(1, markedUnread: true))[1].hasSuffix(" 1  "))
     }

@@ -31,6 +31,7 @@ extension ChatState {
         input.clear()
         chat.scroll = 0
         chat.newBelow = 0
+        chat.highlight = nil
         self.chat = chat
         return [.send(chat.id, text: text)]
     }

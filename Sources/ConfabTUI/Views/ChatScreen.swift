@@ -131,7 +131,7 @@ public enum ChatScreen {
             dialog.box.draw(on: &frame)
             return dialog.cursor
         case .confirmDelete(let id):
-            let subject = state.summary(id)?.displayName ?? id.shortHex
+            let subject = state.summary(id).map(ConversationRow.name) ?? id.shortHex
             ConfirmDialog(
                 title: "Delete", subject: subject, question: ConfirmDialog.deleteQuestion, screenWidth: width,
                 screenHeight: height

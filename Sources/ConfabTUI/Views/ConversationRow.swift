@@ -36,6 +36,17 @@ struct ConversationRow {
 
     private var isUnread: Bool { summary.badgeCount > 0 }
 
+    /// The title or the other people's names; a thread with nobody else is mine alone.
+    static func name(_ summary: ConversationSummary) -> String {
+        let name = TextSanitizer.line(summary.displayName)
+        return name.isEmpty ? "Only you" : name
+    }
+
+    /// Counts past 999 would crowd the preview out; the exact number matters less then.
+    static func badge(_ count: Int) -> String {
+        count > 999 ? "999+" : String(count)
+    }
+
     private func firstLine() -> ScreenLine {
         var left = ScreenLine()
         left.append(summary.isPinned ? Self.pinMark : "  ", Palette.pin)
@@ -44,7 +55,7 @@ struct ConversationRow {
             left.append(Self.topicBadge, Palette.topicBadge)
             left.append(" ")
         }
-        left.append(TextSanitizer.line(summary.displayName), isUnread ? Palette.unreadName : Palette.plain)
+        left.append(Self.name(summary), isUnread ? Palette.unreadName : Palette.plain)
         if summary.isMuted { left.append(" (muted)", Palette.muted) }
         if summary.isArchived { left.append(" (archived)", Palette.muted) }
         let time = context.timestamps.short(summary.lastActivityAt, now: context.now)
@@ -64,7 +75,7 @@ struct ConversationRow {
         var right = ScreenLine()
         if isUnread {
             right.append(" ")
-            right.append(" \(summary.badgeCount) ", context.badge)
+            right.append(" \(Self.badge(summary.badgeCount)) ", context.badge)
         } else if let status = summary.lastMessage?.status {
             right.append(" ")
             right.append(StatusMark.short(status), StatusMark.style(status))

@@ -49,7 +49,7 @@ struct SearchOverlay {
     }
 
     private func row(_ hit: SearchHit) -> ScreenLine {
-        var line = ScreenLine(TextSanitizer.line(hit.conversation.displayName), Palette.bold)
+        var line = ScreenLine(ConversationRow.name(hit.conversation), Palette.bold)
         if let message = hit.message {
             line.append("  " + context.timestamps.short(message.sentAt, now: context.now), Palette.dim)
             line.append("  ")
