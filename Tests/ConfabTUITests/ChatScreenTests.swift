@@ -106,6 +106,14 @@ import Testing
         #expect(bar.contains("? help"))
     }
 
+    @Test func keyHintsShortenOnNarrowScreens() {
+        var state = Fixtures.state(width: 60, height: 20, conversations: [Fixtures.summary(1)], open: 1)
+        _ = state.apply(.peers([Fixtures.peer(Fixtures.bob, "Bob")], verified: []))
+        #expect(Fixtures.render(state).text.last!.hasSuffix(" Esc list · ^C quit "))
+        _ = state.resize(width: 120, height: 20)
+        #expect(Fixtures.render(state).text.last!.contains("Alt+Enter new line"))
+    }
+
     @Test func theStatusBarShowsSyncProgress() {
         var state = Fixtures.state()
         _ = state.apply(.syncProgress(received: 1234, expected: 5000))

@@ -98,10 +98,11 @@ public enum ChatScreen {
     }
 
     private static func statusBar(_ state: ChatState, width: Int) -> StatusBarView {
-        let hints: String
+        let hints: [String]
         switch state.focus {
-        case .list: hints = "? help · Ctrl+K new · / search · q quit"
-        case .chat: hints = "Enter send · Alt+Enter new line · Esc list · Ctrl+C quit"
+        case .list: hints = ["? help · Ctrl+K new · / search · q quit", "? help · q quit", "? help"]
+        case .chat:
+            hints = ["Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list"]
         }
         return StatusBarView(
             myName: state.myName, onlinePeers: state.onlinePeerCount, syncReceived: state.syncReceived,

@@ -10,7 +10,8 @@ struct StatusBarView {
     let syncReceived: Int
     let syncExpected: Int
     let notice: String?
-    let hints: String
+    /// Key hints, longest first: the first that fits is shown.
+    let hints: [String]
     let width: Int
 
     func line() -> ScreenLine {
@@ -29,10 +30,12 @@ struct StatusBarView {
         if let notice {
             left.append("  " + TextSanitizer.line(notice), Palette.statusOffline)
         }
-        let right = ScreenLine(" " + hints + " ", Palette.statusBar)
-        // Hints go first when room runs out: the status itself is what the bar is for.
-        if left.width + right.width <= width {
-            return .justified(left, right, width: width, fill: Palette.statusBar)
+        // Hints give way when room runs out: the status itself is what the bar is for.
+        for hint in hints {
+            let right = ScreenLine(" " + hint + " ", Palette.statusBar)
+            if left.width + right.width <= width {
+                return .justified(left, right, width: width, fill: Palette.statusBar)
+            }
         }
         return left.fitted(to: width, fill: Palette.statusBar)
     }
