@@ -176,6 +176,18 @@ import Testing
         #expect(Fixtures.render(state).pane(from: chatLeft).joined().contains("older 1"))
     }
 
+    @Test func aMessageArrivingWhileTheChatLoadsIsNotLost() {
+        var state = Fixtures.state(conversations: twoConversations())
+        _ = state.handle(.enter)
+        let early = fromBob(3, "arrived early")
+        let stale = Fixtures.message(1, seq: 9, text: "before the page", at: Fixtures.ago(hours: 50), order: 1)
+        _ = state.apply(.message(early))
+        _ = state.apply(.message(stale))
+        let page = Fixtures.messages(1, count: 2)
+        #expect(state.apply(.history(one, page, hasOlder: true, focus: nil)) == [.markRead(one)])
+        #expect(state.chat?.messages.map(\.text) == ["message 1", "message 2", "arrived early"])
+    }
+
     @Test func historyForAnotherConversationIsIgnored() {
         var state = Fixtures.state(conversations: twoConversations(), open: 1, history: Fixtures.messages(1, count: 2))
         _ = state.apply(.history(two, [Fixtures.message(2, seq: 1, text: "stray")], hasOlder: false, focus: nil))

@@ -50,7 +50,12 @@ extension ChatState {
         _ id: ConversationID, _ messages: [ChatMessage], hasOlder: Bool, focus: String?
     ) {
         guard var chat, chat.id == id else { return }
-        chat.messages = Self.inOrder(messages)
+        // Early arrivals join the page unless they are older than it (that would leave a gap).
+        let early = chat.arrivedWhileLoading.filter { message in
+            messages.first.map { $0.orderKey < message.orderKey } ?? true
+        }
+        chat.arrivedWhileLoading = []
+        chat.messages = Self.inOrder(messages + early)
         chat.hasOlder = hasOlder
         chat.isLoaded = true
         chat.isLoadingOlder = false
@@ -62,6 +67,7 @@ extension ChatState {
         } else {
             chat.needsRead = messages.contains { !$0.isMine }
         }
+        if early.contains(where: { !$0.isMine }) { chat.needsRead = true }
         noteOwnSeqs(messages)
         self.chat = chat
         scroll(to: chat.highlight)
@@ -104,6 +110,9 @@ extension ChatState {
                 }
                 if !message.isMine { chat.needsRead = true }
             }
+            self.chat = chat
+        } else if var chat, chat.id == id {
+            chat.arrivedWhileLoading.append(message)
             self.chat = chat
         }
         var effects: [ChatEffect] = []

@@ -19,6 +19,9 @@ struct OpenChat: Sendable {
     /// Messages arrived (or the chat was opened unread) that have not been marked read.
     var needsRead = false
     var metrics = MessageMetrics()
+    /// Messages that arrived while the first page was being loaded; the page may have
+    /// been read from the store before they were written.
+    var arrivedWhileLoading: [ChatMessage] = []
 
     init(id: ConversationID, highlight: String? = nil) {
         self.id = id
