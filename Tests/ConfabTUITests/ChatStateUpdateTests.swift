@@ -112,6 +112,15 @@ import Testing
         #expect(narrow.handle(.tab) == [.markRead(one)])
     }
 
+    @Test func wideningANarrowScreenShowsTheChatAndReadsIt() {
+        var state = Fixtures.state(
+            width: 60, conversations: twoConversations(), open: 1, history: Fixtures.messages(1, count: 2))
+        _ = state.handle(.escape)
+        _ = state.apply(.message(fromBob(3)))
+        #expect(state.resize(width: 70, height: 30) == [])
+        #expect(state.resize(width: 100, height: 30) == [.markRead(one)])
+    }
+
     @Test func aMessageInAConversationTheListLacksReloadsTheList() {
         var state = Fixtures.state(conversations: twoConversations())
         let invitation = Fixtures.message(9, seq: 1, from: Fixtures.dave, name: "Dave", text: "join us")
