@@ -9,6 +9,12 @@ public struct SearchHit: Sendable, Equatable {
     public let message: ChatMessage?
     /// The matching text with the match between « and ».
     public let snippet: String?
+
+    public init(conversation: ConversationSummary, message: ChatMessage?, snippet: String?) {
+        self.conversation = conversation
+        self.message = message
+        self.snippet = snippet
+    }
 }
 
 extension ConfabStore {

@@ -1,0 +1,171 @@
+import ConfabModel
+
+extension ChatState {
+    /// Takes in what the runtime reports: answers to effects and news from the node.
+    public mutating func apply(_ update: ChatUpdate) -> [ChatEffect] {
+        var effects: [ChatEffect] = []
+        switch update {
+        case .identity(let name, let id):
+            me = id
+            myName = name
+        case .conversations(let list):
+            setConversations(list)
+            // Messages the open chat shows may have come without a `.message` (another
+            // process, a missed event): if the store counts them unread, read them now.
+            // A conversation flagged unread by hand is left so.
+            if var chat, let summary = summary(chat.id), summary.unreadCount > 0 {
+                chat.needsRead = true
+                self.chat = chat
+            }
+        case .history(let id, let messages, let hasOlder, let focus):
+            receiveHistory(id, messages, hasOlder: hasOlder, focus: focus)
+        case .olderHistory(let id, let messages, let hasOlder):
+            receiveOlder(id, messages, hasOlder: hasOlder)
+        case .message(let message):
+            effects += receive(message)
+        case .status(let id, let seq, let status):
+            effects += receiveStatus(id, seq: seq, status)
+        case .peers(let list, let verified):
+            peers = list
+            self.verified = verified
+        case .searchResults(let query, let hits):
+            guard case .search(var panel) = overlay, panel.query.text == query else { break }
+            panel.hits = hits
+            panel.answered = query
+            panel.selected = min(panel.selected, max(0, hits.count - 1))
+            overlay = .search(panel)
+        case .created(let id):
+            effects += open(id)
+            effects.append(reloadList)
+        case .syncProgress(let received, let expected):
+            syncReceived = received
+            syncExpected = expected
+        case .notice(let text):
+            notice = text
+        }
+        return effects + settle()
+    }
+
+    private mutating func receiveHistory(
+        _ id: ConversationID, _ messages: [ChatMessage], hasOlder: Bool, focus: String?
+    ) {
+        guard var chat, chat.id == id else { return }
+        // Early arrivals join the page unless they are older than it (that would leave a gap).
+        let early = chat.arrivedWhileLoading.filter { message in
+            messages.first.map { $0.orderKey < message.orderKey } ?? true
+        }
+        chat.arrivedWhileLoading = []
+        chat.messages = Self.inOrder(messages + early)
+        chat.hasOlder = hasOlder
+        chat.isLoaded = true
+        chat.isLoadingOlder = false
+        chat.newBelow = 0
+        if let focus { chat.highlight = focus }
+        // Opening a chat reads it, if there is anything to read.
+        if let summary = summary(id) {
+            chat.needsRead = summary.badgeCount > 0
+        } else {
+            chat.needsRead = messages.contains { !$0.isMine }
+        }
+        if early.contains(where: { !$0.isMine }) { chat.needsRead = true }
+        noteOwnSeqs(messages)
+        self.chat = chat
+        scroll(to: chat.highlight)
+    }
+
+    private mutating func receiveOlder(_ id: ConversationID, _ messages: [ChatMessage], hasOlder: Bool) {
+        guard var chat, chat.id == id else { return }
+        let known = Set(chat.messages.map(\.id))
+        // Lines are counted from the bottom, so adding above leaves the view where it was.
+        chat.messages = Self.inOrder(messages.filter { !known.contains($0.id) } + chat.messages)
+        chat.hasOlder = hasOlder
+        chat.isLoadingOlder = false
+        noteOwnSeqs(messages)
+        self.chat = chat
+    }
+
+    private mutating func receive(_ message: ChatMessage) -> [ChatEffect] {
+        let id = message.conversationID
+        noteOwnSeqs([message])
+        var isRepeat = false
+        var isNewestLoaded: Bool?
+        if var chat, chat.id == id, chat.isLoaded {
+            if let index = chat.messages.firstIndex(where: { $0.author == message.author && $0.seq == message.seq }) {
+                chat.messages[index] = message
+                chat.metrics.forget(message)
+                isRepeat = true
+            } else {
+                let before = measure(chat).total
+                let index = chat.messages.firstIndex { message.orderKey < $0.orderKey } ?? chat.messages.count
+                chat.messages.insert(message, at: index)
+                isNewestLoaded = index == chat.messages.count - 1
+                if chat.scroll > 0 {
+                    let after = measure(chat)
+                    let linesBelow = after.total - after.ranges[index].upperBound
+                    if linesBelow < chat.scroll {
+                        // It landed below the view: keep the view still and say so.
+                        chat.scroll += after.total - before
+                        if !message.isMine { chat.newBelow += 1 }
+                    }
+                }
+                if !message.isMine { chat.needsRead = true }
+            }
+            self.chat = chat
+        } else if var chat, chat.id == id {
+            chat.arrivedWhileLoading.append(message)
+            self.chat = chat
+        }
+        var effects: [ChatEffect] = []
+        if let summary = summary(id) {
+            update(id) { row in
+                let isNewer = isNewestLoaded ?? (row.lastMessage.map { message.sentAt >= $0.sentAt } ?? true)
+                if isNewer { row.lastMessage = .init(message) }
+                row.lastActivityAt = max(row.lastActivityAt, message.sentAt)
+                if !message.isMine, !isRepeat { row.unreadCount += 1 }
+            }
+            if shouldNotify(message, muted: summary.isMuted, isRepeat: isRepeat) { effects.append(.notify(message)) }
+        } else {
+            // A conversation the list does not have yet (an invitation, or hidden): fetch it.
+            effects.append(reloadList)
+            if shouldNotify(message, muted: false, isRepeat: isRepeat) { effects.append(.notify(message)) }
+        }
+        return effects
+    }
+
+    /// Someone else wrote, the conversation is not muted, and the chat is not on screen.
+    /// Scrolled up in the open chat, the "new messages" indicator tells instead.
+    private func shouldNotify(_ message: ChatMessage, muted: Bool, isRepeat: Bool) -> Bool {
+        guard !message.isMine, !muted, !isRepeat else { return false }
+        return !(chat?.id == message.conversationID && chatIsVisible)
+    }
+
+    private mutating func receiveStatus(_ id: ConversationID, seq: UInt64, _ status: DeliveryStatus) -> [ChatEffect] {
+        if var chat, chat.id == id,
+            let index = chat.messages.firstIndex(where: { $0.isMine && $0.seq == seq })
+        {
+            chat.messages[index] = chat.messages[index].with(status: status)
+            self.chat = chat
+        }
+        guard let last = summary(id)?.lastMessage, last.isMine else { return [] }
+        guard let newest = lastOwnSeq[id] else {
+            // Which of my messages the preview shows is unknown here; the store knows.
+            return [reloadList]
+        }
+        if newest == seq, last.status != status {
+            update(id) { $0.lastMessage = last.with(status: status) }
+        }
+        return []
+    }
+
+    private mutating func noteOwnSeqs(_ messages: [ChatMessage]) {
+        for message in messages where message.isMine {
+            lastOwnSeq[message.conversationID] = max(lastOwnSeq[message.conversationID] ?? 0, message.seq)
+        }
+    }
+
+    /// Display order, each message once.
+    static func inOrder(_ messages: [ChatMessage]) -> [ChatMessage] {
+        var seen = Set<String>()
+        return messages.sorted { $0.orderKey < $1.orderKey }.filter { seen.insert($0.id).inserted }
+    }
+}

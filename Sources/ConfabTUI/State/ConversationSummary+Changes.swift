@@ -1,0 +1,55 @@
+import ConfabModel
+import Foundation
+
+extension ConversationSummary {
+    /// The fields the chat changes locally between reloads (a message arrived, a flag
+    /// was toggled), so the list stays live without asking the store.
+    struct Changes {
+        var lastActivityAt: Date
+        var lastMessage: LastMessage?
+        var unreadCount: Int
+        var isMarkedUnread: Bool
+        var isPinned: Bool
+        var isArchived: Bool
+        var isMuted: Bool
+    }
+
+    func changing(_ change: (inout Changes) -> Void) -> ConversationSummary {
+        var changes = Changes(
+            lastActivityAt: lastActivityAt, lastMessage: lastMessage, unreadCount: unreadCount,
+            isMarkedUnread: isMarkedUnread, isPinned: isPinned, isArchived: isArchived, isMuted: isMuted)
+        change(&changes)
+        return ConversationSummary(
+            id: id, title: title, participants: participants, createdAt: createdAt,
+            lastActivityAt: changes.lastActivityAt, lastMessage: changes.lastMessage, unreadCount: changes.unreadCount,
+            isMarkedUnread: changes.isMarkedUnread, isPinned: changes.isPinned, isArchived: changes.isArchived,
+            isMuted: changes.isMuted)
+    }
+
+    /// The list order: pinned first, then newest activity, then id so ties never swap.
+    static func listOrder(_ a: ConversationSummary, _ b: ConversationSummary) -> Bool {
+        if a.isPinned != b.isPinned { return a.isPinned }
+        if a.lastActivityAt != b.lastActivityAt { return a.lastActivityAt > b.lastActivityAt }
+        return a.id < b.id
+    }
+}
+
+extension ConversationSummary.LastMessage {
+    init(_ message: ChatMessage) {
+        self.init(
+            author: message.author, isMine: message.isMine, text: message.text ?? MessageBubble.undecryptable,
+            sentAt: message.sentAt, status: message.status)
+    }
+
+    func with(status: DeliveryStatus) -> Self {
+        Self(author: author, isMine: isMine, text: text, sentAt: sentAt, status: status)
+    }
+}
+
+extension ChatMessage {
+    func with(status: DeliveryStatus) -> ChatMessage {
+        ChatMessage(
+            conversationID: conversationID, author: author, authorName: authorName, seq: seq, isMine: isMine,
+            text: text, sentAt: sentAt, orderKey: orderKey, status: status)
+    }
+}

@@ -1,0 +1,58 @@
+/// Every key the chat understands, as the help overlay lists them. Kept beside the key
+/// handling so a binding and its description change together.
+enum KeyBindings {
+    struct Binding: Sendable {
+        let keys: String
+        let action: String
+    }
+
+    struct Section: Sendable {
+        let title: String
+        let bindings: [Binding]
+    }
+
+    static let sections: [Section] = [
+        Section(
+            title: "Everywhere",
+            bindings: [
+                Binding(keys: "Tab / Shift+Tab", action: "Move between the list and the chat"),
+                Binding(keys: "Alt+1 … Alt+9", action: "Open the Nth conversation"),
+                Binding(keys: "Ctrl+N / Ctrl+P", action: "Open the next / previous conversation"),
+                Binding(keys: "Ctrl+U", action: "Open the next unread conversation"),
+                Binding(keys: "Ctrl+K", action: "New conversation"),
+                Binding(keys: "Ctrl+R", action: "Resync with peers now"),
+                Binding(keys: "Ctrl+C", action: "Quit"),
+            ]),
+        Section(
+            title: "Conversation list",
+            bindings: [
+                Binding(keys: "↑ / ↓  j / k", action: "Select"),
+                Binding(keys: "Enter", action: "Open"),
+                Binding(keys: "/", action: "Search names, titles and messages"),
+                Binding(keys: "a", action: "Archive / unarchive"),
+                Binding(keys: "p", action: "Pin / unpin"),
+                Binding(keys: "u", action: "Mark unread / read"),
+                Binding(keys: "d", action: "Delete from this machine (asks first)"),
+                Binding(keys: "A", action: "Show / hide archived conversations"),
+                Binding(keys: "?", action: "This help"),
+                Binding(keys: "q", action: "Quit"),
+            ]),
+        Section(
+            title: "Chat",
+            bindings: [
+                Binding(keys: "Enter", action: "Send"),
+                Binding(keys: "Alt+Enter", action: "New line in the message"),
+                Binding(keys: "← → Home End", action: "Move in the message"),
+                Binding(keys: "↑ / ↓  PgUp / PgDn", action: "Scroll the messages"),
+                Binding(keys: "Esc", action: "Back to the list"),
+            ]),
+        Section(
+            title: "New conversation (Ctrl+K)",
+            bindings: [
+                Binding(keys: "↑ / ↓  Space", action: "Choose people"),
+                Binding(keys: "Tab", action: "Switch to the title field and back"),
+                Binding(keys: "Enter", action: "Create"),
+                Binding(keys: "Esc", action: "Cancel"),
+            ]),
+    ]
+}

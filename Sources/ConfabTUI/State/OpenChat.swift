@@ -1,0 +1,32 @@
+import ConfabModel
+
+/// The conversation in the chat pane: the loaded page of messages and where the view is.
+struct OpenChat: Sendable {
+    let id: ConversationID
+    /// Oldest first, in display order.
+    var messages: [ChatMessage] = []
+    /// False until the first page of history arrives.
+    var isLoaded = false
+    var hasOlder = false
+    /// A `loadOlder` is out; asking again before it answers would load the same page twice.
+    var isLoadingOlder = false
+    /// Content lines hidden below the view; 0 means pinned to the newest message.
+    var scroll = 0
+    /// Messages that arrived below the view while scrolled up.
+    var newBelow = 0
+    /// The message a search opened the chat at, shown highlighted.
+    var highlight: String?
+    /// Messages arrived (or the chat was opened unread) that have not been marked read.
+    var needsRead = false
+    var metrics = MessageMetrics()
+    /// Messages that arrived while the first page was being loaded; the page may have
+    /// been read from the store before they were written.
+    var arrivedWhileLoading: [ChatMessage] = []
+
+    init(id: ConversationID, highlight: String? = nil) {
+        self.id = id
+        self.highlight = highlight
+    }
+
+    var isPinnedToBottom: Bool { scroll == 0 }
+}

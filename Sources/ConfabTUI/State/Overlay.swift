@@ -1,0 +1,44 @@
+import ConfabModel
+import ConfabStore
+
+/// A box over the screen that takes the keys until it closes.
+enum Overlay: Sendable {
+    /// The key list, scrolled to its `top` line.
+    case help(top: Int)
+    case search(SearchPanel)
+    case newConversation(NewConversationPanel)
+    /// "Delete this conversation …? y/N" for that conversation.
+    case confirmDelete(ConversationID)
+}
+
+/// The search box: the query, and the hits for it once they arrive.
+struct SearchPanel: Sendable {
+    var query = InputBuffer()
+    var hits: [SearchHit] = []
+    var selected = 0
+    /// The query the hits answer; results for an older query are dropped.
+    var answered: String?
+}
+
+/// Ctrl+K: pick people, optionally name the thread.
+struct NewConversationPanel: Sendable {
+    enum Field: Sendable {
+        case people
+        case title
+    }
+
+    var field = Field.people
+    /// Index into the candidate list.
+    var cursor = 0
+    /// Chosen people, in the order they were chosen.
+    var chosen: [NodeID] = []
+    var title = InputBuffer()
+
+    mutating func toggle(_ id: NodeID) {
+        if let index = chosen.firstIndex(of: id) {
+            chosen.remove(at: index)
+        } else {
+            chosen.append(id)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// The styles of the chat screen by meaning. Everything that matters without colour
+/// (selection, unread, the focused message) also carries bold, dim or reverse, because
+/// `colors: false` strips every colour from the finished frame.
+enum Palette {
+    static let plain = TextStyle.plain
+    static let dim = TextStyle(dim: true)
+    static let bold = TextStyle(bold: true)
+    static let selected = TextStyle(reverse: true)
+    static let selectedUnfocused = TextStyle(dim: true, reverse: true)
+    static let title = TextStyle(foreground: .brightWhite, bold: true)
+    static let topicBadge = TextStyle(foreground: .cyan, bold: true)
+    static let unreadName = TextStyle(bold: true)
+    static let unreadBadge = TextStyle(foreground: .brightWhite, background: .blue, bold: true)
+    static let unreadBadgeMono = TextStyle(bold: true, reverse: true)
+    static let pin = TextStyle(foreground: .yellow)
+    static let muted = TextStyle(foreground: .brightBlack, dim: true)
+    static let rule = TextStyle(foreground: .brightBlack, dim: true)
+    static let myBubble = TextStyle(foreground: .brightWhite, background: .blue)
+    static let theirBubble = TextStyle(foreground: .brightWhite, background: .brightBlack)
+    static let undecryptable = TextStyle(foreground: .yellow, italic: true)
+    static let highlight = TextStyle(bold: true, reverse: true)
+    static let author = TextStyle(foreground: .cyan, bold: true)
+    static let meta = TextStyle(foreground: .brightBlack, dim: true)
+    static let readMark = TextStyle(foreground: .brightBlue, bold: true)
+    static let separator = TextStyle(foreground: .brightBlack, dim: true)
+    static let indicator = TextStyle(foreground: .brightWhite, background: .magenta, bold: true)
+    static let indicatorMono = TextStyle(bold: true, reverse: true)
+    static let online = TextStyle(foreground: .green)
+    static let offline = TextStyle(foreground: .brightBlack, dim: true)
+    static let verified = TextStyle(foreground: .green, bold: true)
+    static let statusBar = TextStyle(reverse: true)
+    static let statusOffline = TextStyle(foreground: .yellow, bold: true, reverse: true)
+    static let border = TextStyle(foreground: .cyan)
+    static let key = TextStyle(foreground: .yellow, bold: true)
+    static let placeholder = TextStyle(foreground: .brightBlack, dim: true)
+    static let match = TextStyle(foreground: .yellow, bold: true, underline: true)
+}
