@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConfabNode
+import ConfabTUI
 import Foundation
 
 @main
@@ -13,7 +14,8 @@ struct Confab: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Init.self, WhoAmI.self, Up.self, Status.self, Peers.self, New.self, Send.self, Watch.self, List.self,
+            Chat.self, Init.self, WhoAmI.self, Up.self, Status.self, Peers.self, New.self, Send.self, Watch.self,
+            List.self,
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,
             Delete.self,
@@ -23,8 +25,15 @@ struct Confab: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    /// With no subcommand: the conversation list, or how to get started.
+    /// With no subcommand: the full-screen chat on a terminal; for a pipe, the
+    /// conversation list or how to get started.
     func run() async throws {
+        if Terminal.capabilities().fullScreen {
+            var chat = Chat()
+            chat.global = global
+            try await chat.run()
+            return
+        }
         let directory = global.directory
         guard IdentityFile.exists(at: directory.identityFile) else {
             Console.out(

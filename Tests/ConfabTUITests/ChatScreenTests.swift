@@ -34,6 +34,15 @@ import Testing
         #expect(frame.contains("Bob"))
     }
 
+    @Test func theHeaderKeepsItsNameWhenTheOpenChatLeavesTheList() {
+        var state = Fixtures.state(width: 100, height: 24, conversations: conversations(), open: 2, history: history())
+        // Archived while open: the list no longer holds it, the chat stays with its name.
+        _ = state.apply(.conversations([conversations()[0]]))
+        let frame = Fixtures.render(state)
+        #expect(frame.text[0].contains("週末の予定"))
+        #expect(!frame.text[0].contains("Conversation 02"))
+    }
+
     @Test func narrowTerminalsShowOnePaneAtATime() {
         var state = Fixtures.state(width: 60, height: 20, conversations: conversations(), open: 2, history: history())
         #expect(state.layout.mode == .narrow)

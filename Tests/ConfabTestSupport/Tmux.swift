@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A private tmux server (its own socket, no user config) for driving the real full-screen
 /// chat the way a person does: keys in with send-keys, the screen out with capture-pane.
 public final class Tmux: @unchecked Sendable {
@@ -17,7 +21,9 @@ public final class Tmux: @unchecked Sendable {
 
     /// Starts a detached session running `command` in a shell, `width`×`height`. The shell
     /// stays after the command so tests can see what it leaves behind.
-    public func start(session: String, width: Int, height: Int, command: String, environment: [String: String] = [:])
+    public func start(
+        session: String, width: Int, height: Int, command: String, environment: [String: String] = [:]
+    )
         throws
     {
         let exports = environment.sorted { $0.key < $1.key }.map { "export \($0.key)=\(Self.quote($0.value)); " }
@@ -45,7 +51,9 @@ public final class Tmux: @unchecked Sendable {
 
     /// The visible screen, one string per row.
     public func screen(_ session: String) throws -> [String] {
-        try output(["capture-pane", "-p", "-t", session]).components(separatedBy: "\n")
+        var rows = try output(["capture-pane", "-p", "-t", session]).components(separatedBy: "\n")
+        if rows.last == "" { rows.removeLast() }
+        return rows
     }
 
     /// Waits until the screen satisfies `condition`; on timeout the error shows the screen.
@@ -84,23 +92,50 @@ public final class Tmux: @unchecked Sendable {
 
     @discardableResult
     private func output(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux", "-S", socket] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ConfabBinary.Failure(
-                "tmux \(arguments.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+        let capture = socket + ".\(UUID().uuidString).out"
+        defer { unlink(capture) }
+        let status = try Self.spawnAndWait(["tmux", "-S", socket] + arguments, output: capture)
+        let text = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw ConfabBinary.Failure("tmux \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return text
     }
+
+    /// posix_spawn rather than Foundation's Process: the tmux server that `new-session`
+    /// forks would inherit Process's descriptors (its exit-watching socket, pipes of
+    /// other tests running in parallel) and keep them open for its whole life, so Process
+    /// would never see the client exit. Here the child gets /dev/null, the output file,
+    /// and nothing else.
+    static func spawnAndWait(_ arguments: [String], output: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        guard let closeFrom = closeFromAction else {
+            throw ConfabBinary.Failure("this C library has no posix_spawn_file_actions_addclosefrom_np")
+        }
+        _ = closeFrom(&actions, 3)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw ConfabBinary.Failure("could not start \(arguments[0]): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc ≥ 2.34 has it, but Swift's Glibc module does not export it.
+    private static let closeFromAction: CloseFrom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
 
     static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -8,7 +8,7 @@ extension ChatState {
     }
 
     func summary(_ id: ConversationID) -> ConversationSummary? {
-        conversations.first { $0.id == id }
+        conversations.first { $0.id == id } ?? (chat?.id == id ? chat?.summary : nil)
     }
 
     /// The selected row's index; the selection falls back to the open chat, then the top.
@@ -31,6 +31,7 @@ extension ChatState {
 
     mutating func setConversations(_ list: [ConversationSummary]) {
         conversations = list.sorted(by: ConversationSummary.listOrder)
+        if let id = chat?.id, let row = conversations.first(where: { $0.id == id }) { chat?.summary = row }
     }
 
     mutating func update(_ id: ConversationID, _ change: (inout ConversationSummary.Changes) -> Void) {
@@ -53,7 +54,9 @@ extension ChatState {
 
     /// Opens a conversation in the chat pane and moves the focus there. Re-opening the
     /// chat already shown only focuses it, unless a search asks for a particular message.
-    mutating func open(_ id: ConversationID, around message: String? = nil) -> [ChatEffect] {
+    mutating func open(
+        _ id: ConversationID, around message: String? = nil, summary known: ConversationSummary? = nil
+    ) -> [ChatEffect] {
         selectedID = id
         focus = .chat
         overlay = nil
@@ -65,6 +68,7 @@ extension ChatState {
             input = drafts.removeValue(forKey: id) ?? InputBuffer()
         }
         chat = OpenChat(id: id, highlight: message)
+        chat?.summary = known ?? conversations.first { $0.id == id }
         return [.openConversation(id, around: message)]
     }
 

@@ -44,7 +44,7 @@ extension ChatState {
         case .enter:
             guard panel.answered == panel.query.text, panel.hits.indices.contains(panel.selected) else { return [] }
             let hit = panel.hits[panel.selected]
-            return open(hit.conversation.id, around: hit.message?.id)
+            return open(hit.conversation.id, around: hit.message?.id, summary: hit.conversation)
         default:
             let before = panel.query.text
             guard panel.query.edit(key, multiline: false), panel.query.text != before else { return [] }

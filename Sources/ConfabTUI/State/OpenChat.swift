@@ -22,6 +22,9 @@ struct OpenChat: Sendable {
     /// Messages that arrived while the first page was being loaded; the page may have
     /// been read from the store before they were written.
     var arrivedWhileLoading: [ChatMessage] = []
+    /// The conversation's row as last seen, for the header when the list no longer holds
+    /// it (archived while open, or opened from a search hit in the archive).
+    var summary: ConversationSummary?
 
     init(id: ConversationID, highlight: String? = nil) {
         self.id = id

@@ -1,0 +1,113 @@
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+
+extension ChatSession {
+    /// Performs effects in order; the updates they produce may ask for more, which are
+    /// performed before returning. Store work is synchronous (local SQLite, milliseconds);
+    /// only the hand-off of new entries to the node is sent off to run on its own.
+    func perform(_ effects: [ChatEffect]) throws {
+        var queue = effects[...]
+        while let effect = queue.popFirst() {
+            queue += try perform(effect)
+        }
+    }
+
+    private func perform(_ effect: ChatEffect) throws -> [ChatEffect] {
+        let store = local.store
+        switch effect {
+        case .loadConversations(let includeArchived):
+            return state.apply(.conversations(try store.conversations(includeArchived ? .all : .inbox)))
+        case .openConversation(let id, let around):
+            try? store.setMetaValue(Self.lastOpenKey, id.hex)
+            if let around, let key = try messageKey(around) {
+                let (messages, hasOlder) = try store.history(id, from: key)
+                return state.apply(.history(id, messages, hasOlder: hasOlder, focus: around))
+            }
+            let messages = try store.history(id, limit: Self.pageSize)
+            return state.apply(.history(id, messages, hasOlder: messages.count == Self.pageSize, focus: nil))
+        case .loadOlder(let id, let before):
+            do {
+                let messages = try store.history(id, limit: Self.pageSize, before: before)
+                return state.apply(.olderHistory(id, messages, hasOlder: messages.count == Self.pageSize))
+            } catch {
+                // Answered either way, or the chat would wait for the page forever.
+                return state.apply(.olderHistory(id, [], hasOlder: false))
+                    + state.apply(.notice("Could not load older messages: \(ChatErrorText.describe(error))"))
+            }
+        case .send(let id, let text):
+            let entry = try store.sendMessage(text, to: id)
+            handOff([entry])
+            guard let message = try store.message(id, author: entry.author, seq: entry.seq) else { return [] }
+            return state.apply(.message(message))
+        case .markRead(let id):
+            if let receipt = try store.markRead(id) { handOff([receipt]) }
+            try store.setFlag(.markedUnread, false, on: id)
+            return try reloadList()
+        case .setArchived(let id, let value):
+            try store.setFlag(.archived, value, on: id)
+            return try reloadList()
+        case .setPinned(let id, let value):
+            try store.setFlag(.pinned, value, on: id)
+            return try reloadList()
+        case .setMarkedUnread(let id, let value):
+            try store.setFlag(.markedUnread, value, on: id)
+            return try reloadList()
+        case .delete(let id):
+            try store.deleteConversation(id)
+            return try reloadList() + state.apply(.notice("Deleted the conversation from this machine"))
+        case .search(let query):
+            search(query)
+            return []
+        case .createConversation(let participants, let title):
+            let (id, _) = try store.createConversation(with: participants, title: title)
+            if let backend { Task { await backend.changed(id) } }
+            return try reloadList() + state.apply(.created(id))
+        case .resync:
+            guard let backend else {
+                return state.apply(.notice("Offline: no node is running yet"))
+            }
+            Task { try? await backend.resync() }
+            return state.apply(.notice("Resyncing: clocks re-announced, known peers redialled"))
+        case .notify(let message):
+            screen.notify(message, state.conversations.first { $0.id == message.conversationID })
+            return []
+        case .quit:
+            return []
+        }
+    }
+
+    private func reloadList() throws -> [ChatEffect] {
+        try perform(.loadConversations(includeArchived: state.showArchived))
+    }
+
+    /// New entries go to the node, which sends them to peers; without a node they wait
+    /// in the outbox ("sending…") and leave when one runs.
+    private func handOff(_ entries: [Entry]) {
+        guard let backend, !entries.isEmpty else { return }
+        Task { await backend.didWrite(entries) }
+    }
+
+    /// A message id `<conversation>/<author>/<seq>` to its place in the display order.
+    private func messageKey(_ id: String) throws -> DisplayOrderKey? {
+        let parts = id.split(separator: "/")
+        guard parts.count == 3, let conversation = ConversationID(hex: String(parts[0])),
+            let author = NodeID(hex: String(parts[1])), let seq = UInt64(parts[2])
+        else { return nil }
+        return try local.store.message(conversation, author: author, seq: seq)?.orderKey
+    }
+
+    /// Searches after a short pause in typing, off the input path, newest query wins.
+    private func search(_ query: String) {
+        searchTask?.cancel()
+        let store = local.store
+        searchTask = Task { [continuation] in
+            try? await Task.sleep(for: .milliseconds(120))
+            guard !Task.isCancelled else { return }
+            let hits = (try? store.search(query)) ?? []
+            guard !Task.isCancelled else { return }
+            continuation.yield(.searchResults(query: query, hits))
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+
+/// Runs one chat: keys and node events go into the state, the state's effects are
+/// performed against the store and the node, and frames come out. Everything happens on
+/// one task, in arrival order, so the state needs no locking.
+///
+/// The first frame is drawn from the local store alone; the node starts (or is attached)
+/// only after it, so a slow network never delays the list.
+public final class ChatSession {
+    /// Where frames go, and how a notification is shown.
+    public struct Screen: Sendable {
+        public var draw: @Sendable (Frame) -> Void
+        public var notify: @Sendable (ChatMessage, ConversationSummary?) -> Void
+
+        public init(
+            draw: @escaping @Sendable (Frame) -> Void,
+            notify: @escaping @Sendable (ChatMessage, ConversationSummary?) -> Void
+        ) {
+            self.draw = draw
+            self.notify = notify
+        }
+    }
+
+    enum Event: Sendable {
+        case input(TerminalInput)
+        case node(NodeEvent)
+        case backendReady(ChatBackend)
+        case backendFailed(String)
+        case nodeGone
+        case tick
+        case searchResults(query: String, [SearchHit])
+        case render
+    }
+
+    public internal(set) var state: ChatState
+    let local: LocalNode
+    let options: NodeOptions
+    let screen: Screen
+    let colors: Bool
+    var calendar = Calendar.current
+    var backend: ChatBackend?
+    let events: AsyncStream<Event>
+    let continuation: AsyncStream<Event>.Continuation
+    var tasks: [Task<Void, Never>] = []
+    var searchTask: Task<Void, Never>?
+    var renderScheduled = false
+    var renderTask: Task<Void, Never>?
+    var headTotal: Double = 0
+    var syncBaseline = SyncProgressTracker()
+
+    static let lastOpenKey = "tui.lastOpen"
+    static let pageSize = 60
+
+    public init(local: LocalNode, options: NodeOptions, width: Int, height: Int, colors: Bool, screen: Screen) throws {
+        self.local = local
+        self.options = options
+        self.screen = screen
+        self.colors = colors
+        let lastOpen = try local.store.metaValue(Self.lastOpenKey).flatMap(ConversationID.init(hex:))
+        state = ChatState(
+            me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height)
+        state.calendar = calendar
+        (events, continuation) = AsyncStream.makeStream(of: Event.self)
+    }
+
+    /// Loads the list and the last open chat from the store and draws them: the first frame.
+    public func showLocalState() throws {
+        _ = state.apply(.identity(name: try local.displayName(), id: local.me))
+        try perform(state.apply(.conversations(try local.store.conversations(.inbox))))
+        if let open = state.openConversation, try local.store.conversation(open) != nil {
+            try perform([.openConversation(open, around: nil)])
+        }
+        headTotal = (try? local.store.headTotal()) ?? 0
+        draw()
+    }
+
+    /// Feeds a key or a resize from the screen side.
+    public func send(_ input: TerminalInput) {
+        continuation.yield(.input(input))
+    }
+
+    /// Where the terminal's keys and resizes go; usable from any thread.
+    public var inputSink: @Sendable (TerminalInput) -> Void {
+        { [continuation] input in continuation.yield(.input(input)) }
+    }
+
+    /// Shows the local state, then connects to the network and runs until the user quits.
+    public func run() async throws {
+        try showLocalState()
+        let local = self.local
+        let options = self.options
+        tasks.append(
+            Task { [continuation] in
+                do {
+                    let backend = try await ChatBackend.connect(local: local, options: options)
+                    continuation.yield(.backendReady(backend))
+                } catch {
+                    continuation.yield(.backendFailed("\(error)"))
+                }
+            })
+        tasks.append(
+            Task { [continuation] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    continuation.yield(.tick)
+                }
+            })
+        defer { finish() }
+        for await event in events {
+            await handle(event)
+            if state.wantsQuit { break }
+        }
+        await backend?.stop()
+    }
+
+    func finish() {
+        for task in tasks { task.cancel() }
+        searchTask?.cancel()
+        renderTask?.cancel()
+        continuation.finish()
+    }
+
+    // MARK: Events
+
+    func handle(_ event: Event) async {
+        do {
+            switch event {
+            case .input(.keys(let keys)):
+                for key in keys {
+                    try perform(state.handle(key))
+                    if state.wantsQuit { return }
+                }
+                draw()
+            case .input(.resize(let width, let height)):
+                try perform(state.resize(width: width, height: height))
+                draw()
+            case .node(let event):
+                try apply(event)
+                scheduleRender()
+            case .backendReady(let backend):
+                self.backend = backend
+                attach(backend)
+                await refreshPeers()
+                scheduleRender()
+            case .backendFailed(let reason):
+                try perform(state.apply(.peers([], verified: [])))
+                try perform(state.apply(.notice("Offline: the node could not start — \(reason)")))
+                scheduleRender()
+            case .nodeGone:
+                try perform(
+                    state.apply(
+                        .notice("The node (confab up) stopped; messages stay queued — restart confab to reconnect")))
+                backend = nil
+                try perform(state.apply(.peers([], verified: [])))
+                scheduleRender()
+            case .tick:
+                await refreshPeers()
+                try reloadIfStoreChanged()
+                draw()
+            case .searchResults(let query, let hits):
+                try perform(state.apply(.searchResults(query: query, hits)))
+                draw()
+            case .render:
+                renderScheduled = false
+                draw()
+            }
+        } catch {
+            _ = state.apply(.notice(ChatErrorText.describe(error)))
+            draw()
+        }
+    }
+
+    private func attach(_ backend: ChatBackend) {
+        tasks.append(
+            Task { [continuation] in
+                for await event in await backend.events() {
+                    continuation.yield(.node(event))
+                }
+                if backend.mode == .attached { continuation.yield(.nodeGone) }
+            })
+    }
+
+    private func apply(_ event: NodeEvent) throws {
+        switch event {
+        case .message(let message):
+            try perform(state.apply(.message(message)))
+        case .status(let conversation, let seq, let status):
+            try perform(state.apply(.status(conversation, seq: seq, status)))
+        case .peerOnline, .peerOffline:
+            // Presence is refreshed as a whole (names and verification come from the store).
+            continuation.yield(.tick)
+        }
+    }
+
+    func refreshPeers() async {
+        guard let backend else { return }
+        let peers = await backend.peers()
+        let verified = Set(((try? local.store.peers()) ?? []).filter { $0.trust == .verified }.map(\.id))
+        _ = try? perform(state.apply(.peers(peers, verified: verified)))
+        if let outstanding = await backend.outstanding() {
+            let progress = syncBaseline.update(outstanding: outstanding)
+            _ = try? perform(state.apply(.syncProgress(received: progress.received, expected: progress.expected)))
+        }
+    }
+
+    /// Another process (a `confab send`, a node we are attached to) may have written:
+    /// the sum of every log's head moves, and the list and open chat are reloaded.
+    private func reloadIfStoreChanged() throws {
+        let total = try local.store.headTotal()
+        guard total != headTotal else { return }
+        headTotal = total
+        try perform([.loadConversations(includeArchived: false)])
+        if let open = state.openConversation {
+            for message in try local.store.history(open, limit: Self.pageSize) {
+                try perform(state.apply(.message(message)))
+            }
+        }
+    }
+
+    // MARK: Drawing
+
+    func draw() {
+        screen.draw(ChatScreen.render(state, now: Date(), calendar: calendar, colors: colors))
+    }
+
+    /// Node events can come in floods (a large sync): draw at most every 30 ms for them.
+    private func scheduleRender() {
+        guard !renderScheduled else { return }
+        renderScheduled = true
+        renderTask = Task { [continuation] in
+            try? await Task.sleep(for: .milliseconds(30))
+            continuation.yield(.render)
+        }
+    }
+}
