@@ -20,6 +20,8 @@ public struct SessionConfiguration: Sendable {
     /// Connections beyond this many (in handshake or established, either direction) are
     /// refused: accepted ones are closed at once, dials throw.
     public var maxSessions: Int = 64
+    /// When set, every peer's entries are read no faster than its rate (a relay's `--rate`).
+    public var entryRateLimiter: EntryRateLimiter?
     public var logger: Logger
 
     public init(

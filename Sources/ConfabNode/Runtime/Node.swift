@@ -18,6 +18,7 @@ public actor Node {
     let engine: SyncEngine
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
+    let operations: NodeOperations
     private let lock: NodeLock
     private var sessions: SessionService!
     private var discovery: DiscoveryService?
@@ -42,6 +43,8 @@ public actor Node {
         lock = try NodeLock(directory: options.directory)
         local = try LocalNode.open(options.directory)
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
+        operations = try NodeOperations(options: options, store: local.store)
+        engine.admission = operations.policy
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
     }
@@ -55,6 +58,7 @@ public actor Node {
         var configuration = SessionConfiguration(
             identity: local.identity, networkKey: options.networkKey, logger: logger)
         configuration.maxSessions = 64
+        configuration.entryRateLimiter = operations.rateLimiter
         sessions = SessionService(configuration: configuration, group: group, delegate: delegate)
         let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
         listenAddress = address
@@ -91,6 +95,7 @@ public actor Node {
         }
 
         control = try await ControlServer.start(node: self, group: group, logger: logger)
+        try await startOperations()
         storeVersion = try currentStoreVersion()
         tasks.append(Task { [weak self] in await self?.processInbox() })
         tasks.append(Task { [weak self] in await self?.housekeeping() })
@@ -115,6 +120,7 @@ public actor Node {
         stopped = true
         for task in tasks { task.cancel() }
         await control?.stop()
+        await stopOperations()
         await discovery?.stop()
         await sessions?.shutdown()
         inboxContinuation.finish()
@@ -139,6 +145,7 @@ public actor Node {
     private func handle(_ input: NodeInput) async throws {
         switch input {
         case .opened(let session):
+            guard admitSession(session) else { return }
             engine.peerConnected(session.remote)
             updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
             session.send(
@@ -147,10 +154,13 @@ public actor Node {
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message):
+            guard !isRefused(session) else { return }
+            if case .bye(let reason) = message { noteBye(reason, from: session) }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
             let output = try engine.handle(message, from: session.remote)
             apply(output, replyTo: session)
         case .closed(let session, let error):
+            guard !forgetRefused(session) else { return }
             engine.peerDisconnected(session.remote)
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false, address: nil)
@@ -174,6 +184,7 @@ public actor Node {
             session.close(reason: "protocol violation")
         }
         publish(output)
+        recordOperations(output, from: session)
         if !output.pendingReceipts.isEmpty {
             do {
                 apply(try engine.acknowledgeDelivery(output.pendingReceipts))
@@ -244,6 +255,7 @@ public actor Node {
                 if let output = try? engine.resyncAll() { apply(output) }
             }
             expirePresence()
+            updateOperationalMetrics(sessions: sessions, online: presence.values.filter(\.online).count)
         }
     }
 
