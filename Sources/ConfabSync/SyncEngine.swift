@@ -150,13 +150,14 @@ public final class SyncEngine {
     private func handleEntries(_ batch: [[UInt8]], from peer: NodeID) throws -> SyncOutput {
         var output = SyncOutput()
         var touched = Set<ConversationID>()
-        let batch = try admitted(batch, from: peer, output: &output, touched: &touched)
+        let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
         let results = try store.append(batch: batch)
         var messagesFromOthers = Set<ConversationID>()
-        for (bytes, result) in zip(batch, results) {
+        for (index, (bytes, result)) in zip(batch, results).enumerated() {
+            let appended = if case .success(.appended) = result { true } else { false }
+            if counted[index], !appended { admission?.notStored(size: bytes.count) }
             switch result {
             case .success(.appended(let entry)):
-                admission?.stored(size: bytes.count)
                 output.appended.append(entry)
                 touched.insert(entry.conversationID)
                 if entry.kind == .message, entry.author != store.me { messagesFromOthers.insert(entry.conversationID) }
@@ -207,14 +208,16 @@ public final class SyncEngine {
     /// are acknowledged like the rest, so the sender learns they were not stored.
     private func admitted(
         _ batch: [[UInt8]], from peer: NodeID, output: inout SyncOutput, touched: inout Set<ConversationID>
-    ) throws -> [[UInt8]] {
-        guard let admission else { return batch }
+    ) throws -> (entries: [[UInt8]], counted: [Bool]) {
+        guard let admission else { return (batch, Array(repeating: false, count: batch.count)) }
         var kept: [[UInt8]] = []
+        var counted: [Bool] = []
         var participants: [ConversationID: [NodeID]] = [:]
         for bytes in batch {
             // Undecodable entries go on to validation, which rejects them as it always does.
             guard let peek = EntryCodec.peek(bytes) else {
                 kept.append(bytes)
+                counted.append(false)
                 continue
             }
             if let named = peek.participants, participants[peek.conversation]?.isEmpty ?? true {
@@ -229,9 +232,10 @@ public final class SyncEngine {
                 touched.insert(peek.conversation)
             } else {
                 kept.append(bytes)
+                counted.append(true)
             }
         }
-        return kept
+        return (kept, counted)
     }
 
     /// The Clocks message for a peer: what it should know we hold.

@@ -3,28 +3,31 @@ import ConfabWire
 import Logging
 import NIOCore
 
-/// Slows a peer that sends entries faster than its rate: each Entries message takes one
-/// token per entry from the peer's bucket, and while the bucket is in debt this handler
-/// holds back the channel's reads. TCP then pushes back on the sender, which keeps its
-/// entries queued; nothing is dropped or refused.
+/// Slows a peer that sends entries faster than its rate. Each Entries message takes one
+/// token per entry from the peer's bucket before it goes on; while the bucket is in debt,
+/// messages wait here in order (whatever their kind, so a Clocks or Bye never overtakes
+/// the entries before it). Nothing is dropped or refused: the sender simply sees its
+/// entries acknowledged later.
 ///
-/// One pause never lasts longer than `maxPause`, well below the dead-peer timeout, so a
-/// paused session is not mistaken for a dead one: after it one read is let through, and a
-/// peer still in debt is paused again by what that read brings.
-final class EntryRateLimitHandler: ChannelDuplexHandler {
+/// Reading goes on while messages wait, so Pings and Pongs keep the session alive, up to
+/// `maxHeldEntries`; beyond that reads stop and TCP pushes back on the sender. (An honest
+/// sender keeps at most its flow-control window in flight, so that only bites a peer that
+/// ignores acknowledgements or has very many logs to send at once.)
+final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler {
     typealias InboundIn = SessionMessage
     typealias InboundOut = SessionMessage
     typealias OutboundIn = SessionMessage
     typealias OutboundOut = SessionMessage
 
-    static let maxPause = TimeAmount.seconds(10)
+    static let maxHeldEntries = 4096
 
     private let limiter: EntryRateLimiter
     private var logger: Logger
     private var peer: NodeID?
-    private var pausedUntil: NIODeadline?
+    private var held: [SessionMessage] = []
+    private var heldEntries = 0
+    private var release: Scheduled<Void>?
     private var readPending = false
-    private var resume: Scheduled<Void>?
     private var warned = false
 
     init(limiter: EntryRateLimiter, logger: Logger) {
@@ -41,48 +44,82 @@ final class EntryRateLimitHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if let peer, case .entries(let entries) = Self.unwrapInboundIn(data) {
-            let wait = limiter.take(entries.count, from: peer, now: context.eventLoop.now)
-            if wait > .zero { pause(for: wait, context: context) }
-        }
-        context.fireChannelRead(data)
+        let message = Self.unwrapInboundIn(data)
+        if held.isEmpty, pass(message, context: context) { return }
+        held.append(message)
+        heldEntries += message.entryCount
+        scheduleRelease(context: context)
     }
 
     func read(context: ChannelHandlerContext) {
-        guard pausedUntil == nil else {
+        guard heldEntries < Self.maxHeldEntries else {
             readPending = true
             return
         }
         context.read()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        resume?.cancel()
+    func channelInactive(context: ChannelHandlerContext) {
+        // The sender was not acknowledged for what is still held; it offers it again later.
+        release?.cancel()
+        held = []
+        heldEntries = 0
+        context.fireChannelInactive()
     }
 
-    private func pause(for wait: TimeAmount, context: ChannelHandlerContext) {
-        guard pausedUntil == nil else { return }
-        let length = min(wait, Self.maxPause)
+    func handlerRemoved(context: ChannelHandlerContext) {
+        release?.cancel()
+    }
+
+    /// Forwards `message` if the peer's bucket is not in debt (taking its tokens); false
+    /// when it must wait.
+    private func pass(_ message: SessionMessage, context: ChannelHandlerContext) -> Bool {
+        let count = message.entryCount
+        guard let peer, count > 0 else {
+            context.fireChannelRead(Self.wrapInboundOut(message))
+            return true
+        }
+        guard limiter.wait(for: peer, now: context.eventLoop.now) == .zero else { return false }
+        _ = limiter.take(count, from: peer, now: context.eventLoop.now)
+        context.fireChannelRead(Self.wrapInboundOut(message))
+        return true
+    }
+
+    private func scheduleRelease(context: ChannelHandlerContext) {
+        guard release == nil, let peer else { return }
+        let wait = max(limiter.wait(for: peer, now: context.eventLoop.now), .milliseconds(1))
         limiter.notePause()
         if !warned {
             warned = true
             logger.notice(
-                "peer over its rate: reading paused (it keeps its entries queued and sends them later)",
+                "peer over its rate: its entries are taken more slowly (it keeps them queued meanwhile)",
                 metadata: [
-                    "event": "rate_limited", "pause_ms": "\(length.nanoseconds / 1_000_000)",
+                    "event": "rate_limited", "wait_ms": "\(wait.nanoseconds / 1_000_000)",
                     "rate": "\(limiter.entriesPerSecond)", "burst": "\(limiter.burst)",
                 ])
-        } else {
-            logger.debug("reading paused", metadata: ["pause_ms": "\(length.nanoseconds / 1_000_000)"])
         }
-        pausedUntil = context.eventLoop.now + length
-        resume = context.eventLoop.assumeIsolated().scheduleTask(in: length) {
-            self.pausedUntil = nil
-            self.resume = nil
-            if self.readPending {
-                self.readPending = false
-                context.read()
-            }
+        release = context.eventLoop.assumeIsolated().scheduleTask(in: wait) {
+            self.release = nil
+            self.drain(context: context)
         }
+    }
+
+    private func drain(context: ChannelHandlerContext) {
+        while let next = held.first, pass(next, context: context) {
+            held.removeFirst()
+            heldEntries -= next.entryCount
+        }
+        if !held.isEmpty { scheduleRelease(context: context) }
+        if readPending, heldEntries < Self.maxHeldEntries {
+            readPending = false
+            context.read()
+        }
+    }
+}
+
+extension SessionMessage {
+    fileprivate var entryCount: Int {
+        if case .entries(let entries) = self { return entries.count }
+        return 0
     }
 }

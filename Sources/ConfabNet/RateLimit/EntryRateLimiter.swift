@@ -20,7 +20,7 @@ public final class EntryRateLimiter: Sendable {
         self.burst = burst
     }
 
-    /// Times a session stopped reading because its peer was over the rate.
+    /// Times a peer's entries had to wait because it was over its rate.
     public var pauseCount: Int { pauses.withLockedValue { $0 } }
 
     /// Takes `count` tokens from `peer`'s bucket; returns how long to stop reading.
@@ -34,6 +34,11 @@ public final class EntryRateLimiter: Sendable {
             buckets[peer] = bucket
             return wait
         }
+    }
+
+    /// How long until `peer`'s bucket is out of debt.
+    func wait(for peer: NodeID, now: NIODeadline) -> TimeAmount {
+        buckets.withLockedValue { $0[peer]?.wait(now: now) ?? .zero }
     }
 
     func notePause() {

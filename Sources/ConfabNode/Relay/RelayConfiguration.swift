@@ -21,7 +21,7 @@ public struct RelayConfiguration: Sendable {
 
     public init() {}
 
-    /// The part of the quota kept for conversations with a known participant: above
-    /// `quota - reserve`, conversations of unknown senders are refused first.
+    /// The part of the quota kept for known senders (allowed or added by hand): above
+    /// `quota - reserve`, entries of unknown senders are refused first.
     public static let reserveFraction = 0.1
 }

@@ -47,26 +47,29 @@ final class RelayPolicy: EntryAdmission {
     // MARK: EntryAdmission
 
     func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
-        let known = participants.contains(where: isKnown)
         // With no participants known yet (the create entry has not come), validation drops
         // the entry as not yet applicable anyway.
-        if configuration.accept == .known, !participants.isEmpty, !known { return "not_allowed" }
-        guard let quota = configuration.quotaBytes else { return nil }
-        let after = storedBytes + size
-        if after > quota {
-            enter(.full, quota: quota)
-            return "quota"
+        if configuration.accept == .known, !participants.isEmpty, !participants.contains(where: isKnown) {
+            return "not_allowed"
         }
-        if !known, after > quota - Self.reserve(of: quota) {
-            enter(.reserve, quota: quota)
-            return "quota"
+        if let quota = configuration.quotaBytes {
+            let after = storedBytes + size
+            if after > quota {
+                enter(.full, quota: quota)
+                return "quota"
+            }
+            // The last part of the quota is kept for senders the operator knows.
+            if !isKnown(entry.author), after > quota - Self.reserve(of: quota) {
+                enter(.reserve, quota: quota)
+                return "quota"
+            }
         }
+        storedBytes += size
         return nil
     }
 
-    func stored(size: Int) {
-        storedBytes += size
-        if let quota = configuration.quotaBytes { noteUsage(quota: quota) }
+    func notStored(size: Int) {
+        storedBytes -= size
     }
 
     // MARK: Quota
@@ -91,7 +94,7 @@ final class RelayPolicy: EntryAdmission {
         switch level {
         case .reserve:
             logger.warning(
-                "storage quota nearly reached (\(ByteSize.format(storedBytes)) of \(ByteSize.format(quota))): refusing entries of conversations with no known participant; their senders keep them queued. Raise --quota, or add the participants you serve with \"confab peers add\"",
+                "storage quota nearly reached (\(ByteSize.format(storedBytes)) of \(ByteSize.format(quota))): refusing entries of unknown senders (they keep them queued); known senders have the rest. Raise --quota, or add the senders you serve with \"confab peers add\"",
                 metadata: metadata)
         case .full:
             logger.error(
