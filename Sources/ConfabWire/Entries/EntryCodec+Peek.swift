@@ -36,4 +36,10 @@ public struct EntryPeek: Sendable, Equatable {
     public let author: NodeID
     /// Set for a create entry only: the participants it names.
     public let participants: [NodeID]?
+
+    public init(conversation: ConversationID, author: NodeID, participants: [NodeID]?) {
+        self.conversation = conversation
+        self.author = author
+        self.participants = participants
+    }
 }
