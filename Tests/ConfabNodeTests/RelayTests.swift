@@ -176,22 +176,27 @@ import Testing
 
     @Test func acceptKnownClosesSessionsOfUnknownKeysWithAReason() throws {
         let root = try temporaryRoot()
-        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
+        let port = randomDiscoveryPort()
+        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: port)
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let mallory = try NodeProcess(name: "mallory", root: root, discoveryPort: 0)
+        let mallory = try NodeProcess(name: "mallory", root: root, discoveryPort: port)
         defer { for node in [relay, alice, mallory] { try? node.stop() } }
         let relayPort = freeLoopbackPort()
         try relay.start(
-            command: "relay", listenPort: relayPort, discovery: false,
+            command: "relay", listenPort: relayPort,
             extra: ["--accept", "known", "--allow", alice.key, "--metrics", "127.0.0.1:0"])
         let viaRelay = ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"]
 
         #expect(try mallory.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
         #expect(try mallory.cli(["send", "alice", "let me in"]).status == 0)
-        try mallory.start(discovery: false, extra: viaRelay)
+        // Mallory finds the relay by its beacons.
+        try mallory.start()
         try waitUntil(timeout: 15, "mallory to be told why") {
             mallory.log.contains("refused: this relay accepts known keys only")
         }
+        // Refused once, mallory does not redial on every beacon (one each 1.5 s).
+        Thread.sleep(forTimeInterval: 4.5)
+        #expect(relay.log.components(separatedBy: "refusing session").count - 1 <= 2)
         #expect(relay.log.contains("refusing session: key not on the allow-list"))
         #expect((try relay.scrapeMetrics()["confab_rejected_total{reason=\"unknown_key\"}"] ?? 0) >= 1)
         #expect(try mallory.statuses(with: "alice") == ["sending"])

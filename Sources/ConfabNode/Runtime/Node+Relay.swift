@@ -68,9 +68,26 @@ extension Node {
 
     /// Logs a peer's Bye, which carries the reason when a relay refused us.
     func noteBye(_ reason: String, from session: PeerSession) {
+        if reason.hasPrefix(Self.refusalPrefix) { operations.refusedBy[session.remote] = .now }
         logger.info(
             "peer ended the session: \(reason)",
             metadata: ["event": "peer_bye", "peer": "\(session.remote.shortHex)", "reason": "\(reason)"])
+    }
+
+    /// Bye reasons that mean "do not come back soon" start with this (Protocol.md §10.4).
+    static let refusalPrefix = "refused:"
+
+    /// A peer that refused us is not redialled on its beacons for this long.
+    static let refusalBackoff = Duration.seconds(60)
+
+    /// Peers not to dial on their beacons: keys our own allow-list refuses, and peers that
+    /// refused us within the backoff.
+    func avoidsDialing(_ peer: NodeID) -> Bool {
+        if operations.policy?.sessionRefusal(for: peer) != nil { return true }
+        guard let when = operations.refusedBy[peer] else { return false }
+        if when.duration(to: .now) < Self.refusalBackoff { return true }
+        operations.refusedBy[peer] = nil
+        return false
     }
 
     /// Counts what an engine output did and logs a relay's refusals.

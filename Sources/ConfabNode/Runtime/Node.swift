@@ -167,7 +167,9 @@ public actor Node {
         case .beacon(let beacon, let from):
             let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
             updatePresence(beacon.node, connected: nil, address: address, seen: true)
-            if sessions.session(with: beacon.node) == nil, let host = Self.host(of: from) {
+            if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node),
+                let host = Self.host(of: from)
+            {
                 dial(host: host, port: Int(beacon.tcpPort), remote: beacon.node)
             }
         }

@@ -14,6 +14,9 @@ final class NodeOperations {
     var metricsServer: MetricsServer?
     /// Sessions closed for policy: their messages are ignored until they are gone.
     var refusedSessions: Set<UInt64> = []
+    /// Peers (relays) that ended a session with a refusal, and when: their beacons do not
+    /// make us dial again for a while.
+    var refusedBy: [NodeID: ContinuousClock.Instant] = [:]
     var lastStatistics = SessionStatistics()
     var lastRateLimitPauses = 0
     var ticks = 0

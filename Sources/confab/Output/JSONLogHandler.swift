@@ -26,7 +26,10 @@ struct JSONLogHandler: LogHandler {
         fields["level"] = event.level.rawValue
         fields["label"] = label
         fields["message"] = "\(event.message)"
-        guard var line = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
+        guard
+            var line = try? JSONSerialization.data(
+                withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return }
         line.append(0x0A)
         FileHandle.standardError.write(line)
     }
