@@ -134,9 +134,12 @@ let package = Package(
             name: "ConfabNodeTests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers `GET /metrics` with the Prometheus text exposition and everything else with
-/// 404 or 405. One request at a time per connection; the body of a request is ignored.
+/// 404 or 405. One request at a time per connection; the body of a request is ignored;
+/// a connection idle for 30 s is closed.
 final class MetricsHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -24,6 +25,14 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
             guard let head = request else { return }
             request = nil
             respond(to: head, context: context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
         }
     }
 
