@@ -134,7 +134,7 @@ let package = Package(
             name: "ConfabNodeTests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire", "ConfabSync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -173,6 +173,7 @@ public final class SyncEngine {
                 if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
             case .failure(let rejection):
                 output.misbehavior = "sent an invalid entry: \(rejection)"
+                output.rejectedEntry = rejection.category.rawValue
                 return output
             }
         }

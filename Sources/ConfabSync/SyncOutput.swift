@@ -19,6 +19,8 @@ public struct SyncOutput: Sendable {
     public var pendingReceipts: Set<ConversationID> = []
     /// Entries the admission policy refused, by reason: not stored, not acknowledged.
     public var refused: [String: Int] = [:]
+    /// Set with `misbehavior` when an entry was invalid: its rejection category (§7).
+    public var rejectedEntry: String?
 
     public init() {}
 
@@ -34,6 +36,9 @@ public struct SyncOutput: Sendable {
         statusChanged.formUnion(other.statusChanged)
         pendingReceipts.formUnion(other.pendingReceipts)
         refused.merge(other.refused, uniquingKeysWith: +)
-        if misbehavior == nil { misbehavior = other.misbehavior }
+        if misbehavior == nil {
+            misbehavior = other.misbehavior
+            rejectedEntry = other.rejectedEntry
+        }
     }
 }

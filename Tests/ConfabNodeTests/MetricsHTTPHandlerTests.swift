@@ -1,3 +1,4 @@
+import ConfabSync
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -33,5 +34,22 @@ import Testing
         #expect(try exchange(.GET, "/").0.status == .notFound)
         #expect(try exchange(.GET, "/metrics/../secret").0.status == .notFound)
         #expect(try exchange(.POST, "/metrics").0.status == .methodNotAllowed)
+    }
+}
+
+@Suite struct NodeMetricsTests {
+    @Test func outputsAreCountedByReason() {
+        let metrics = NodeMetrics()
+        var output = SyncOutput()
+        output.replies = [.entries([[1], [2], [3]]), .clocks([])]
+        output.refused = ["quota": 2]
+        output.misbehavior = "sent an invalid entry"
+        output.rejectedEntry = "bad_signature"
+        metrics.record(output, stored: 5)
+        let text = String(decoding: metrics.exposition(), as: UTF8.self)
+        #expect(text.contains("confab_entries_stored_total 5"))
+        #expect(text.contains("confab_entries_forwarded_total 3"))
+        #expect(text.contains(#"confab_rejected_total{reason="quota"} 2"#))
+        #expect(text.contains(#"confab_rejected_total{reason="bad_signature"} 1"#))
     }
 }

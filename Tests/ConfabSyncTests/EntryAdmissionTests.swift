@@ -58,3 +58,20 @@ import Testing
         #expect(budget.held == (try relay.store.storedEntryBytes()))
     }
 }
+
+@Suite struct InvalidEntryCategoryTests {
+    @Test func anInvalidEntryClosesTheSessionAndNamesItsCategory() throws {
+        let alice = try SyncHarness.Node(name: "alice", seed: 1)
+        let bob = try SyncHarness.Node(name: "bob", seed: 2)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
+        var forged = try alice.store.entries(in: id, author: alice.id, after: 0)
+        // Flip the last byte: the signature no longer verifies.
+        forged[0][forged[0].count - 1] ^= 0x01
+        bob.engine.peerConnected(alice.id)
+        _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
+        let output = try bob.engine.handle(.entries(forged), from: alice.id)
+        #expect(output.misbehavior != nil)
+        #expect(output.rejectedEntry == "bad_signature")
+        #expect(try bob.store.clock(of: id).isEmpty)
+    }
+}

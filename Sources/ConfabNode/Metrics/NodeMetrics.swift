@@ -38,8 +38,9 @@ final class NodeMetrics: Sendable {
         rateLimitPauses = Counter(label: "confab_rate_limit_pauses_total", factory: factory)
     }
 
-    /// Inputs refused or rejected, by reason: `quota`, `not_allowed`, `unknown_key`,
-    /// `invalid` (a protocol violation that closed the session).
+    /// Inputs refused or rejected, by reason: `quota`, `not_allowed`, `unknown_key`; an
+    /// invalid entry's category (`bad_signature`, `fork`, … as in Protocol.md §7); `protocol`
+    /// for other violations. The last two close the session.
     func rejected(_ reason: String, count: Int = 1) {
         Counter(label: "confab_rejected_total", dimensions: [("reason", reason)], factory: factory)
             .increment(by: Int64(count))
@@ -53,7 +54,7 @@ final class NodeMetrics: Sendable {
             + output.pushes.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.entryCount } }
         if forwarded > 0 { entriesForwarded.increment(by: Int64(forwarded)) }
         for (reason, count) in output.refused { rejected(reason, count: count) }
-        if output.misbehavior != nil { rejected("invalid") }
+        if output.misbehavior != nil { rejected(output.rejectedEntry ?? "protocol") }
     }
 
     /// The text served at /metrics.

@@ -143,7 +143,10 @@ extension Node {
             metrics.storageBytes.record(policy.storedBytes)
             // Peers added by hand while the relay runs join the allow-list within seconds.
             if operations.ticks % 10 == 0 { try? policy.refreshAllowList() }
-        } else if operations.ticks % 10 == 1, let bytes = try? local.store.storedEntryBytes() {
+        } else if options.metricsAddress != nil, operations.ticks % 10 == 1,
+            let bytes = try? local.store.storedEntryBytes()
+        {
+            // A person's node sums its entries only when someone may scrape the result.
             metrics.storageBytes.record(bytes)
         }
     }
