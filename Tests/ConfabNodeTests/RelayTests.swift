@@ -40,6 +40,10 @@ import Testing
         try alice.start(discovery: false, extra: viaRelay)
         try waitUntil(timeout: 20, "alice to see her message read") { try alice.statuses(with: id) == ["read"] }
 
+        // Byte counters and gauges are copied into the metrics every 300 ms.
+        try waitUntil(timeout: 5, "the relay's byte counters") {
+            (try relay.scrapeMetrics()["confab_bytes_sent_total"] ?? 0) > 0
+        }
         let metrics = try relay.scrapeMetrics()
         for name in [
             "confab_sessions_open", "confab_peers_online", "confab_storage_bytes", "confab_rate_limit_pauses_total",

@@ -44,6 +44,7 @@ extension Node {
     /// A relay run with `--accept known` ends sessions of keys not on its allow-list, with
     /// the reason in its Bye so the other side's log says why. Returns false for those.
     func admitSession(_ session: PeerSession) -> Bool {
+        operations.metrics.sessionsOpened.increment()
         guard let policy = operations.policy else { return true }
         try? policy.refreshAllowList()
         guard let reason = policy.sessionRefusal(for: session.remote) else { return true }
@@ -121,9 +122,6 @@ extension Node {
         let last = operations.lastStatistics
         metrics.sessionsOpen.record(sessions.sessions.count)
         metrics.peersOnline.record(online)
-        if statistics.opened > last.opened {
-            metrics.sessionsOpened.increment(by: Int64(statistics.opened - last.opened))
-        }
         if statistics.bytesReceived > last.bytesReceived {
             metrics.bytesReceived.increment(by: Int64(statistics.bytesReceived - last.bytesReceived))
         }
