@@ -29,7 +29,13 @@ extension Node {
         else { throw NodeError.badAddress(address, "want HOST:PORT for --metrics") }
         let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let metrics = operations.metrics
-        let server = try await MetricsServer.start(host: host, port: port, group: group) { metrics.exposition() }
+        let server: MetricsServer
+        do {
+            server = try await MetricsServer.start(host: host, port: port, group: group) { metrics.exposition() }
+        } catch {
+            throw NodeError.badAddress(
+                address, "cannot serve metrics there (\(error)); choose another --metrics HOST:PORT")
+        }
         operations.metricsServer = server
         logger.info(
             "metrics at http://\(server.address?.display ?? address)/metrics",
