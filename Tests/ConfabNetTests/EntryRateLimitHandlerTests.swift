@@ -88,6 +88,16 @@ struct EntryRateLimitHandlerTests {
         #expect(counter.reads == before + 1)
     }
 
+    @Test func readsStopWhileTooManyBytesWaitEvenForFewEntries() throws {
+        let (channel, _, counter) = try channel(EntryRateLimiter(entriesPerSecond: 1, burst: 1))
+        let large = SessionMessage.entries(Array(repeating: [UInt8](repeating: 7, count: 60_000), count: 8))
+        try channel.writeInbound(large)  // passes, leaving a debt
+        for _ in 0..<9 { try channel.writeInbound(large) }  // 72 entries, 4.3 MB held
+        let before = counter.reads
+        channel.pipeline.read()
+        #expect(counter.reads == before)
+    }
+
     @Test func theBucketRefillsAtItsRateUpToTheBurst() {
         var bucket = TokenBucket(rate: 100, burst: 50, now: .uptimeNanoseconds(0))
         #expect(bucket.take(50, now: .uptimeNanoseconds(0)) == .zero)

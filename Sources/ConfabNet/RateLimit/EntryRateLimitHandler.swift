@@ -10,7 +10,9 @@ import NIOCore
 /// entries acknowledged later.
 ///
 /// Reading goes on while messages wait, so Pings and Pongs keep the session alive, up to
-/// `maxHeldEntries`; beyond that reads stop and TCP pushes back on the sender. (An honest
+/// `maxHeldEntries` or `maxHeldBytes` (whichever comes first, so a peer sending the largest
+/// entries cannot make us hold more than a few megabytes); beyond that reads stop and TCP
+/// pushes back on the sender. (An honest
 /// sender keeps at most its flow-control window in flight, so that only bites a peer that
 /// ignores acknowledgements or has very many logs to send at once.)
 final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler {
@@ -20,12 +22,14 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
     typealias OutboundOut = SessionMessage
 
     static let maxHeldEntries = 4096
+    static let maxHeldBytes = 4 << 20
 
     private let limiter: EntryRateLimiter
     private var logger: Logger
     private var peer: NodeID?
     private var held: [SessionMessage] = []
     private var heldEntries = 0
+    private var heldBytes = 0
     private var release: Scheduled<Void>?
     private var readPending = false
     private var warned = false
@@ -48,11 +52,14 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
         if held.isEmpty, pass(message, context: context) { return }
         held.append(message)
         heldEntries += message.entryCount
+        heldBytes += message.entryBytes
         scheduleRelease(context: context)
     }
 
+    private var mayRead: Bool { heldEntries < Self.maxHeldEntries && heldBytes < Self.maxHeldBytes }
+
     func read(context: ChannelHandlerContext) {
-        guard heldEntries < Self.maxHeldEntries else {
+        guard mayRead else {
             readPending = true
             return
         }
@@ -64,6 +71,7 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
         release?.cancel()
         held = []
         heldEntries = 0
+        heldBytes = 0
         context.fireChannelInactive()
     }
 
@@ -108,9 +116,10 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
         while let next = held.first, pass(next, context: context) {
             held.removeFirst()
             heldEntries -= next.entryCount
+            heldBytes -= next.entryBytes
         }
         if !held.isEmpty { scheduleRelease(context: context) }
-        if readPending, heldEntries < Self.maxHeldEntries {
+        if readPending, mayRead {
             readPending = false
             context.read()
         }
@@ -120,6 +129,11 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
 extension SessionMessage {
     fileprivate var entryCount: Int {
         if case .entries(let entries) = self { return entries.count }
+        return 0
+    }
+
+    fileprivate var entryBytes: Int {
+        if case .entries(let entries) = self { return entries.reduce(0) { $0 + $1.count } }
         return 0
     }
 }
