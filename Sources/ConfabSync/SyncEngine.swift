@@ -16,6 +16,8 @@ public final class SyncEngine {
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
+    /// Asked about every entry a peer offers before it is stored; nil admits everything.
+    public var admission: (any EntryAdmission)?
     var peers: [NodeID: PeerSyncState] = [:]
     private let logger: Logger
 
@@ -147,10 +149,13 @@ public final class SyncEngine {
 
     private func handleEntries(_ batch: [[UInt8]], from peer: NodeID) throws -> SyncOutput {
         var output = SyncOutput()
-        let results = try store.append(batch: batch)
         var touched = Set<ConversationID>()
+        let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
+        let results = try store.append(batch: batch)
         var messagesFromOthers = Set<ConversationID>()
-        for (bytes, result) in zip(batch, results) {
+        for (index, (bytes, result)) in zip(batch, results).enumerated() {
+            let appended = if case .success(.appended) = result { true } else { false }
+            if counted[index], !appended { admission?.notStored(size: bytes.count) }
             switch result {
             case .success(.appended(let entry)):
                 output.appended.append(entry)
@@ -168,6 +173,7 @@ public final class SyncEngine {
                 if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
             case .failure(let rejection):
                 output.misbehavior = "sent an invalid entry: \(rejection)"
+                output.rejectedEntry = rejection.category.rawValue
                 return output
             }
         }
@@ -198,6 +204,40 @@ public final class SyncEngine {
     }
 
     // MARK: Helpers
+
+    /// The entries of a batch the admission policy takes; the conversations of the others
+    /// are acknowledged like the rest, so the sender learns they were not stored.
+    private func admitted(
+        _ batch: [[UInt8]], from peer: NodeID, output: inout SyncOutput, touched: inout Set<ConversationID>
+    ) throws -> (entries: [[UInt8]], counted: [Bool]) {
+        guard let admission else { return (batch, Array(repeating: false, count: batch.count)) }
+        var kept: [[UInt8]] = []
+        var counted: [Bool] = []
+        var participants: [ConversationID: [NodeID]] = [:]
+        for bytes in batch {
+            // Undecodable entries go on to validation, which rejects them as it always does.
+            guard let peek = EntryCodec.peek(bytes) else {
+                kept.append(bytes)
+                counted.append(false)
+                continue
+            }
+            if let named = peek.participants, participants[peek.conversation]?.isEmpty ?? true {
+                participants[peek.conversation] = named
+            }
+            if participants[peek.conversation] == nil {
+                participants[peek.conversation] = try store.participants(of: peek.conversation)
+            }
+            let members = participants[peek.conversation] ?? []
+            if let reason = admission.refusal(of: peek, size: bytes.count, participants: members, from: peer) {
+                output.refused[reason, default: 0] += 1
+                touched.insert(peek.conversation)
+            } else {
+                kept.append(bytes)
+                counted.append(true)
+            }
+        }
+        return (kept, counted)
+    }
 
     /// The Clocks message for a peer: what it should know we hold.
     private func announcement(for peer: NodeID) throws -> [SessionMessage] {

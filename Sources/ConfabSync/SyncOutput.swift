@@ -17,6 +17,10 @@ public struct SyncOutput: Sendable {
     /// `acknowledgeDelivery` once it has published what arrived, so the delivered receipt's
     /// write does not delay the message itself.
     public var pendingReceipts: Set<ConversationID> = []
+    /// Entries the admission policy refused, by reason: not stored, not acknowledged.
+    public var refused: [String: Int] = [:]
+    /// Set with `misbehavior` when an entry was invalid: its rejection category (§7).
+    public var rejectedEntry: String?
 
     public init() {}
 
@@ -31,6 +35,10 @@ public struct SyncOutput: Sendable {
         appended += other.appended
         statusChanged.formUnion(other.statusChanged)
         pendingReceipts.formUnion(other.pendingReceipts)
-        if misbehavior == nil { misbehavior = other.misbehavior }
+        refused.merge(other.refused, uniquingKeysWith: +)
+        if misbehavior == nil {
+            misbehavior = other.misbehavior
+            rejectedEntry = other.rejectedEntry
+        }
     }
 }

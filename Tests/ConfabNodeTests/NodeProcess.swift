@@ -27,9 +27,11 @@ final class NodeProcess: @unchecked Sendable {
         key = try ConfabBinary.initialize(data: data, name: displayName ?? name)
     }
 
-    /// Starts `confab up` with discovery pinned to loopback (or off, with static peers).
+    /// Starts `confab up` (or `command`, e.g. `relay`) with discovery pinned to loopback (or
+    /// off, with static peers).
     func start(
-        listenPort: Int = 0, discovery: Bool = true, extra: [String] = [], environment: [String: String] = [:]
+        command: String = "up", listenPort: Int = 0, discovery: Bool = true, extra: [String] = [],
+        environment: [String: String] = [:]
     ) throws {
         let process = Process()
         process.executableURL = Self.binary
@@ -41,7 +43,8 @@ final class NodeProcess: @unchecked Sendable {
             ? ["--discovery-port", "\(discoveryPort)", "--beacon", "127.255.255.255:\(discoveryPort)"]
             : ["--no-discovery"]
         process.arguments =
-            ["--data", data.path, "up", "--listen", "127.0.0.1:\(listenPort)", "--log-level", "debug"] + network + extra
+            ["--data", data.path, command, "--listen", "127.0.0.1:\(listenPort)", "--log-level", "debug"] + network
+            + extra
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }

@@ -25,6 +25,8 @@ public struct SessionConfiguration: Sendable {
     /// false refuses it before message 4 (Protocol.md §3.5), so the client never gets a
     /// session. Must be quick and must not block.
     public var admit: @Sendable (NodeID) -> Bool = { _ in true }
+    /// When set, every peer's entries are read no faster than its rate (a relay's `--rate`).
+    public var entryRateLimiter: EntryRateLimiter?
     public var logger: Logger
 
     public init(

@@ -3,8 +3,9 @@ import NIOCore
 
 /// Assembles a session's pipeline on a new connection.
 ///
-/// From the head: handshake (replaced by box-stream decrypt and encrypt once it is done),
-/// message framing in and out, keepalive, and the session handler. Each has one job; the
+/// From the head: byte counting, handshake (replaced by box-stream decrypt and encrypt once
+/// it is done), message framing in and out, keepalive, the rate limit when one is set, and
+/// the session handler. Each has one job; the
 /// order is what makes errors from below skip the goodbye and errors from above send it.
 enum SessionPipeline {
     enum Role {
@@ -36,6 +37,7 @@ enum SessionPipeline {
 
         var logger = configuration.logger
         logger[metadataKey: "connection"] = "\(id)"
+        try channel.pipeline.syncOperations.addHandler(ByteCountingHandler(core: core))
         try channel.pipeline.syncOperations.addHandlers([
             SecretHandshakeHandler(
                 role: handshakeRole, identity: configuration.identity, networkKey: configuration.networkKey,
@@ -43,7 +45,10 @@ enum SessionPipeline {
             ByteToMessageHandler(SessionMessageDecoder()),
             SessionMessageEncoder(logger: logger),
             KeepaliveHandler(pingInterval: configuration.pingInterval, deadPeerTimeout: configuration.deadPeerTimeout),
-            session,
         ])
+        if let limiter = configuration.entryRateLimiter {
+            try channel.pipeline.syncOperations.addHandler(EntryRateLimitHandler(limiter: limiter, logger: logger))
+        }
+        try channel.pipeline.syncOperations.addHandler(session)
     }
 }

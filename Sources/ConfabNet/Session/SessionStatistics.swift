@@ -13,6 +13,9 @@ public struct SessionStatistics: Sendable, Equatable {
     public var duplicates = 0
     /// Open sessions that ended because of an error rather than in an orderly way.
     public var failed = 0
+    /// Bytes read from and written to every connection, on the wire.
+    public var bytesReceived = 0
+    public var bytesSent = 0
 
     public init() {}
 }

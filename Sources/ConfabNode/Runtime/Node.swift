@@ -18,6 +18,7 @@ public actor Node {
     let engine: SyncEngine
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
+    let operations: NodeOperations
     private let lock: NodeLock
     var sessions: SessionService!
     let blockList = BlockList()
@@ -43,6 +44,8 @@ public actor Node {
         lock = try NodeLock(directory: options.directory)
         local = try LocalNode.open(options.directory)
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
+        operations = try NodeOperations(options: options, store: local.store)
+        engine.admission = operations.policy
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
     }
@@ -58,6 +61,7 @@ public actor Node {
         configuration.maxSessions = 64
         configuration.admit = { [blockList] in !blockList.contains($0) }
         try reloadTrust()
+        configuration.entryRateLimiter = operations.rateLimiter
         sessions = SessionService(configuration: configuration, group: group, delegate: delegate)
         let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
         listenAddress = address
@@ -94,6 +98,7 @@ public actor Node {
         }
 
         control = try await ControlServer.start(node: self, group: group, logger: logger)
+        try await startOperations()
         storeVersion = try currentStoreVersion()
         tasks.append(Task { [weak self] in await self?.processInbox() })
         tasks.append(Task { [weak self] in await self?.housekeeping() })
@@ -118,6 +123,7 @@ public actor Node {
         stopped = true
         for task in tasks { task.cancel() }
         await control?.stop()
+        await stopOperations()
         await discovery?.stop()
         await sessions?.shutdown()
         inboxContinuation.finish()
@@ -142,7 +148,7 @@ public actor Node {
     private func handle(_ input: NodeInput) async throws {
         switch input {
         case .opened(let session):
-            guard admitOpened(session) else { return }
+            guard admitOpened(session), admitSession(session) else { return }
             engine.peerConnected(session.remote)
             updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
             session.send(
@@ -151,11 +157,13 @@ public actor Node {
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message):
-            guard !blockList.contains(session.remote) else { return }
+            guard !blockList.contains(session.remote), !isRefused(session) else { return }
+            if case .bye(let reason) = message { noteBye(reason, from: session) }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
             let output = try engine.handle(message, from: session.remote)
             apply(output, replyTo: session)
         case .closed(let session, let error):
+            guard !forgetRefused(session) else { return }
             engine.peerDisconnected(session.remote)
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false, address: nil)
@@ -163,7 +171,9 @@ public actor Node {
             guard !blockList.contains(beacon.node) else { return }
             let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
             updatePresence(beacon.node, connected: nil, address: address, seen: true)
-            if sessions.session(with: beacon.node) == nil, let host = Self.host(of: from) {
+            if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node),
+                let host = Self.host(of: from)
+            {
                 dial(host: host, port: Int(beacon.tcpPort), remote: beacon.node)
             }
         }
@@ -180,6 +190,7 @@ public actor Node {
             session.close(reason: "protocol violation")
         }
         publish(output)
+        recordOperations(output, from: session)
         if !output.pendingReceipts.isEmpty {
             do {
                 apply(try engine.acknowledgeDelivery(output.pendingReceipts))
@@ -251,6 +262,7 @@ public actor Node {
             }
             expirePresence()
             do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
+            updateOperationalMetrics(sessions: sessions, online: presence.values.filter(\.online).count)
         }
     }
 

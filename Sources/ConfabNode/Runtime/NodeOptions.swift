@@ -16,6 +16,10 @@ public struct NodeOptions: Sendable {
     public var staticPeers: [String] = []
     public var networkKey: NetworkKey = .default
     public var logger = Logger(label: "confab")
+    /// Set for a relay: its admission policy, quota and rate limit.
+    public var relay: RelayConfiguration?
+    /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
+    public var metricsAddress: String?
 
     public init(directory: DataDirectory) {
         self.directory = directory

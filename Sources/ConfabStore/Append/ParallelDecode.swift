@@ -25,16 +25,25 @@ enum ParallelDecode {
     }
 
     /// Each slot is written by exactly one iteration and read only after
-    /// `concurrentPerform` returns, which is why unchecked sendability is sound here.
+    /// `concurrentPerform` returns, which is why unchecked sendability is sound here. The
+    /// slots live in memory allocated once: writing through an Array from several threads,
+    /// even to distinct elements, is a mutation of the array itself and races (it crashed
+    /// under load, and ThreadSanitizer reports it).
     private final class ResultSlots: @unchecked Sendable {
-        private var storage: [Result<Entry, AppendRejection>?]
+        private let storage: UnsafeMutableBufferPointer<Result<Entry, AppendRejection>?>
 
         init(count: Int) {
-            storage = Array(repeating: nil, count: count)
+            storage = .allocate(capacity: count)
+            storage.initialize(repeating: nil)
+        }
+
+        deinit {
+            storage.deinitialize()
+            storage.deallocate()
         }
 
         func set(_ index: Int, _ value: Result<Entry, AppendRejection>) {
-            storage.withUnsafeMutableBufferPointer { $0[index] = value }
+            storage[index] = value
         }
 
         var values: [Result<Entry, AppendRejection>] { storage.map { $0! } }

@@ -142,6 +142,12 @@ extension ConfabStore {
                     CREATE INDEX peer_trust ON peer(trust);
                     """)
         }
+
+        migrator.registerMigration("v2-relay-accounting") { db in
+            // Peers added with `confab peers add` are the ones a relay run with
+            // `--accept known` admits; peers merely seen on the network are not.
+            try db.execute(sql: "ALTER TABLE peer ADD COLUMN addedByHand INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

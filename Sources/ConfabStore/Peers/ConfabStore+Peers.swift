@@ -27,8 +27,8 @@ extension ConfabStore {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO peer(id, name, addedAt) VALUES (?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name
+                    INSERT INTO peer(id, name, addedAt, addedByHand) VALUES (?, ?, ?, 1)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, addedByHand = 1
                     """,
                 arguments: [id.bytes, name, now.millisecondsSince1970])
             let conversations = try [UInt8].fetchAll(

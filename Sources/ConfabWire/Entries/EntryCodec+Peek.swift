@@ -5,10 +5,41 @@ extension EntryCodec {
     /// The conversation an encoded entry claims to belong to, without verifying anything:
     /// for routing acknowledgements only, never for trusting the entry.
     public static func peekConversationID(_ bytes: [UInt8]) -> ConversationID? {
-        guard bytes.count <= Limits.maxEntryBytes,
-            let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions),
-            let content = try? Confab_V1_EntryContent(serializedBytes: signed.content, options: decodingOptions)
+        peekContent(bytes).flatMap { ConversationID(bytes: $0.conversationID) }
+    }
+
+    /// What an encoded entry claims about itself, without verifying anything: enough for a
+    /// relay to refuse it early. Refusing on a forged claim only hurts the forger, and what
+    /// is accepted is still fully validated before it is stored.
+    public static func peek(_ bytes: [UInt8]) -> EntryPeek? {
+        guard let content = peekContent(bytes), let conversation = ConversationID(bytes: content.conversationID),
+            let author = NodeID(bytes: content.author)
         else { return nil }
-        return ConversationID(bytes: content.conversationID)
+        var participants: [NodeID]?
+        if case .create(let create)? = content.body {
+            participants = create.participants.compactMap { NodeID(bytes: $0.key) }
+        }
+        return EntryPeek(conversation: conversation, author: author, participants: participants)
+    }
+
+    private static func peekContent(_ bytes: [UInt8]) -> Confab_V1_EntryContent? {
+        guard bytes.count <= Limits.maxEntryBytes,
+            let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions)
+        else { return nil }
+        return try? Confab_V1_EntryContent(serializedBytes: signed.content, options: decodingOptions)
+    }
+}
+
+/// The unverified routing facts of an encoded entry.
+public struct EntryPeek: Sendable, Equatable {
+    public let conversation: ConversationID
+    public let author: NodeID
+    /// Set for a create entry only: the participants it names.
+    public let participants: [NodeID]?
+
+    public init(conversation: ConversationID, author: NodeID, participants: [NodeID]?) {
+        self.conversation = conversation
+        self.author = author
+        self.participants = participants
     }
 }

@@ -16,23 +16,45 @@ extension Confab {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var network: NetworkOptions
+        @OptionGroup var operations: OperationsOptions
 
         func run() async throws {
-            try await NodeRunner.run(global: global, network: network, role: .person)
+            try await NodeRunner.run(global: global, network: network, operations: operations, role: .person)
         }
     }
 }
 
 /// Starts a node and its control socket, and stops both on SIGINT/SIGTERM.
 enum NodeRunner {
-    static func run(global: GlobalOptions, network: NetworkOptions, role: ConfabWire.NodeRole) async throws {
+    static func run(
+        global: GlobalOptions, network: NetworkOptions, operations: OperationsOptions, role: ConfabWire.NodeRole,
+        relay: RelayConfiguration? = nil, identityName: String? = nil
+    ) async throws {
         let level = Logger.Level(rawValue: network.logLevel) ?? .info
+        let format = operations.logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
-        let options = try network.nodeOptions(directory: global.directory, role: role)
+        var options = try network.nodeOptions(directory: global.directory, role: role)
+        options.relay = relay
+        options.metricsAddress = operations.metrics
+        // A relay is started by a service manager on an empty state directory: it makes its
+        // own identity rather than asking for "confab init".
+        if let identityName, !IdentityFile.exists(at: global.directory.identityFile) {
+            let created = try LocalNode.initialize(global.directory, name: identityName)
+            options.logger.notice(
+                "created relay identity \(created.me.hex) in \(global.directory.path)",
+                metadata: ["event": "identity_created"])
+        }
         let node = try Node(options: options)
         try await node.start()
         let signal = await Signals.waitForTermination()

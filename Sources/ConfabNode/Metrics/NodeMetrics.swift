@@ -1,0 +1,69 @@
+import ConfabNet
+import ConfabSync
+import ConfabWire
+import Metrics
+
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
+
+/// The node's metrics, recorded through swift-metrics into this node's own Prometheus
+/// registry (not the process-wide metrics system, so several nodes in one process, as in
+/// tests, keep separate counts).
+final class NodeMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+
+    let sessionsOpen: Gauge
+    let sessionsOpened: Counter
+    let peersOnline: Gauge
+    let entriesStored: Counter
+    let entriesForwarded: Counter
+    let bytesReceived: Counter
+    let bytesSent: Counter
+    let storageBytes: Gauge
+    let quotaBytes: Gauge
+    let rateLimitPauses: Counter
+
+    init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+        sessionsOpen = Gauge(label: "confab_sessions_open", factory: factory)
+        sessionsOpened = Counter(label: "confab_sessions_opened_total", factory: factory)
+        peersOnline = Gauge(label: "confab_peers_online", factory: factory)
+        entriesStored = Counter(label: "confab_entries_stored_total", factory: factory)
+        entriesForwarded = Counter(label: "confab_entries_forwarded_total", factory: factory)
+        bytesReceived = Counter(label: "confab_bytes_received_total", factory: factory)
+        bytesSent = Counter(label: "confab_bytes_sent_total", factory: factory)
+        storageBytes = Gauge(label: "confab_storage_bytes", factory: factory)
+        quotaBytes = Gauge(label: "confab_storage_quota_bytes", factory: factory)
+        rateLimitPauses = Counter(label: "confab_rate_limit_pauses_total", factory: factory)
+    }
+
+    /// Inputs refused or rejected, by reason: `quota`, `not_allowed`, `unknown_key`; an
+    /// invalid entry's category (`bad_signature`, `fork`, … as in Protocol.md §7); `protocol`
+    /// for other violations. The last two close the session.
+    func rejected(_ reason: String, count: Int = 1) {
+        Counter(label: "confab_rejected_total", dimensions: [("reason", reason)], factory: factory)
+            .increment(by: Int64(count))
+    }
+
+    /// What one engine output did: entries stored from peers, entries sent, refusals.
+    func record(_ output: SyncOutput, stored: Int) {
+        if stored > 0 { entriesStored.increment(by: Int64(stored)) }
+        let forwarded =
+            output.replies.reduce(0) { $0 + $1.entryCount }
+            + output.pushes.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.entryCount } }
+        if forwarded > 0 { entriesForwarded.increment(by: Int64(forwarded)) }
+        for (reason, count) in output.refused { rejected(reason, count: count) }
+        if output.misbehavior != nil { rejected(output.rejectedEntry ?? "protocol") }
+    }
+
+    /// The text served at /metrics.
+    func exposition() -> [UInt8] { registry.emitToBuffer() }
+}
+
+extension SessionMessage {
+    fileprivate var entryCount: Int {
+        if case .entries(let entries) = self { return entries.count }
+        return 0
+    }
+}

@@ -1,0 +1,157 @@
+import ConfabModel
+import ConfabNet
+import ConfabSync
+import Foundation
+import Logging
+import NIOCore
+
+/// Relay policy, metrics and the metrics server: the node's operations side, kept apart
+/// from the sync core in Node.swift.
+extension Node {
+    /// Starts the metrics server (when asked for) and says how the relay is configured.
+    func startOperations() async throws {
+        if let policy = operations.policy {
+            let relay = policy.configuration
+            logger.info(
+                "relay: storing every conversation offered within the network",
+                metadata: [
+                    "event": "relay_started", "accept": "\(relay.accept.rawValue)",
+                    "allow": "\(relay.allow.count)",
+                    "quota_bytes": "\(relay.quotaBytes.map(String.init) ?? "none")",
+                    "stored_bytes": "\(policy.storedBytes)",
+                    "rate": "\(relay.entriesPerSecond.map { "\($0)/s" } ?? "none")",
+                ])
+        }
+        guard let address = options.metricsAddress else { return }
+        // Port 0 (pick a free one, announced in the log) is allowed here, unlike for peers.
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+            (0...65535).contains(port), colon > address.startIndex
+        else { throw NodeError.badAddress(address, "want HOST:PORT for --metrics") }
+        let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let metrics = operations.metrics
+        let server: MetricsServer
+        do {
+            server = try await MetricsServer.start(host: host, port: port, group: group) { metrics.exposition() }
+        } catch {
+            throw NodeError.badAddress(
+                address, "cannot serve metrics there (\(error)); choose another --metrics HOST:PORT")
+        }
+        operations.metricsServer = server
+        logger.info(
+            "metrics at http://\(server.address?.display ?? address)/metrics",
+            metadata: ["event": "metrics_listening"])
+    }
+
+    func stopOperations() async {
+        await operations.metricsServer?.stop()
+        operations.metricsServer = nil
+    }
+
+    /// A relay run with `--accept known` ends sessions of keys not on its allow-list, with
+    /// the reason in its Bye so the other side's log says why. Returns false for those.
+    func admitSession(_ session: PeerSession) -> Bool {
+        operations.metrics.sessionsOpened.increment()
+        guard let policy = operations.policy else { return true }
+        try? policy.refreshAllowList()
+        guard let reason = policy.sessionRefusal(for: session.remote) else { return true }
+        logger.notice(
+            "refusing session: key not on the allow-list",
+            metadata: [
+                "event": "session_refused", "peer": "\(session.remote.hex)",
+                "address": "\(session.remoteAddress?.display ?? "?")",
+            ])
+        operations.metrics.rejected("unknown_key")
+        operations.refusedSessions.insert(session.id)
+        session.close(reason: reason)
+        return false
+    }
+
+    /// Whether a message belongs to a session refused by policy (and is to be ignored).
+    func isRefused(_ session: PeerSession) -> Bool { operations.refusedSessions.contains(session.id) }
+
+    func forgetRefused(_ session: PeerSession) -> Bool {
+        operations.refusedSessions.remove(session.id) != nil
+    }
+
+    /// Logs a peer's Bye, which carries the reason when a relay refused us.
+    func noteBye(_ reason: String, from session: PeerSession) {
+        if reason.hasPrefix(Self.refusalPrefix) { operations.refusedBy[session.remote] = .now }
+        logger.info(
+            "peer ended the session: \(reason)",
+            metadata: ["event": "peer_bye", "peer": "\(session.remote.shortHex)", "reason": "\(reason)"])
+    }
+
+    /// Bye reasons that mean "do not come back soon" start with this (Protocol.md §10.4).
+    static let refusalPrefix = "refused:"
+
+    /// A peer that refused us is not redialled on its beacons for this long.
+    static let refusalBackoff = Duration.seconds(60)
+
+    /// Peers not to dial on their beacons: keys our own allow-list refuses, and peers that
+    /// refused us within the backoff.
+    func avoidsDialing(_ peer: NodeID) -> Bool {
+        if operations.policy?.sessionRefusal(for: peer) != nil { return true }
+        guard let when = operations.refusedBy[peer] else { return false }
+        if when.duration(to: .now) < Self.refusalBackoff { return true }
+        operations.refusedBy[peer] = nil
+        return false
+    }
+
+    /// Counts what an engine output did and logs a relay's refusals.
+    func recordOperations(_ output: SyncOutput, from session: PeerSession?) {
+        let stored = session == nil ? 0 : output.appended.count
+        operations.metrics.record(output, stored: stored)
+        if let session, stored > 0, operations.policy != nil {
+            logger.debug(
+                "stored entries",
+                metadata: [
+                    "event": "entries_stored", "peer": "\(session.remote.shortHex)", "count": "\(stored)",
+                    "conversations": "\(Set(output.appended.map(\.conversationID)).count)",
+                ])
+        }
+        if let session, !output.refused.isEmpty {
+            logger.info(
+                "refused entries; the sender keeps them queued",
+                metadata: [
+                    "event": "entries_refused", "peer": "\(session.remote.shortHex)",
+                    "reasons":
+                        "\(output.refused.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))",
+                ])
+        }
+        if let policy = operations.policy { operations.metrics.storageBytes.record(policy.storedBytes) }
+    }
+
+    /// Copies session counters and presence into the metrics (every housekeeping tick).
+    func updateOperationalMetrics(sessions: SessionService, online: Int) {
+        let metrics = operations.metrics
+        let statistics = sessions.statistics
+        let last = operations.lastStatistics
+        metrics.sessionsOpen.record(sessions.sessions.count)
+        metrics.peersOnline.record(online)
+        if statistics.bytesReceived > last.bytesReceived {
+            metrics.bytesReceived.increment(by: Int64(statistics.bytesReceived - last.bytesReceived))
+        }
+        if statistics.bytesSent > last.bytesSent {
+            metrics.bytesSent.increment(by: Int64(statistics.bytesSent - last.bytesSent))
+        }
+        operations.lastStatistics = statistics
+        if let limiter = operations.rateLimiter {
+            let pauses = limiter.pauseCount
+            if pauses > operations.lastRateLimitPauses {
+                metrics.rateLimitPauses.increment(by: Int64(pauses - operations.lastRateLimitPauses))
+                operations.lastRateLimitPauses = pauses
+            }
+        }
+        operations.ticks += 1
+        if let policy = operations.policy {
+            metrics.storageBytes.record(policy.storedBytes)
+            // Peers added by hand while the relay runs join the allow-list within seconds.
+            if operations.ticks % 10 == 0 { try? policy.refreshAllowList() }
+        } else if options.metricsAddress != nil, operations.ticks % 10 == 1,
+            let bytes = try? local.store.storedEntryBytes()
+        {
+            // A person's node sums its entries only when someone may scrape the result.
+            metrics.storageBytes.record(bytes)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Logging
+import Testing
+
+@testable import ConfabNode
+
+@Suite struct RelayPolicyTests {
+    let relayKeys = SigningKeyPair.generate()
+    let known = NodeID(SigningKeyPair.generate().publicKey)
+    let stranger = NodeID(SigningKeyPair.generate().publicKey)
+    let other = NodeID(SigningKeyPair.generate().publicKey)
+
+    func policy(_ configure: (inout RelayConfiguration) -> Void) throws -> RelayPolicy {
+        let store = try ConfabStore.inMemory(identity: relayKeys)
+        try store.savePeer(known, name: "known")
+        // Seen on the network is not known.
+        try store.notePeerSeen(stranger, suggestedName: "stranger", address: nil)
+        var configuration = RelayConfiguration()
+        configure(&configuration)
+        return try RelayPolicy(configuration: configuration, store: store, logger: Logger(label: "test"))
+    }
+
+    func peek(author: NodeID) -> EntryPeek {
+        EntryPeek(
+            conversation: ConversationID(bytes: [UInt8](repeating: 7, count: 16))!, author: author, participants: nil)
+    }
+
+    @Test func acceptKnownAdmitsSessionsAndConversationsOfKnownKeysOnly() throws {
+        let policy = try policy {
+            $0.accept = .known
+            $0.allow = [other]
+        }
+        #expect(policy.sessionRefusal(for: known) == nil)
+        #expect(policy.sessionRefusal(for: other) == nil)
+        #expect(policy.sessionRefusal(for: stranger)?.hasPrefix("refused:") == true)
+        #expect(
+            policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger, known], from: other) == nil)
+        #expect(
+            policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger, stranger], from: other)
+                == "not_allowed")
+    }
+
+    @Test func acceptAnyServesEveryone() throws {
+        let policy = try policy { _ in }
+        #expect(policy.sessionRefusal(for: stranger) == nil)
+        #expect(policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger], from: stranger) == nil)
+    }
+
+    @Test func overTheReserveUnknownSendersAreRefusedFirstThenEveryone() throws {
+        let policy = try policy { $0.quotaBytes = 1000 }  // reserve: the last 100 bytes
+        let members = [known, stranger]
+        #expect(policy.refusal(of: peek(author: stranger), size: 850, participants: members, from: stranger) == nil)
+        #expect(policy.storedBytes == 850)
+        #expect(policy.refusal(of: peek(author: stranger), size: 100, participants: members, from: stranger) == "quota")
+        #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == nil)
+        #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == "quota")
+        // An admitted entry that was not stored after all gives its bytes back.
+        policy.notStored(size: 100)
+        #expect(policy.storedBytes == 850)
+    }
+
+    @Test func sizesParseAsOperatorsWriteThem() {
+        #expect(ByteSize.parse("500MB") == 500_000_000)
+        #expect(ByteSize.parse("2GiB") == 2_147_483_648)
+        #expect(ByteSize.parse("40 kB") == 40_000)
+        #expect(ByteSize.parse("1048576") == 1_048_576)
+        #expect(ByteSize.parse("lots") == nil)
+        #expect(ByteSize.parse("5XB") == nil)
+        #expect(ByteSize.parse("-1MB") == nil)
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Real `confab relay` and `confab up` processes on 127.0.0.1. Person nodes reach relays as
+/// static peers with discovery off; relays find each other by beacons to 127.255.255.255.
+@Suite(.serialized) struct RelayTests {
+    @Test func relayCarriesMessagesBetweenNodesNeverOnlineTogetherAndCannotReadThem() throws {
+        let root = try temporaryRoot()
+        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer { for node in [relay, alice, bob] { try? node.stop() } }
+        let relayPort = freeLoopbackPort()
+        try relay.start(command: "relay", listenPort: relayPort, discovery: false, extra: ["--metrics", "127.0.0.1:0"])
+        let viaRelay = ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"]
+
+        let marker = UUID().uuidString.prefix(8)
+        let secret = "meet at the old mill at nine \(marker)"
+        let title = "Mill plans \(marker)"
+        #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        let created = try alice.cli(["new", "bob", "--title", title, "--message", secret, "--json"])
+        let id = try #require((try created.json() as? [String: Any])?["id"] as? String)
+
+        // Alice meets only the relay; once it holds the message it is "sent", not delivered.
+        try alice.start(discovery: false, extra: viaRelay)
+        try waitUntil(timeout: 20, "the relay to hold alice's message") { try alice.statuses(with: id) == ["sent"] }
+        try alice.stop()
+
+        // Bob comes later and meets only the relay.
+        try bob.start(discovery: false, extra: viaRelay + ["--metrics", "127.0.0.1:0"])
+        try waitUntil(timeout: 20, "bob to get alice's message from the relay") { try bob.texts(with: id) == [secret] }
+        #expect(try bob.cli(["history", id]).status == 0)  // reads it: a read receipt
+        try waitUntil(timeout: 10, "the relay to hold bob's receipts") { try bob.outboxCount() == 0 }
+        let bobMetrics = try bob.scrapeMetrics()
+        #expect((bobMetrics["confab_entries_stored_total"] ?? 0) >= 2)
+        try bob.stop()
+
+        // Alice comes back: the relay gives her bob's receipts.
+        try alice.start(discovery: false, extra: viaRelay)
+        try waitUntil(timeout: 20, "alice to see her message read") { try alice.statuses(with: id) == ["read"] }
+
+        // Byte counters and gauges are copied into the metrics every 300 ms.
+        try waitUntil(timeout: 5, "the relay's byte counters") {
+            (try relay.scrapeMetrics()["confab_bytes_sent_total"] ?? 0) > 0
+        }
+        let metrics = try relay.scrapeMetrics()
+        for name in [
+            "confab_sessions_open", "confab_peers_online", "confab_storage_bytes", "confab_rate_limit_pauses_total",
+        ] {
+            #expect(metrics[name] != nil, "\(name) missing")
+        }
+        for name in [
+            "confab_entries_stored_total", "confab_entries_forwarded_total", "confab_bytes_received_total",
+            "confab_bytes_sent_total", "confab_storage_bytes",
+        ] {
+            #expect((metrics[name] ?? 0) > 0, "\(name) is \(metrics[name] ?? -1)")
+        }
+        #expect((metrics["confab_sessions_opened_total"] ?? 0) >= 3)
+
+        // The relay is no participant: it wrote nothing (no receipts of its own).
+        let relayDatabase = relay.data.appendingPathComponent("confab.sqlite")
+        let authored = try count(
+            "SELECT count(*) FROM entry WHERE hex(author) = upper('\(relay.key)')", in: relayDatabase)
+        #expect(authored == 0)
+        #expect(try count("SELECT count(*) FROM entry", in: relayDatabase) >= 4)
+
+        // Neither the message nor the title is anywhere on the relay: database, WAL, log.
+        // The same search finds both on alice's machine, so it can fail.
+        let relayFiles = try storeFiles(relay.data) + [relay.logFile]
+        #expect(try relayFiles.contains { try contains($0, secret) } == false)
+        #expect(try relayFiles.contains { try contains($0, title) } == false)
+        #expect(try storeFiles(alice.data).contains { try contains($0, secret) })
+        #expect(try storeFiles(alice.data).contains { try contains($0, title) })
+    }
+
+    @Test func twoRelaysConvergeAndCarryMessagesEachWay() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let north = try NodeProcess(name: "north", root: root, discoveryPort: port)
+        let south = try NodeProcess(name: "south", root: root, discoveryPort: port)
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer { for node in [north, south, alice, bob] { try? node.stop() } }
+        let (northPort, southPort) = (freeLoopbackPort(), freeLoopbackPort())
+        // The relays find each other by beacon (their role travels in it and in Hello).
+        try north.start(command: "relay", listenPort: northPort)
+        try south.start(command: "relay", listenPort: southPort)
+        try waitUntil(timeout: 20, "the relays to meet") { try north.onlinePeers() == ["south"] }
+        let peers = try #require(try north.cli(["peers", "--json"]).json() as? [[String: Any]])
+        #expect(peers.first { $0["name"] as? String == "south" }?["role"] as? String == "relay")
+
+        #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        #expect(try bob.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
+        try alice.start(discovery: false, extra: ["--peer", "\(north.key)@127.0.0.1:\(northPort)"])
+        try bob.start(discovery: false, extra: ["--peer", "\(south.key)@127.0.0.1:\(southPort)"])
+        #expect(try alice.cli(["send", "bob", "north to south"]).status == 0)
+        try waitUntil(timeout: 20, "bob to get alice's message through both relays") {
+            try bob.texts(with: "alice") == ["north to south"]
+        }
+        #expect(try bob.cli(["send", "alice", "south to north"]).status == 0)
+        try waitUntil(timeout: 20, "alice to get bob's reply through both relays") {
+            try alice.texts(with: "bob") == ["north to south", "south to north"]
+        }
+        try waitUntil(timeout: 20, "alice's message delivered, by receipts carried back") {
+            try alice.statuses(with: "bob") == ["delivered"]
+        }
+        // Both relays hold the same entries.
+        let northDatabase = north.data.appendingPathComponent("confab.sqlite")
+        let southDatabase = south.data.appendingPathComponent("confab.sqlite")
+        try waitUntil(timeout: 10, "identical relay stores") {
+            let sql = "SELECT count(*) * 1000000 + sum(seq) FROM entry"
+            return try count(sql, in: northDatabase) == count(sql, in: southDatabase)
+                && count("SELECT count(*) FROM entry", in: northDatabase) >= 5
+        }
+    }
+
+    @Test func quotaRefusesUnknownSendersFirstThenEverythingAndDropsNothing() throws {
+        let root = try temporaryRoot()
+        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer { for node in [relay, alice, bob] { try? node.stop() } }
+        let relayPort = freeLoopbackPort()
+        // Bob is known to the relay's operator; alice is not.
+        #expect(try relay.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        let quota = ["--quota", "40KB", "--metrics", "127.0.0.1:0"]
+        try relay.start(command: "relay", listenPort: relayPort, discovery: false, extra: quota)
+        let viaRelay = ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"]
+
+        // About 66 kB from alice, more than the quota: some is taken, the rest refused.
+        #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        let filler = String(repeating: "x", count: 900)
+        let lines = (1...60).map { "alice \($0) \(filler)" }.joined(separator: "\n") + "\n"
+        let acks = try alice.cli(["send", "bob", "--lines", "--json"], stdin: lines)
+        let firstAck = try #require(acks.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
+        let thread = try #require((firstAck as? [String: Any])?["conversation"] as? String)
+        try alice.start(discovery: false, extra: viaRelay)
+        try waitUntil(timeout: 20, "the relay to refuse alice's surplus") {
+            relay.log.contains("storage quota nearly reached")
+        }
+        try waitUntil(timeout: 10, "alice to have the relay's verdict") {
+            let statuses = try alice.statuses(with: thread)
+            return statuses.count == 60 && statuses.contains("sent") && statuses.contains("sending")
+        }
+        let aliceSent = try alice.statuses(with: thread).filter { $0 == "sent" }.count
+        #expect(aliceSent >= 10 && aliceSent < 60)
+
+        // Bob, known, still gets the reserve; beyond the quota everything is refused.
+        #expect(try bob.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
+        #expect(try bob.cli(["send", "alice", "known sender, still taken"]).status == 0)
+        try bob.start(discovery: false, extra: viaRelay)
+        try waitUntil(timeout: 20, "the relay to take bob's message") { try bob.statuses(with: "alice") == ["sent"] }
+        let more = (1...8).map { "bob \($0) \(filler)" }.joined(separator: "\n") + "\n"
+        #expect(try bob.cli(["send", "alice", "--lines"], stdin: more).status == 0)
+        try waitUntil(timeout: 20, "the quota to be reached") { relay.log.contains("storage quota reached") }
+        try waitUntil(timeout: 10, "bob's surplus to stay queued") {
+            try bob.statuses(with: "alice").contains("sending")
+        }
+        let metrics = try relay.scrapeMetrics()
+        #expect((metrics["confab_rejected_total{reason=\"quota\"}"] ?? 0) > 0)
+        #expect((metrics["confab_storage_bytes"] ?? .infinity) <= 40_000)
+
+        // The relay holds exactly what the senders count as sent, and a restart drops nothing.
+        let database = relay.data.appendingPathComponent("confab.sqlite")
+        let messagesByAlice = "SELECT count(*) FROM entry WHERE kind = 2 AND hex(author) = upper('\(alice.key)')"
+        #expect(try count(messagesByAlice, in: database) == aliceSent)
+        let before = try count("SELECT count(*) FROM entry", in: database)
+        try relay.stop()
+        try relay.start(command: "relay", listenPort: relayPort, discovery: false, extra: quota)
+        try waitUntil(timeout: 20, "alice and bob to reconnect") { try relay.onlinePeers().count == 2 }
+        try waitUntil(timeout: 10, "the senders to have offered their queue again") {
+            relay.log.components(separatedBy: "entries_refused").count > 3
+        }
+        #expect(try count("SELECT count(*) FROM entry", in: database) == before)
+        // Bob may since have received some through the relay ("delivered"); none went back.
+        let after = try alice.statuses(with: thread)
+        #expect(after.filter { $0 != "sending" }.count == aliceSent, "\(aliceSent): \(after)")
+    }
+
+    @Test func acceptKnownClosesSessionsOfUnknownKeysWithAReason() throws {
+        let root = try temporaryRoot()
+        let port = randomDiscoveryPort()
+        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: port)
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let mallory = try NodeProcess(name: "mallory", root: root, discoveryPort: port)
+        defer { for node in [relay, alice, mallory] { try? node.stop() } }
+        let relayPort = freeLoopbackPort()
+        try relay.start(
+            command: "relay", listenPort: relayPort,
+            extra: ["--accept", "known", "--allow", alice.key, "--metrics", "127.0.0.1:0"])
+        let viaRelay = ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"]
+
+        #expect(try mallory.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
+        #expect(try mallory.cli(["send", "alice", "let me in"]).status == 0)
+        // Mallory finds the relay by its beacons.
+        try mallory.start()
+        try waitUntil(timeout: 15, "mallory to be told why") {
+            mallory.log.contains("refused: this relay accepts known keys only")
+        }
+        // Refused once, mallory does not redial on every beacon (one each 1.5 s).
+        Thread.sleep(forTimeInterval: 4.5)
+        #expect(relay.log.components(separatedBy: "refusing session").count - 1 <= 2)
+        #expect(relay.log.contains("refusing session: key not on the allow-list"))
+        #expect((try relay.scrapeMetrics()["confab_rejected_total{reason=\"unknown_key\"}"] ?? 0) >= 1)
+        #expect(try mallory.statuses(with: "alice") == ["sending"])
+
+        #expect(try alice.cli(["peers", "add", mallory.key, "--name", "mallory"]).status == 0)
+        #expect(try alice.cli(["send", "mallory", "allowed"]).status == 0)
+        try alice.start(discovery: false, extra: viaRelay)
+        try waitUntil(timeout: 15, "the relay to take alice's message") {
+            try alice.statuses(with: "mallory") == ["sent"]
+        }
+        let database = relay.data.appendingPathComponent("confab.sqlite")
+        #expect(try count("SELECT count(*) FROM entry WHERE hex(author) = upper('\(mallory.key)')", in: database) == 0)
+    }
+
+    @Test func rateLimitSlowsAFastSenderWithoutLosingAnything() throws {
+        let root = try temporaryRoot()
+        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer { for node in [relay, alice] { try? node.stop() } }
+        let relayPort = freeLoopbackPort()
+        try relay.start(
+            command: "relay", listenPort: relayPort, discovery: false,
+            extra: ["--rate", "100/s", "--burst", "100", "--metrics", "127.0.0.1:0"])
+        #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        let count = 600
+        let lines = (1...count).map { "queued \($0)" }.joined(separator: "\n") + "\n"
+        #expect(try alice.cli(["send", "bob", "--lines"], stdin: lines).status == 0)
+
+        try alice.start(discovery: false, extra: ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"])
+        var firstStored: Date?
+        try waitUntil(timeout: 60, "the relay to store all \(count + 1) entries") {
+            let stored = try relay.scrapeMetrics()["confab_entries_stored_total"] ?? 0
+            if stored > 0, firstStored == nil { firstStored = Date() }
+            return stored >= Double(count + 1)
+        }
+        let elapsed = Date().timeIntervalSince(try #require(firstStored))
+        // 601 entries at 100/s with a burst of 100 take at least 5 s; read unthrottled, the
+        // whole queue arrives within a fraction of a second.
+        #expect(elapsed >= 3, "stored in \(elapsed) s")
+        #expect((try relay.scrapeMetrics()["confab_rate_limit_pauses_total"] ?? 0) > 0)
+        #expect(relay.log.contains("event=rate_limited"))
+        try waitUntil(timeout: 20, "every entry acknowledged") { try alice.outboxCount() == 0 }
+    }
+}
+
+/// One integer from a read-only look at a node's database (it may be running: WAL mode).
+func count(_ sql: String, in database: URL) throws -> Int {
+    var configuration = Configuration()
+    configuration.readonly = true
+    let queue = try DatabaseQueue(path: database.path, configuration: configuration)
+    return try queue.read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+}
+
+/// The store's files: database, WAL, shared memory.
+func storeFiles(_ data: URL) throws -> [URL] {
+    try FileManager.default.contentsOfDirectory(at: data, includingPropertiesForKeys: nil)
+        .filter { $0.lastPathComponent.hasPrefix("confab.sqlite") }
+}
+
+func contains(_ file: URL, _ text: String) throws -> Bool {
+    let data = try Data(contentsOf: file)
+    return data.range(of: Data(text.utf8)) != nil
+}

@@ -1,0 +1,77 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import ConfabWire
+import Testing
+
+@Suite struct EntryAdmissionTests {
+    /// Admits a fixed number of entries, then refuses with "quota".
+    final class Budget: EntryAdmission {
+        var remaining: Int
+        var held = 0
+
+        init(_ remaining: Int) { self.remaining = remaining }
+
+        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
+            guard remaining > 0 else { return "quota" }
+            remaining -= 1
+            held += size
+            return nil
+        }
+
+        func notStored(size: Int) { held -= size }
+    }
+
+    @Test func refusedEntriesAreNotStoredStayQueuedAndFollowOnceAdmitted() throws {
+        let harness = SyncHarness()
+        let alice = try SyncHarness.Node(name: "alice", seed: 1)
+        let bob = try SyncHarness.Node(name: "bob", seed: 2)
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        for node in [alice, bob, relay] { harness.add(node) }
+        let budget = Budget(2)
+        relay.engine.admission = budget
+
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
+        _ = try alice.store.sendMessages(["two", "three"], to: id)
+        harness.connect(alice, relay)
+        try harness.run()
+        // Create and "one" taken; the rest refused without closing the session.
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try relay.store.clock(of: id)[alice.id] == 2)
+        #expect(try alice.store.history(id).map(\.status) == [.sent, .sending, .sending])
+        #expect(try alice.store.outbox().count == 2)
+        #expect(budget.held == (try relay.store.storedEntryBytes()))
+
+        // Room again: the next session carries the rest.
+        budget.remaining = 10
+        harness.disconnect(alice, relay)
+        harness.connect(alice, relay)
+        try harness.run()
+        #expect(try alice.store.history(id).map(\.status) == [.sent, .sent, .sent])
+        #expect(budget.held == (try relay.store.storedEntryBytes()))
+        // Entries offered again are admitted, found to be duplicates, and not counted twice.
+        let again = try alice.store.entries(in: id, author: alice.id, after: 0)
+        let output = try relay.engine.handle(.entries(again), from: alice.id)
+        #expect(output.misbehavior == nil && output.appended.isEmpty)
+        #expect(budget.remaining == 10 - 2 - again.count)
+        #expect(budget.held == (try relay.store.storedEntryBytes()))
+    }
+}
+
+@Suite struct InvalidEntryCategoryTests {
+    @Test func anInvalidEntryClosesTheSessionAndNamesItsCategory() throws {
+        let alice = try SyncHarness.Node(name: "alice", seed: 1)
+        let bob = try SyncHarness.Node(name: "bob", seed: 2)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
+        var forged = try alice.store.entries(in: id, author: alice.id, after: 0)
+        // Flip the last byte: the signature no longer verifies.
+        forged[0][forged[0].count - 1] ^= 0x01
+        bob.engine.peerConnected(alice.id)
+        _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
+        let output = try bob.engine.handle(.entries(forged), from: alice.id)
+        #expect(output.misbehavior != nil)
+        #expect(output.rejectedEntry == "bad_signature")
+        #expect(try bob.store.clock(of: id).isEmpty)
+    }
+}
