@@ -6,7 +6,7 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux iproute2 python3
+TEST_PACKAGES := tmux iproute2 python3 jq
 
 .PHONY: deps test-deps build run test fuzz bench proto format clean
 

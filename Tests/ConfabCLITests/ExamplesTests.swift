@@ -59,7 +59,8 @@ import Testing
         FileManager.default.isExecutableFile(atPath: "/usr/bin/jq")
         || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/jq")
 
-    @Test(.enabled(if: hasJQ, "needs jq")) func echoBotAnswersOverRealNodesOnLoopback() throws {
+    @Test func echoBotAnswersOverRealNodesOnLoopback() throws {
+        try #require(Self.hasJQ, "the echo bot needs jq (make test-deps installs it)")
         let (status, text) = try run("echo-bot.sh", [try CLIRunner.temporaryDirectory().path])
         #expect(status == 0, "\(text)")
         #expect(text.contains("You: ping  (delivered ✓✓)"))
