@@ -37,6 +37,7 @@ test: test-deps
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 
 bench: deps
+	$(SWIFT) build -c release --product confab
 	$(SWIFT) build -c release --product confab-bench
 	.build/release/confab-bench
 

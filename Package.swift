@@ -94,7 +94,8 @@ let package = Package(
         .executableTarget(
             name: "confab-bench",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode",
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode", "ConfabTUI",
+                "ConfabTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +122,8 @@ let package = Package(
             name: "ConfabSyncTests",
             dependencies: ["ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto"]
         ),
-        .testTarget(name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"]),
+        .testTarget(
+            name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"]),
         .testTarget(
             name: "ConfabStoreTests",
             dependencies: [

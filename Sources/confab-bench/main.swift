@@ -115,6 +115,15 @@ let singleTime = try measure {
 }
 row("sends, one fsync'd txn each", single, singleTime, ceilingName: "verify", ceiling: verifyCeiling)
 
+// The chat: first frame and keystrokes on a heavy user's store.
+if !CommandLine.arguments.contains("--no-chat") {
+    let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "confab")
+    try ChatBenchmarks.run(
+        conversations: 1_000, perConversation: 100,
+        confab: FileManager.default.isExecutableFile(atPath: release.path) ? release : nil)
+}
+
 // Network: latency between two nodes, and the initial sync of a large store.
 if !CommandLine.arguments.contains("--no-network") {
     let messages = 1000

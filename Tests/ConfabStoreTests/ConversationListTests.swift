@@ -53,6 +53,30 @@ struct ConversationListTests {
         #expect(try alice.conversations(.archived).isEmpty)
     }
 
+    @Test func theFirstScreenfulIsThePrefixOfTheWholeList() throws {
+        let alice = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        var ids: [ConversationID] = []
+        for index in 0..<12 {
+            let (id, _) = try alice.createConversation(with: [Keys.bob.id], now: at(index * 10))
+            ids.append(id)
+            if index % 3 == 0 {
+                try sync(id, from: alice, to: bob)
+                _ = try bob.sendMessage("unread \(index)", to: id, now: at(index * 10 + 1))
+                try sync(id, from: bob, to: alice)
+            }
+        }
+        try alice.setFlag(.pinned, true, on: ids[2])
+        try alice.setFlag(.archived, true, on: ids[5])
+        for filter in [ConversationFilter.inbox, .archived, .all] {
+            let everything = try alice.conversations(filter)
+            for limit in [1, 5, 50] {
+                #expect(try alice.conversations(filter, limit: limit) == Array(everything.prefix(limit)))
+            }
+        }
+        #expect(try alice.conversations(limit: 3).first?.id == ids[2])
+    }
+
     @Test func mutedFlagIsReported() throws {
         let alice = try makeStore(Keys.alice)
         let (id, _) = try alice.createConversation(with: [Keys.bob.id])

@@ -79,8 +79,14 @@ public final class Tmux: @unchecked Sendable {
         try waitFor(session, timeout: timeout, "\"\(text)\"") { $0.contains { $0.contains(text) } }
     }
 
-    /// Stops this test's tmux server (and with it every process it started).
+    /// Stops this test's tmux server and every process it started. Each pane's process
+    /// group is sent SIGTERM first: tmux 3.3's kill-server leaves panes whose programs
+    /// are still running, and the server with them.
     public func stop() {
+        let panes = (try? output(["list-panes", "-a", "-F", "#{pane_pid}"])) ?? ""
+        for pid in panes.split(separator: "\n").compactMap({ Int32($0) }) where pid > 1 {
+            kill(-pid, SIGTERM)
+        }
         _ = try? run(["kill-server"])
     }
 

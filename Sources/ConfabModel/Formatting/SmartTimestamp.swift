@@ -44,11 +44,6 @@ public struct SmartTimestamp: Sendable {
     }
 
     private func format(_ date: Date, _ pattern: String) -> String {
-        let formatter = DateFormatter()
-        formatter.calendar = calendar
-        formatter.locale = locale
-        formatter.timeZone = calendar.timeZone
-        formatter.dateFormat = pattern
-        return formatter.string(from: date)
+        DateFormatterCache.shared.string(from: date, pattern: pattern, calendar: calendar, locale: locale)
     }
 }

@@ -329,7 +329,7 @@ public actor Node {
                     peer: session.remote, name: presence[session.remote]?.name ?? session.remote.shortHex,
                     address: session.remoteAddress?.display ?? "", initiator: session.isInitiator)
             },
-            outbox: try local.store.outbox().count,
+            outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0)
     }
 

@@ -15,17 +15,40 @@ extension ConfabStore {
     /// hidden until a new message arrives in them.
     public func conversations(_ filter: ConversationFilter = .inbox) throws -> [ConversationSummary] {
         try writer.read { db in
-            let archivedClause: String
-            switch filter {
-            case .inbox: archivedClause = "AND COALESCE(ls.archived, 0) = 0"
-            case .archived: archivedClause = "AND COALESCE(ls.archived, 0) = 1"
-            case .all: archivedClause = ""
-            }
             let rows = try Row.fetchAll(
                 db,
-                sql: Self.summarySQL + " \(archivedClause) ORDER BY pinned DESC, c.lastActivityAt DESC, c.id",
+                sql: Self.summarySQL + " \(Self.clause(filter)) ORDER BY pinned DESC, c.lastActivityAt DESC, c.id",
                 arguments: ["me": me.bytes])
             return try rows.map { try self.summary(row: $0, db: db) }
+        }
+    }
+
+    /// The first `limit` rows of the list: what a screen shows first, before the rest is
+    /// loaded. Only those rows' unread counts and previews are computed.
+    public func conversations(_ filter: ConversationFilter = .inbox, limit: Int) throws -> [ConversationSummary] {
+        try writer.read { db in
+            let ids = try [UInt8].fetchAll(
+                db,
+                sql: """
+                    SELECT c.id FROM conversation c
+                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL \(Self.clause(filter))
+                    ORDER BY COALESCE(ls.pinned, 0) DESC, c.lastActivityAt DESC, c.id LIMIT :limit
+                    """,
+                arguments: ["me": me.bytes, "limit": limit])
+            let one = try db.cachedStatement(sql: Self.summarySQL + " AND c.id = :id")
+            return try ids.compactMap { id in
+                try Row.fetchOne(one, arguments: ["me": me.bytes, "id": id]).map { try self.summary(row: $0, db: db) }
+            }
+        }
+    }
+
+    private static func clause(_ filter: ConversationFilter) -> String {
+        switch filter {
+        case .inbox: return "AND COALESCE(ls.archived, 0) = 0"
+        case .archived: return "AND COALESCE(ls.archived, 0) = 1"
+        case .all: return ""
         }
     }
 
@@ -55,13 +78,15 @@ extension ConfabStore {
     private func summary(row: Row, db: Database) throws -> ConversationSummary {
         let id = row.conversationID("id")
         var lastMessage: ConversationSummary.LastMessage?
+        // Cached statements: the list runs these once per conversation, and compiling
+        // them each time cost more than running them.
         if let last = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT author, seq, text, timestamp FROM message
-                WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
-                ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT author, seq, text, timestamp FROM message
+                    WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                    ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
+                    """),
             arguments: [id.bytes])
         {
             let author = last.nodeID("author")

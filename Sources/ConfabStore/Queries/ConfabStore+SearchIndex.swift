@@ -17,11 +17,11 @@ extension ConfabStore {
     /// Everyone but me, with the name each goes by here (their short key when unnamed).
     func participantNames(conversation: ConversationID, db: Database) throws -> [ConversationSummary.Participant] {
         try Row.fetchAll(
-            db,
-            sql: """
-                SELECT p.nodeId, peer.name, peer.trust FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
-                WHERE p.conversationId = ? AND p.nodeId != ? ORDER BY p.position
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT p.nodeId, peer.name, peer.trust FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
+                    WHERE p.conversationId = ? AND p.nodeId != ? ORDER BY p.position
+                    """),
             arguments: [conversation.bytes, me.bytes]
         ).map { row in
             let id = row.nodeID("nodeId")

@@ -2,14 +2,19 @@ import ConfabModel
 import GRDB
 
 extension ConfabStore {
-    /// Unread = messages from others past my read mark for their author, blocked authors aside. Read marks move
-    /// only forward (`markRead`), and each author's log is contiguous, so a count of rows
-    /// above the mark is exact. The index on message(conversationId, …) keeps it cheap.
+    /// Unread = messages from others past my read mark for their author, blocked authors
+    /// aside. Read marks move only forward (`markRead`), so counting each author's rows
+    /// above the mark is exact; it walks the (conversation, author, seq) index from the
+    /// mark, so a conversation that is read costs one probe per author, not a scan of its
+    /// messages (the list computes this for every conversation).
     static let unreadCountSQL = """
-        (SELECT COUNT(*) FROM message m
-         LEFT JOIN read_mark r ON r.conversationId = m.conversationId AND r.author = m.author
-         WHERE m.conversationId = c.id AND m.author != :me AND m.seq > COALESCE(r.seq, 0)
-         AND m.author NOT IN \(blockedAuthorsSQL))
+        (SELECT COALESCE(SUM(
+            (SELECT COUNT(*) FROM message m
+             WHERE m.conversationId = h.conversationId AND m.author = h.author AND m.seq > COALESCE(r.seq, 0))
+         ), 0)
+         FROM head h
+         LEFT JOIN read_mark r ON r.conversationId = h.conversationId AND r.author = h.author
+         WHERE h.conversationId = c.id AND h.author != :me AND h.author NOT IN \(blockedAuthorsSQL))
         """
 
     public func unreadCount(_ conversation: ConversationID) throws -> Int {

@@ -69,6 +69,12 @@ extension ConfabStore {
     }
 
     /// My entries no other node has acknowledged, oldest first.
+    /// How many of my entries no other node holds yet (status polls this; the list can be
+    /// long after a week offline).
+    public func outboxCount() throws -> Int {
+        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+    }
+
     public func outbox() throws -> [(conversation: ConversationID, seq: UInt64, queuedAt: Date)] {
         try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT conversationId, seq, queuedAt FROM outbox ORDER BY queuedAt, seq").map {

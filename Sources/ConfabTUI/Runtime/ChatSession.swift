@@ -54,7 +54,11 @@ public final class ChatSession {
     static let lastOpenKey = "tui.lastOpen"
     static let pageSize = 60
 
+    /// Conversation rows that can fit on the first screen (each row takes two lines).
+    let firstScreenRows: Int
+
     public init(local: LocalNode, options: NodeOptions, width: Int, height: Int, colors: Bool, screen: Screen) throws {
+        firstScreenRows = height / 2 + 1
         self.local = local
         self.options = options
         self.screen = screen
@@ -66,15 +70,21 @@ public final class ChatSession {
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// Loads the list and the last open chat from the store and draws them: the first frame.
+    /// Loads the list and the last open chat from the store and draws them: the first
+    /// frame, from the rows that fit on the screen; then the whole list.
     public func showLocalState() throws {
         _ = state.apply(.identity(name: try local.displayName(), id: local.me))
-        try perform(state.apply(.conversations(try local.store.conversations(.inbox))))
+        let screenful = try local.store.conversations(.inbox, limit: max(20, firstScreenRows))
+        try perform(state.apply(.conversations(screenful)))
         if let open = state.openConversation, try local.store.conversation(open) != nil {
             try perform([.openConversation(open, around: nil)])
         }
         headTotal = (try? local.store.headTotal()) ?? 0
         draw()
+        if screenful.count >= max(20, firstScreenRows) {
+            try perform(state.apply(.conversations(try local.store.conversations(.inbox))))
+            draw()
+        }
     }
 
     /// Feeds a key or a resize from the screen side.

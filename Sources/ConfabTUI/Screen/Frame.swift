@@ -1,3 +1,5 @@
+import ConfabModel
+
 /// A whole screen: exactly `height` lines, each exactly `width` columns, plus where the
 /// cursor goes (nil hides it). Views build frames; the terminal layer draws them.
 public struct Frame: Hashable, Sendable {
@@ -60,14 +62,22 @@ public struct Frame: Hashable, Sendable {
 
 extension ScreenLine {
     /// The first `columns` columns; a wide character straddling the edge becomes a space.
+    /// Whole spans are copied; only the one crossing the edge is walked by character
+    /// (frames are composed many times a second).
     func prefix(columns: Int) -> ScreenLine {
         var result = ScreenLine()
         var used = 0
         for span in spans {
             guard used < columns else { break }
+            let width = span.width
+            if used + width <= columns {
+                result.spans.append(span)
+                used += width
+                continue
+            }
             var text = ""
             for character in span.text {
-                let w = Span(String(character)).width
+                let w = DisplayWidth.of(character)
                 if used + w > columns {
                     text += String(repeating: " ", count: columns - used)
                     used = columns
@@ -86,9 +96,19 @@ extension ScreenLine {
         var result = ScreenLine()
         var used = 0
         for span in spans {
+            let width = span.width
+            if used >= start {
+                result.spans.append(span)
+                used += width
+                continue
+            }
+            if used + width <= start {
+                used += width
+                continue
+            }
             var text = ""
             for character in span.text {
-                let w = Span(String(character)).width
+                let w = DisplayWidth.of(character)
                 if used >= start {
                     text.append(character)
                 } else if used + w > start {

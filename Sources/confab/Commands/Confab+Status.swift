@@ -14,7 +14,7 @@ extension Confab {
             do {
                 status = try await ControlClient.request(global.directory, method: "status", as: NodeStatus.self)
             } catch let error as NodeError where error.isNotRunning {
-                let waiting = try global.open().store.outbox().count
+                let waiting = try global.open().store.outboxCount()
                 if output.json {
                     try JSONOutput.print(["running": "false", "outbox": "\(waiting)"])
                     return

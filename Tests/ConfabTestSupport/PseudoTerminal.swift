@@ -1,7 +1,5 @@
 import Foundation
 
-@testable import ConfabTUI
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,24 +7,24 @@ import Darwin
 #endif
 
 /// A real pseudo-terminal: the code under test gets the slave side as its terminal, the
-/// test plays the terminal emulator on the master side.
-final class PseudoTerminal {
-    let master: Int32
-    let slave: Int32
+/// test (or benchmark) plays the terminal emulator on the master side.
+public final class PseudoTerminal {
+    public let master: Int32
+    public let slave: Int32
 
-    init() throws {
+    public init() throws {
         let functions = try PseudoTerminalFunctions()
         let master = functions.open(O_RDWR | O_NOCTTY)
         guard master >= 0, functions.grant(master) == 0, functions.unlock(master) == 0 else {
-            throw TerminalError.systemCall("posix_openpt", errno: errno)
+            throw ConfabBinary.Failure("posix_openpt failed: errno \(errno)")
         }
         var name = [CChar](repeating: 0, count: 256)
         guard functions.name(master, &name, name.count) == 0 else {
-            throw TerminalError.systemCall("ptsname_r", errno: errno)
+            throw ConfabBinary.Failure("ptsname_r failed: errno \(errno)")
         }
         let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let slave = open(path, O_RDWR | O_NOCTTY)
-        guard slave >= 0 else { throw TerminalError.systemCall("open", errno: errno) }
+        guard slave >= 0 else { throw ConfabBinary.Failure("opening \(path) failed: errno \(errno)") }
         self.master = master
         self.slave = slave
     }
@@ -36,19 +34,19 @@ final class PseudoTerminal {
         close(master)
     }
 
-    func setSize(width: Int, height: Int) {
+    public func setSize(width: Int, height: Int) {
         var size = winsize(ws_row: UInt16(height), ws_col: UInt16(width), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
     }
 
     /// Types `bytes` as the terminal emulator would send them.
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
     }
 
     /// What the program wrote to its terminal: everything until `count` bytes arrived or
     /// nothing more came for a while.
-    func output(atLeast count: Int, timeout: Duration = .seconds(5)) -> [UInt8] {
+    public func output(atLeast count: Int, timeout: Duration = .seconds(5)) -> [UInt8] {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = ContinuousClock.now + timeout
@@ -62,9 +60,9 @@ final class PseudoTerminal {
         return result
     }
 
-    func settings() throws -> termios {
+    public func settings() throws -> termios {
         var settings = termios()
-        guard tcgetattr(slave, &settings) == 0 else { throw TerminalError.systemCall("tcgetattr", errno: errno) }
+        guard tcgetattr(slave, &settings) == 0 else { throw ConfabBinary.Failure("tcgetattr failed: errno \(errno)") }
         return settings
     }
 }
@@ -80,48 +78,17 @@ private struct PseudoTerminalFunctions {
     let unlock: OnDescriptor
     let name: Name
 
-    init() throws {
+    public init() throws {
         let library = dlopen(nil, RTLD_NOW)
         func look<Function>(_ symbol: String, as: Function.Type) throws -> Function {
-            guard let address = dlsym(library, symbol) else { throw TerminalError.systemCall(symbol, errno: ENOSYS) }
+            guard let address = dlsym(library, symbol) else {
+                throw ConfabBinary.Failure("no \(symbol) in the C library")
+            }
             return unsafeBitCast(address, to: Function.self)
         }
         open = try look("posix_openpt", as: OnDescriptor.self)
         grant = try look("grantpt", as: OnDescriptor.self)
         unlock = try look("unlockpt", as: OnDescriptor.self)
         name = try look("ptsname_r", as: Name.self)
-    }
-}
-
-/// Collects what the stream reports until `done` says enough or the time is up (then
-/// whatever arrived, for the expectation to show).
-func collect(
-    _ stream: AsyncStream<TerminalInput>, timeout: Duration = .seconds(5),
-    until done: @escaping @Sendable ([TerminalInput]) -> Bool
-) async -> [TerminalInput] {
-    let collected = TerminalLock<[TerminalInput]>([])
-    await withTaskGroup(of: Void.self) { group in
-        group.addTask {
-            for await input in stream {
-                let enough = collected.withLock { inputs in
-                    inputs.append(input)
-                    return done(inputs)
-                }
-                if enough { return }
-            }
-        }
-        group.addTask { try? await Task.sleep(for: timeout) }
-        await group.next()
-        group.cancelAll()
-    }
-    return collected.withLock { $0 }
-}
-
-extension [TerminalInput] {
-    var keys: [Key] {
-        flatMap { input -> [Key] in
-            if case .keys(let keys) = input { return keys }
-            return []
-        }
     }
 }
