@@ -36,33 +36,33 @@ import Testing
         return (alice, bob)
     }
 
-    @Test func aMessageTypedInOneChatAppearsInTheOtherAndIsMarkedRead() throws {
+    @Test func aMessageTypedInOneChatAppearsInTheOtherAndIsMarkedRead() async throws {
         defer { tmux.stop() }
         let (alice, bob) = try pair()
         try openChat(alice)
         try openChat(bob)
-        try tmux.waitFor("alice", text: "No conversations yet")
-        try tmux.waitFor("alice", text: "Online · 1 peer")
+        try await tmux.waitFor("alice", text: "No conversations yet")
+        try await tmux.waitFor("alice", text: "Online · 1 peer")
 
         // Ctrl+K: pick bob, create, and the new chat opens with the input focused.
         try tmux.press("C-k", in: "alice")
-        try tmux.waitFor("alice", text: "bob")
+        try await tmux.waitFor("alice", text: "bob")
         try tmux.press("Space", in: "alice")
         try tmux.press("Enter", in: "alice")
-        try tmux.waitFor("alice", text: "Say hi to bob")
+        try await tmux.waitFor("alice", text: "Say hi to bob")
         try tmux.type("hello from alice", into: "alice")
         try tmux.press("Enter", in: "alice")
-        try tmux.waitFor("alice", text: "delivered ✓✓")
+        try await tmux.waitFor("alice", text: "delivered ✓✓")
 
         // Bob's list shows it with an unread badge; opening it marks it read.
-        let bobList = try tmux.waitFor("bob", text: "hello from alice")
+        let bobList = try await tmux.waitFor("bob", text: "hello from alice")
         #expect(bobList.contains { $0.contains("alice") && !$0.contains("You:") })
         try tmux.press("Enter", in: "bob")
-        try tmux.waitFor("alice", text: "read ✓✓")
+        try await tmux.waitFor("alice", text: "read ✓✓")
 
         try tmux.type("hi alice — 你好 🎉", into: "bob")
         try tmux.press("Enter", in: "bob")
-        let aliceScreen = try tmux.waitFor("alice", text: "hi alice — 你好 🎉")
+        let aliceScreen = try await tmux.waitFor("alice", text: "hi alice — 你好 🎉")
         // Mine on the right, theirs on the left.
         let mine = try #require(aliceScreen.first { $0.contains("hello from alice") })
         let theirs = try #require(aliceScreen.first { $0.contains("hi alice") })
@@ -71,72 +71,72 @@ import Testing
 
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be
     /// read as Alt+key, as from a real terminal.
-    func backToList(_ session: String = "alice") throws {
+    func backToList(_ session: String = "alice") async throws {
         try tmux.press("Escape", in: session)
-        try tmux.waitFor(session, text: "q quit")
-        usleep(100_000)
+        try await tmux.waitFor(session, text: "q quit")
+        try await Task.sleep(for: .milliseconds(100))
     }
 
-    @Test func searchPinArchiveDeleteResizeAndQuit() throws {
+    @Test func searchPinArchiveDeleteResizeAndQuit() async throws {
         defer { tmux.stop() }
         let (alice, _) = try pair()
         try alice.cli(["send", "bob", "lunch tomorrow at noon?"])
         try alice.cli(["new", "bob", "--title", "Trip planning"])
         try openChat(alice, discovery: false)
-        try tmux.waitFor("alice", text: "# Trip planning")
+        try await tmux.waitFor("alice", text: "# Trip planning")
 
         // Search by message text; Enter opens the chat at the match.
         try tmux.type("/", into: "alice")
         try tmux.type("lunch", into: "alice")
-        try tmux.waitFor("alice", text: "lunch tomorrow at noon?")
+        try await tmux.waitFor("alice", text: "lunch tomorrow at noon?")
         try tmux.press("Enter", in: "alice")
-        try tmux.waitFor("alice", "the chat with the match") { screen in
+        try await tmux.waitFor("alice", "the chat with the match") { screen in
             screen.contains { $0.contains("lunch tomorrow at noon?") } && screen.contains { $0.contains("Message") }
         }
-        try backToList()
+        try await backToList()
 
         // Pin the selected row (the chat just open), then archive it and show archived.
         try tmux.type("p", into: "alice")
-        try tmux.waitFor("alice", text: "📌")
+        try await tmux.waitFor("alice", text: "📌")
         try tmux.type("a", into: "alice")
-        try tmux.waitFor("alice", "the archived row hidden") { screen in
+        try await tmux.waitFor("alice", "the archived row hidden") { screen in
             !screen.contains { $0.contains("You: lunch") }
         }
         try tmux.type("A", into: "alice")
-        try tmux.waitFor("alice", text: "(archived)")
+        try await tmux.waitFor("alice", text: "(archived)")
         // Esc leaves the archived view.
         try tmux.press("Escape", in: "alice")
-        try tmux.waitFor("alice", "the inbox again") { screen in !screen.contains { $0.contains("archived") } }
-        usleep(100_000)
+        try await tmux.waitFor("alice", "the inbox again") { screen in !screen.contains { $0.contains("archived") } }
+        try await Task.sleep(for: .milliseconds(100))
 
         // Delete asks first; only y deletes.
-        try tmux.waitFor("alice", text: "# Trip planning")
+        try await tmux.waitFor("alice", text: "# Trip planning")
         try tmux.type("d", into: "alice")
-        try tmux.waitFor("alice", text: "Delete this conversation and its messages from this machine? y/N")
+        try await tmux.waitFor("alice", text: "Delete this conversation and its messages from this machine? y/N")
         try tmux.type("n", into: "alice")
-        try tmux.waitFor("alice", "the question gone, the thread kept") { screen in
+        try await tmux.waitFor("alice", "the question gone, the thread kept") { screen in
             !screen.contains { $0.contains("Delete this conversation") }
                 && screen.contains { $0.contains("Trip planning") }
         }
         try tmux.type("d", into: "alice")
-        try tmux.waitFor("alice", text: "y/N")
+        try await tmux.waitFor("alice", text: "y/N")
         try tmux.type("y", into: "alice")
-        try tmux.waitFor("alice", "the deleted thread gone") { screen in
+        try await tmux.waitFor("alice", "the deleted thread gone") { screen in
             !screen.contains { $0.contains("Trip planning") }
         }
 
         // Narrow: one pane at a time; wide again: both.
         try tmux.resize("alice", width: 60, height: 20)
-        let narrow = try tmux.waitFor("alice", "the narrow layout") { screen in
+        let narrow = try await tmux.waitFor("alice", "the narrow layout") { screen in
             screen.contains { $0.contains("Conversations") } && !screen.contains { $0.contains("│") }
         }
         #expect(narrow.count == 20)
         try tmux.resize("alice", width: 100, height: 30)
-        try tmux.waitFor("alice", "the wide layout") { screen in screen.contains { $0.contains("│") } }
+        try await tmux.waitFor("alice", "the wide layout") { screen in screen.contains { $0.contains("│") } }
 
         // q from the list quits and gives the terminal back as it was (canonical, echo).
         try tmux.type("q", into: "alice")
-        let after = try tmux.waitFor("alice", text: "[exited 0]")
+        let after = try await tmux.waitFor("alice", text: "[exited 0]")
         let settings = after.joined(separator: " ")
         #expect(settings.contains(" icanon") && !settings.contains("-icanon"))
         #expect(settings.contains(" echo ") && !settings.contains("-echo "))

@@ -19,7 +19,7 @@ import Testing
         try bob.start()
         // Same LAN, same discovery port, another network key.
         try mallory.start(extra: ["--network-key", String(repeating: "ab", count: 32)])
-        try waitUntil(timeout: 20, "alice and bob to connect") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 20, "alice and bob to connect") { try alice.onlinePeers() == ["bob"] }
 
         let status = try #require(try alice.cli(["status", "--json"]).json() as? [String: Any])
         let listen = try #require(status["listen"] as? String)

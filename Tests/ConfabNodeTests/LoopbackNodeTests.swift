@@ -4,7 +4,7 @@ import Testing
 /// Real `confab up` processes on 127.0.0.1 discovering each other by beacons sent to
 /// 127.255.255.255, driven through the real CLI.
 @Suite(.serialized) struct LoopbackNodeTests {
-    @Test func threeNodesDiscoverEachOtherAndMessagesFlowLiveBothWays() throws {
+    @Test func threeNodesDiscoverEachOtherAndMessagesFlowLiveBothWays() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
@@ -12,41 +12,43 @@ import Testing
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
         for node in nodes {
-            try waitUntil(timeout: 20, "\(node.name) to connect to both others") {
+            try await waitUntil(timeout: 20, "\(node.name) to connect to both others") {
                 try node.onlinePeers().count == 2
             }
         }
 
         let sent = try alice.cli(["send", "bob", "hello bob", "--wait", "--timeout", "10"])
         #expect(sent.status == 0, "\(sent.stderr)")
-        try waitUntil(timeout: 10, "bob to have alice's message") { try bob.texts(with: "alice") == ["hello bob"] }
+        try await waitUntil(timeout: 10, "bob to have alice's message") {
+            try bob.texts(with: "alice") == ["hello bob"]
+        }
         #expect(try bob.cli(["send", "alice", "hi alice", "--wait"]).status == 0)
-        try waitUntil(timeout: 10, "alice to have bob's reply") {
+        try await waitUntil(timeout: 10, "alice to have bob's reply") {
             try alice.texts(with: "bob") == ["hello bob", "hi alice"]
         }
 
         // A group: everyone gets it, and it reaches "delivered" for the sender.
         let group = try carol.cli(["new", "alice", "bob", "--title", "all", "--message", "group hello", "--json"])
         let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
-        try waitUntil(timeout: 10, "the group message everywhere") {
+        try await waitUntil(timeout: 10, "the group message everywhere") {
             try [alice, bob].allSatisfy {
                 try $0.cli(["history", id, "--json", "--no-mark-read"]).stdout.contains("group hello")
             }
         }
-        try waitUntil(timeout: 10, "carol's group message delivered") {
+        try await waitUntil(timeout: 10, "carol's group message delivered") {
             let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "delivered"
         }
         // Reading it sends read receipts: the sender sees "read".
         #expect(try alice.cli(["history", id]).status == 0)
         #expect(try bob.cli(["history", id]).status == 0)
-        try waitUntil(timeout: 10, "carol's group message read") {
+        try await waitUntil(timeout: 10, "carol's group message read") {
             let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "read"
         }
     }
 
-    @Test func messageSentWhileRecipientIsDownArrivesWhenItStartsAndRestartsKeepEverything() throws {
+    @Test func messageSentWhileRecipientIsDownArrivesWhenItStartsAndRestartsKeepEverything() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
@@ -63,10 +65,10 @@ import Testing
         #expect(waiting.stderr.contains("not delivered"))
 
         try bob.start()
-        try waitUntil(timeout: 20, "bob to receive the queued message") {
+        try await waitUntil(timeout: 20, "bob to receive the queued message") {
             try bob.texts(with: "alice") == ["while you were away"]
         }
-        try waitUntil(timeout: 10, "delivered at alice") {
+        try await waitUntil(timeout: 10, "delivered at alice") {
             let history = try alice.cli(["history", "bob", "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "delivered"
         }
@@ -76,13 +78,13 @@ import Testing
         try bob.stop()
         try alice.start()
         try bob.start()
-        try waitUntil(timeout: 20, "reconnect after restart") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 20, "reconnect after restart") { try alice.onlinePeers() == ["bob"] }
         #expect(try bob.texts(with: "alice") == ["while you were away"])
         #expect(try bob.cli(["send", "alice", "back again", "--wait", "--timeout", "10"]).status == 0)
         #expect(try alice.texts(with: "bob") == ["while you were away", "back again"])
     }
 
-    @Test func staticPeersWorkWithDiscoveryOff() throws {
+    @Test func staticPeersWorkWithDiscoveryOff() async throws {
         let root = try temporaryRoot()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
         let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
@@ -96,7 +98,7 @@ import Testing
         #expect(try bob.cli(["send", "alice", "queued before either node ran"]).status == 0)
         try alice.start(listenPort: port, discovery: false)
         try bob.start(discovery: false, extra: ["--peer", "127.0.0.1:\(port)"])
-        try waitUntil(timeout: 15, "alice to receive bob's queued message") {
+        try await waitUntil(timeout: 15, "alice to receive bob's queued message") {
             try alice.texts(with: "bob") == ["queued before either node ran"]
         }
         let reply = try alice.cli(["send", "bob", "got it", "--wait", "--timeout", "10"])
@@ -105,21 +107,21 @@ import Testing
         #expect(try bob.cli(["status"]).stdout.contains("Online · 1 peer"))
     }
 
-    @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() throws {
+    @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
-        try waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
+        try await waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
         let group = try alice.cli(["new", "bob", "carol", "--title", "p", "--message", "before", "--json"])
         let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
         func texts(_ node: NodeProcess) throws -> [String] {
             let history = try node.cli(["history", id, "--json", "--no-mark-read", "--limit", "1000"])
             return ((try? history.json()) as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         }
-        try waitUntil(timeout: 10, "the first message everywhere") {
+        try await waitUntil(timeout: 10, "the first message everywhere") {
             try nodes.allSatisfy { try texts($0) == ["before"] }
         }
 
@@ -131,13 +133,13 @@ import Testing
             #expect(try carol.cli(["send", id, "carol \(n)"]).status == 0)
         }
         try carol.start()
-        try waitUntil(timeout: 20, "identical histories after the heal") {
+        try await waitUntil(timeout: 20, "identical histories after the heal") {
             let reference = try texts(alice)
             return try reference.count == 10 && texts(bob) == reference && texts(carol) == reference
         }
     }
 
-    @Test func watchStreamsMessagesStatusAndPresence() throws {
+    @Test func watchStreamsMessagesStatusAndPresence() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
@@ -155,10 +157,10 @@ import Testing
         watch.standardOutput = try FileHandle(forWritingTo: events)
         try watch.run()
         defer { if watch.isRunning { watch.terminate() } }
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
 
         try bob.start()
-        try waitUntil(timeout: 20, "alice to see bob") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 20, "alice to see bob") { try alice.onlinePeers() == ["bob"] }
         #expect(try bob.cli(["send", "alice", "watch this"]).status == 0)
         #expect(try alice.cli(["send", "bob", "and this", "--wait", "--timeout", "10"]).status == 0)
         try bob.stop()
@@ -168,7 +170,7 @@ import Testing
                 try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
         }
-        try waitUntil(timeout: 15, "message, status and presence events") {
+        try await waitUntil(timeout: 15, "message, status and presence events") {
             let all = try lines()
             let kinds = Set(all.compactMap { $0["event"] as? String })
             let texts = all.compactMap { ($0["message"] as? [String: Any])?["text"] as? String }
@@ -179,7 +181,7 @@ import Testing
         #expect(statuses.contains("delivered"))
     }
 
-    @Test func secondNodeOnTheSameDataDirectoryIsRefused() throws {
+    @Test func secondNodeOnTheSameDataDirectoryIsRefused() async throws {
         let root = try temporaryRoot()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
         defer { try? alice.stop() }
@@ -190,7 +192,7 @@ import Testing
         #expect(second.stderr.contains("pid \(alice.process!.processIdentifier)"))
     }
 
-    @Test func statusShowsSessionsAndOutbox() throws {
+    @Test func statusShowsSessionsAndOutbox() async throws {
         let root = try temporaryRoot()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
         let offline = try alice.cli(["status"])

@@ -128,6 +128,16 @@ func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> 
     throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
 }
 
+/// The same, sleeping without holding one of the few threads async tests run on.
+func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
+}
+
 func temporaryRoot() throws -> URL { try ConfabBinary.temporaryDirectory("confab-nodes") }
 
 /// A UDP port for one test's discovery, away from the default and from other tests.

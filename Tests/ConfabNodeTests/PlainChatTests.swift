@@ -5,22 +5,22 @@ import Testing
 /// `confab chat --plain` as a screen-reader user or a script drives it: lines in, lines
 /// out, real nodes on loopback.
 @Suite struct PlainChatTests {
-    @Test func firstRunAsksForANameThenShowsTheEmptyList() throws {
+    @Test func firstRunAsksForANameThenShowsTheEmptyList() async throws {
         let data = try temporaryRoot().appendingPathComponent("new")
         let chat = try InteractiveProcess(
             data: data, ["chat", "--plain", "--no-discovery", "--listen", "127.0.0.1:0"])
-        try chat.waitFor("Your display name")
+        try await chat.waitFor("Your display name")
         try chat.send("Zoë")
-        try chat.waitFor("No conversations yet")
+        try await chat.waitFor("No conversations yet")
         try chat.send("/quit")
-        #expect(try chat.waitForExit() == 0)
+        #expect(try await chat.waitForExit() == 0)
         // Plain output never moves the cursor or colours anything.
         #expect(!chat.output.contains("\u{1B}"))
         let whoami = try ConfabBinary.run(data: data, ["whoami"])
         #expect(whoami.stdout.contains("Zoë"))
     }
 
-    @Test func messagesGoOutAndComeInLiveWithTheirStatus() throws {
+    @Test func messagesGoOutAndComeInLiveWithTheirStatus() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
@@ -36,28 +36,28 @@ import Testing
                 "chat", "--plain", "--listen", "127.0.0.1:0", "--discovery-port", "\(port)", "--beacon",
                 "127.255.255.255:\(port)",
             ])
-        try chat.waitFor("* alice is online")
+        try await chat.waitFor("* alice is online")
         try chat.send("/new alice")
-        try chat.waitFor("new conversation with alice")
+        try await chat.waitFor("new conversation with alice")
         try chat.send("hello from plain")
-        try waitUntil(timeout: 15, "alice to receive the message") {
+        try await waitUntil(timeout: 15, "alice to receive the message") {
             try alice.texts(with: "bob").contains("hello from plain")
         }
-        try chat.waitFor("✓✓ delivered: hello from plain")
+        try await chat.waitFor("✓✓ delivered: hello from plain")
         // Alice reads it (history marks read): the read receipt comes back.
         try alice.cli(["history", "bob"])
-        try chat.waitFor("✓✓ read: hello from plain")
+        try await chat.waitFor("✓✓ read: hello from plain")
         try alice.cli(["send", "bob", "hi back"])
-        try chat.waitFor("alice: hi back")
+        try await chat.waitFor("alice: hi back")
         try chat.send("/list")
-        try chat.waitFor("1. alice — hi back")
+        try await chat.waitFor("1. alice — hi back")
         try chat.send("/search hello")
-        try chat.waitFor("«hello» from plain")
+        try await chat.waitFor("«hello» from plain")
         try chat.closeInput()
-        #expect(try chat.waitForExit() == 0)
+        #expect(try await chat.waitForExit() == 0)
     }
 
-    @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() throws {
+    @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
@@ -68,21 +68,21 @@ import Testing
         defer { try? alice.stop() }
         try bob.start()
         defer { try? bob.stop() }
-        try waitUntil(timeout: 15, "alice and bob to connect") { try alice.onlinePeers().contains("bob") }
+        try await waitUntil(timeout: 15, "alice and bob to connect") { try alice.onlinePeers().contains("bob") }
 
         // A second process on alice's data directory: the running node holds the lock, so the
         // chat must attach to it through the control socket rather than start its own.
         let chat = try InteractiveProcess(data: alice.data, ["chat", "--plain", "--no-discovery"])
-        try chat.waitFor("Online · 1 peer")
+        try await chat.waitFor("Online · 1 peer")
         try chat.send("/new bob")
         try chat.send("through the running node")
-        try waitUntil(timeout: 15, "bob to receive the message") {
+        try await waitUntil(timeout: 15, "bob to receive the message") {
             try bob.texts(with: "alice").contains("through the running node")
         }
         try bob.cli(["send", "alice", "seen it"])
-        try chat.waitFor("bob: seen it")
+        try await chat.waitFor("bob: seen it")
         try chat.send("/quit")
-        #expect(try chat.waitForExit() == 0)
+        #expect(try await chat.waitForExit() == 0)
         // The node the chat attached to keeps running after it.
         #expect(try alice.onlinePeers().contains("bob"))
     }

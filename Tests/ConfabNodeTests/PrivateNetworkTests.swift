@@ -6,7 +6,7 @@ import Testing
 /// to 127.255.255.255 on one UDP port, two with key K1 and two with key K2, each key given
 /// a different way (flag, environment, config file).
 @Suite(.serialized) struct PrivateNetworkTests {
-    @Test func twoNetworksOnOneLANNeverSeeOrReachEachOther() throws {
+    @Test func twoNetworksOnOneLANNeverSeeOrReachEachOther() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let names = ["a1", "a2", "b1", "b2"]
@@ -31,7 +31,7 @@ import Testing
 
         let pairs = [(a1, a2), (a2, a1), (b1, b2), (b2, b1)]
         for (node, partner) in pairs {
-            try waitUntil(timeout: 20, "\(node.name) to connect to \(partner.name)") {
+            try await waitUntil(timeout: 20, "\(node.name) to connect to \(partner.name)") {
                 try node.sessionKeys() == [partner.key]
             }
         }

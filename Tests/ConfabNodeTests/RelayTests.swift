@@ -5,7 +5,7 @@ import Testing
 /// Real `confab relay` and `confab up` processes on 127.0.0.1. Person nodes reach relays as
 /// static peers with discovery off; relays find each other by beacons to 127.255.255.255.
 @Suite(.serialized) struct RelayTests {
-    @Test func relayCarriesMessagesBetweenNodesNeverOnlineTogetherAndCannotReadThem() throws {
+    @Test func relayCarriesMessagesBetweenNodesNeverOnlineTogetherAndCannotReadThem() async throws {
         let root = try temporaryRoot()
         let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
@@ -24,24 +24,28 @@ import Testing
 
         // Alice meets only the relay; once it holds the message it is "sent", not delivered.
         try alice.start(discovery: false, extra: viaRelay)
-        try waitUntil(timeout: 20, "the relay to hold alice's message") { try alice.statuses(with: id) == ["sent"] }
+        try await waitUntil(timeout: 20, "the relay to hold alice's message") {
+            try alice.statuses(with: id) == ["sent"]
+        }
         try alice.stop()
 
         // Bob comes later and meets only the relay.
         try bob.start(discovery: false, extra: viaRelay + ["--metrics", "127.0.0.1:0"])
-        try waitUntil(timeout: 20, "bob to get alice's message from the relay") { try bob.texts(with: id) == [secret] }
+        try await waitUntil(timeout: 20, "bob to get alice's message from the relay") {
+            try bob.texts(with: id) == [secret]
+        }
         #expect(try bob.cli(["history", id]).status == 0)  // reads it: a read receipt
-        try waitUntil(timeout: 10, "the relay to hold bob's receipts") { try bob.outboxCount() == 0 }
+        try await waitUntil(timeout: 10, "the relay to hold bob's receipts") { try bob.outboxCount() == 0 }
         let bobMetrics = try bob.scrapeMetrics()
         #expect((bobMetrics["confab_entries_stored_total"] ?? 0) >= 2)
         try bob.stop()
 
         // Alice comes back: the relay gives her bob's receipts.
         try alice.start(discovery: false, extra: viaRelay)
-        try waitUntil(timeout: 20, "alice to see her message read") { try alice.statuses(with: id) == ["read"] }
+        try await waitUntil(timeout: 20, "alice to see her message read") { try alice.statuses(with: id) == ["read"] }
 
         // Byte counters and gauges are copied into the metrics every 300 ms.
-        try waitUntil(timeout: 5, "the relay's byte counters") {
+        try await waitUntil(timeout: 5, "the relay's byte counters") {
             (try relay.scrapeMetrics()["confab_bytes_sent_total"] ?? 0) > 0
         }
         let metrics = try relay.scrapeMetrics()
@@ -74,7 +78,7 @@ import Testing
         #expect(try storeFiles(alice.data).contains { try contains($0, title) })
     }
 
-    @Test func twoRelaysConvergeAndCarryMessagesEachWay() throws {
+    @Test func twoRelaysConvergeAndCarryMessagesEachWay() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let north = try NodeProcess(name: "north", root: root, discoveryPort: port)
@@ -86,7 +90,7 @@ import Testing
         // The relays find each other by beacon (their role travels in it and in Hello).
         try north.start(command: "relay", listenPort: northPort)
         try south.start(command: "relay", listenPort: southPort)
-        try waitUntil(timeout: 20, "the relays to meet") { try north.onlinePeers() == ["south"] }
+        try await waitUntil(timeout: 20, "the relays to meet") { try north.onlinePeers() == ["south"] }
         let peers = try #require(try north.cli(["peers", "--json"]).json() as? [[String: Any]])
         #expect(peers.first { $0["name"] as? String == "south" }?["role"] as? String == "relay")
 
@@ -95,27 +99,27 @@ import Testing
         try alice.start(discovery: false, extra: ["--peer", "\(north.key)@127.0.0.1:\(northPort)"])
         try bob.start(discovery: false, extra: ["--peer", "\(south.key)@127.0.0.1:\(southPort)"])
         #expect(try alice.cli(["send", "bob", "north to south"]).status == 0)
-        try waitUntil(timeout: 20, "bob to get alice's message through both relays") {
+        try await waitUntil(timeout: 20, "bob to get alice's message through both relays") {
             try bob.texts(with: "alice") == ["north to south"]
         }
         #expect(try bob.cli(["send", "alice", "south to north"]).status == 0)
-        try waitUntil(timeout: 20, "alice to get bob's reply through both relays") {
+        try await waitUntil(timeout: 20, "alice to get bob's reply through both relays") {
             try alice.texts(with: "bob") == ["north to south", "south to north"]
         }
-        try waitUntil(timeout: 20, "alice's message delivered, by receipts carried back") {
+        try await waitUntil(timeout: 20, "alice's message delivered, by receipts carried back") {
             try alice.statuses(with: "bob") == ["delivered"]
         }
         // Both relays hold the same entries.
         let northDatabase = north.data.appendingPathComponent("confab.sqlite")
         let southDatabase = south.data.appendingPathComponent("confab.sqlite")
-        try waitUntil(timeout: 10, "identical relay stores") {
+        try await waitUntil(timeout: 10, "identical relay stores") {
             let sql = "SELECT count(*) * 1000000 + sum(seq) FROM entry"
             return try count(sql, in: northDatabase) == count(sql, in: southDatabase)
                 && count("SELECT count(*) FROM entry", in: northDatabase) >= 5
         }
     }
 
-    @Test func quotaRefusesUnknownSendersFirstThenEverythingAndDropsNothing() throws {
+    @Test func quotaRefusesUnknownSendersFirstThenEverythingAndDropsNothing() async throws {
         let root = try temporaryRoot()
         let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
@@ -136,10 +140,10 @@ import Testing
         let firstAck = try #require(acks.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
         let thread = try #require((firstAck as? [String: Any])?["conversation"] as? String)
         try alice.start(discovery: false, extra: viaRelay)
-        try waitUntil(timeout: 20, "the relay to refuse alice's surplus") {
+        try await waitUntil(timeout: 20, "the relay to refuse alice's surplus") {
             relay.log.contains("storage quota nearly reached")
         }
-        try waitUntil(timeout: 10, "alice to have the relay's verdict") {
+        try await waitUntil(timeout: 10, "alice to have the relay's verdict") {
             let statuses = try alice.statuses(with: thread)
             return statuses.count == 60 && statuses.contains("sent") && statuses.contains("sending")
         }
@@ -150,11 +154,13 @@ import Testing
         #expect(try bob.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
         #expect(try bob.cli(["send", "alice", "known sender, still taken"]).status == 0)
         try bob.start(discovery: false, extra: viaRelay)
-        try waitUntil(timeout: 20, "the relay to take bob's message") { try bob.statuses(with: "alice") == ["sent"] }
+        try await waitUntil(timeout: 20, "the relay to take bob's message") {
+            try bob.statuses(with: "alice") == ["sent"]
+        }
         let more = (1...8).map { "bob \($0) \(filler)" }.joined(separator: "\n") + "\n"
         #expect(try bob.cli(["send", "alice", "--lines"], stdin: more).status == 0)
-        try waitUntil(timeout: 20, "the quota to be reached") { relay.log.contains("storage quota reached") }
-        try waitUntil(timeout: 10, "bob's surplus to stay queued") {
+        try await waitUntil(timeout: 20, "the quota to be reached") { relay.log.contains("storage quota reached") }
+        try await waitUntil(timeout: 10, "bob's surplus to stay queued") {
             try bob.statuses(with: "alice").contains("sending")
         }
         let metrics = try relay.scrapeMetrics()
@@ -168,8 +174,8 @@ import Testing
         let before = try count("SELECT count(*) FROM entry", in: database)
         try relay.stop()
         try relay.start(command: "relay", listenPort: relayPort, discovery: false, extra: quota)
-        try waitUntil(timeout: 20, "alice and bob to reconnect") { try relay.onlinePeers().count == 2 }
-        try waitUntil(timeout: 10, "the senders to have offered their queue again") {
+        try await waitUntil(timeout: 20, "alice and bob to reconnect") { try relay.onlinePeers().count == 2 }
+        try await waitUntil(timeout: 10, "the senders to have offered their queue again") {
             relay.log.components(separatedBy: "entries_refused").count > 3
         }
         #expect(try count("SELECT count(*) FROM entry", in: database) == before)
@@ -178,7 +184,7 @@ import Testing
         #expect(after.filter { $0 != "sending" }.count == aliceSent, "\(aliceSent): \(after)")
     }
 
-    @Test func acceptKnownClosesSessionsOfUnknownKeysWithAReason() throws {
+    @Test func acceptKnownClosesSessionsOfUnknownKeysWithAReason() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let relay = try NodeProcess(name: "relay", root: root, discoveryPort: port)
@@ -195,11 +201,11 @@ import Testing
         #expect(try mallory.cli(["send", "alice", "let me in"]).status == 0)
         // Mallory finds the relay by its beacons.
         try mallory.start()
-        try waitUntil(timeout: 15, "mallory to be told why") {
+        try await waitUntil(timeout: 15, "mallory to be told why") {
             mallory.log.contains("refused: this relay accepts known keys only")
         }
         // Refused once, mallory does not redial on every beacon (one each 1.5 s).
-        Thread.sleep(forTimeInterval: 4.5)
+        try await Task.sleep(for: .seconds(4.5))
         #expect(relay.log.components(separatedBy: "refusing session").count - 1 <= 2)
         #expect(relay.log.contains("refusing session: key not on the allow-list"))
         #expect((try relay.scrapeMetrics()["confab_rejected_total{reason=\"unknown_key\"}"] ?? 0) >= 1)
@@ -208,14 +214,14 @@ import Testing
         #expect(try alice.cli(["peers", "add", mallory.key, "--name", "mallory"]).status == 0)
         #expect(try alice.cli(["send", "mallory", "allowed"]).status == 0)
         try alice.start(discovery: false, extra: viaRelay)
-        try waitUntil(timeout: 15, "the relay to take alice's message") {
+        try await waitUntil(timeout: 15, "the relay to take alice's message") {
             try alice.statuses(with: "mallory") == ["sent"]
         }
         let database = relay.data.appendingPathComponent("confab.sqlite")
         #expect(try count("SELECT count(*) FROM entry WHERE hex(author) = upper('\(mallory.key)')", in: database) == 0)
     }
 
-    @Test func rateLimitSlowsAFastSenderWithoutLosingAnything() throws {
+    @Test func rateLimitSlowsAFastSenderWithoutLosingAnything() async throws {
         let root = try temporaryRoot()
         let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
@@ -232,7 +238,7 @@ import Testing
 
         try alice.start(discovery: false, extra: ["--peer", "\(relay.key)@127.0.0.1:\(relayPort)"])
         var firstStored: Date?
-        try waitUntil(timeout: 60, "the relay to store all \(count + 1) entries") {
+        try await waitUntil(timeout: 60, "the relay to store all \(count + 1) entries") {
             let stored = try relay.scrapeMetrics()["confab_entries_stored_total"] ?? 0
             if stored > 0, firstStored == nil { firstStored = Date() }
             return stored >= Double(count + 1)
@@ -243,7 +249,7 @@ import Testing
         #expect(elapsed >= 3, "stored in \(elapsed) s")
         #expect((try relay.scrapeMetrics()["confab_rate_limit_pauses_total"] ?? 0) > 0)
         #expect(relay.log.contains("event=rate_limited"))
-        try waitUntil(timeout: 20, "every entry acknowledged") { try alice.outboxCount() == 0 }
+        try await waitUntil(timeout: 20, "every entry acknowledged") { try alice.outboxCount() == 0 }
     }
 }
 

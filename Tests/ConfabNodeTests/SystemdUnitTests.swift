@@ -38,7 +38,7 @@ import Glibc
         }
     }
 
-    @Test func execStartRunsARelayThatStopsCleanlyOnSIGTERM() throws {
+    @Test func execStartRunsARelayThatStopsCleanlyOnSIGTERM() async throws {
         let execStart = try #require(values("ExecStart").first)
         var arguments = execStart.split(separator: " ").map(String.init)
         #expect(arguments.removeFirst() == "/usr/local/bin/confab")
@@ -64,7 +64,7 @@ import Glibc
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: String]
             }
         }
-        try waitUntil(timeout: 15, "the relay's metrics server") {
+        try await waitUntil(timeout: 15, "the relay's metrics server") {
             lines().contains { $0["event"] == "metrics_listening" }
         }
         // Every line is one JSON object (--log-format json), and the relay made its identity.
@@ -83,7 +83,7 @@ import Glibc
 
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning)
         #expect(process.terminationStatus == 0)
     }

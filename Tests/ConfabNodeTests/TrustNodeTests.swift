@@ -5,7 +5,7 @@ import Testing
 /// Trust on real `confab up` processes on 127.0.0.1: a name claimed by a second key, and
 /// blocking and unblocking a peer while the nodes run.
 @Suite(.serialized) struct TrustNodeTests {
-    @Test func aSecondKeyUsingAKnownNameIsAnotherPeerWithAWarning() throws {
+    @Test func aSecondKeyUsingAKnownNameIsAnotherPeerWithAWarning() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
@@ -14,12 +14,12 @@ import Testing
         defer { for node in [alice, bob, impostor] { try? node.stop() } }
         try alice.start()
         try bob.start()
-        try waitUntil(timeout: 20, "alice and bob to connect") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 20, "alice and bob to connect") { try alice.onlinePeers() == ["bob"] }
         let sent = try alice.cli(["send", "bob", "for the real bob", "--wait", "--timeout", "10"])
         #expect(sent.status == 0, "\(sent.stderr)")
 
         try impostor.start()
-        try waitUntil(timeout: 20, "alice to meet the second key") { try alice.sessionKeys().count == 2 }
+        try await waitUntil(timeout: 20, "alice to meet the second key") { try alice.sessionKeys().count == 2 }
         let peers = try alice.listedPeers()
         let claimed = try #require(peers[impostor.key])
         #expect(claimed["name"] as? String == "bob (\(impostor.key.prefix(8)))")
@@ -47,35 +47,37 @@ import Testing
         #expect(try bob.cli(["verify", "alice", "--json"]).stdout.contains(numbers[0]))
     }
 
-    @Test func aBlockedPeerCannotHoldASessionAndItsMessagesStayHiddenUntilUnblocked() throws {
+    @Test func aBlockedPeerCannotHoldASessionAndItsMessagesStayHiddenUntilUnblocked() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
         let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
-        try waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
+        try await waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
         let group = try carol.cli(["new", "alice", "bob", "--title", "trio", "--message", "group start", "--json"])
         let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
         func groupTexts(_ node: NodeProcess) throws -> [String] {
             let history = try node.cli(["history", id, "--json", "--no-mark-read"])
             return ((try? history.json()) as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         }
-        try waitUntil(timeout: 10, "the group everywhere") { try nodes.allSatisfy { try groupTexts($0).count == 1 } }
+        try await waitUntil(timeout: 10, "the group everywhere") {
+            try nodes.allSatisfy { try groupTexts($0).count == 1 }
+        }
         // A thread of their own, so "send alice" and "history bob" mean it, not the group.
         #expect(try bob.cli(["new", "alice", "--message", "before the block"]).status == 0)
-        try waitUntil(timeout: 10, "alice to have bob's message") {
+        try await waitUntil(timeout: 10, "alice to have bob's message") {
             try alice.texts(with: "bob") == ["before the block"]
         }
 
         let blocked = try alice.cli(["block", "bob"])
         #expect(blocked.status == 0, "\(blocked.stderr)")
-        try waitUntil(timeout: 10, "the session with bob to close on both sides") {
+        try await waitUntil(timeout: 10, "the session with bob to close on both sides") {
             try !alice.sessionKeys().contains(bob.key) && !bob.sessionKeys().contains(alice.key)
         }
         // Bob keeps hearing alice's beacons and dialling; none of it becomes a session.
         for _ in 0..<10 {
-            usleep(400_000)
+            try await Task.sleep(for: .milliseconds(400))
             #expect(try !alice.sessionKeys().contains(bob.key))
             #expect(try !bob.sessionKeys().contains(alice.key))
         }
@@ -91,21 +93,21 @@ import Testing
         watch.standardOutput = try FileHandle(forWritingTo: events)
         try watch.run()
         defer { if watch.isRunning { watch.terminate() } }
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
 
         // Bob writes to alice directly and to the group; carol carries the group message to
         // alice, whose node stores it but shows it nowhere.
         #expect(try bob.cli(["send", "alice", "while blocked"]).status == 0)
         #expect(try bob.cli(["send", id, "bob in the group"]).status == 0)
-        try waitUntil(timeout: 10, "carol to have bob's group message") {
+        try await waitUntil(timeout: 10, "carol to have bob's group message") {
             try groupTexts(carol).contains("bob in the group")
         }
         #expect(try carol.cli(["send", id, "carol after bob", "--wait", "--timeout", "10"]).status == 0)
-        try waitUntil(timeout: 10, "alice to have carol's message") {
+        try await waitUntil(timeout: 10, "alice to have carol's message") {
             try groupTexts(alice).contains("carol after bob")
         }
         #expect(try groupTexts(alice) == ["group start", "carol after bob"])
-        try waitUntil(timeout: 5, "the watch event for carol's message") {
+        try await waitUntil(timeout: 5, "the watch event for carol's message") {
             try String(contentsOf: events, encoding: .utf8).contains("carol after bob")
         }
         let watched = try String(contentsOf: events, encoding: .utf8)
@@ -121,8 +123,8 @@ import Testing
 
         let unblocked = try alice.cli(["unblock", "bob"])
         #expect(unblocked.status == 0, "\(unblocked.stderr)")
-        try waitUntil(timeout: 20, "alice and bob to connect again") { try alice.sessionKeys().contains(bob.key) }
-        try waitUntil(timeout: 10, "bob's messages to show") {
+        try await waitUntil(timeout: 20, "alice and bob to connect again") { try alice.sessionKeys().contains(bob.key) }
+        try await waitUntil(timeout: 10, "bob's messages to show") {
             try alice.texts(with: "bob") == ["before the block", "while blocked"]
                 && groupTexts(alice).contains("bob in the group")
         }

@@ -49,19 +49,19 @@ public final class InteractiveProcess: @unchecked Sendable {
     }
 
     /// Waits until the output contains `text`; on timeout the error shows the output.
-    public func waitFor(_ text: String, timeout: TimeInterval = 15) throws {
+    public func waitFor(_ text: String, timeout: TimeInterval = 15) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw ConfabBinary.Failure("timed out after \(Int(timeout)) s waiting for \"\(text)\"; output:\n\(output)")
     }
 
     /// Waits for the process to exit and returns its status.
-    public func waitForExit(timeout: TimeInterval = 15) throws -> Int32 {
+    public func waitForExit(timeout: TimeInterval = 15) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -57,16 +57,18 @@ public final class Tmux: @unchecked Sendable {
     }
 
     /// Waits until the screen satisfies `condition`; on timeout the error shows the screen.
+    /// Sleeps without holding a thread: tests share a small pool with async tests whose
+    /// own timeouts a blocked pool would trip.
     @discardableResult
     public func waitFor(
         _ session: String, timeout: TimeInterval = 15, _ what: String, _ condition: ([String]) -> Bool
-    ) throws -> [String] {
+    ) async throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         var last: [String] = []
         while Date() < deadline {
             last = try screen(session)
             if condition(last) { return last }
-            usleep(100_000)
+            try await Task.sleep(for: .milliseconds(100))
         }
         throw ConfabBinary.Failure(
             "timed out after \(Int(timeout)) s waiting for \(what); screen of \(session):\n"
@@ -75,8 +77,8 @@ public final class Tmux: @unchecked Sendable {
 
     /// Waits until `text` is on the screen.
     @discardableResult
-    public func waitFor(_ session: String, text: String, timeout: TimeInterval = 15) throws -> [String] {
-        try waitFor(session, timeout: timeout, "\"\(text)\"") { $0.contains { $0.contains(text) } }
+    public func waitFor(_ session: String, text: String, timeout: TimeInterval = 15) async throws -> [String] {
+        try await waitFor(session, timeout: timeout, "\"\(text)\"") { $0.contains { $0.contains(text) } }
     }
 
     /// Stops this test's tmux server and every process it started. Each pane's process
