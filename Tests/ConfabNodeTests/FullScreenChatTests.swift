@@ -29,11 +29,8 @@ import Testing
     }
 
     func pair() throws -> (NodeProcess, NodeProcess) {
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
-        try alice.cli(["peers", "add", bob.key, "--name", "bob"])
-        try bob.cli(["peers", "add", alice.key, "--name", "alice"])
-        return (alice, bob)
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        return (nodes[0], nodes[1])
     }
 
     @Test func aMessageTypedInOneChatAppearsInTheOtherAndIsMarkedRead() async throws {

@@ -27,6 +27,18 @@ final class NodeProcess: @unchecked Sendable {
         key = try ConfabBinary.initialize(data: data, name: displayName ?? name)
     }
 
+    /// Nodes (not started yet) that know one another by name, as after `confab peers add`
+    /// on every side.
+    static func acquainted(_ names: [String], root: URL, discoveryPort: Int) throws -> [NodeProcess] {
+        let nodes = try names.map { try NodeProcess(name: $0, root: root, discoveryPort: discoveryPort) }
+        for node in nodes {
+            for other in nodes where other !== node {
+                try node.cli(["peers", "add", other.key, "--name", other.name])
+            }
+        }
+        return nodes
+    }
+
     /// Starts `confab up` (or `command`, e.g. `relay`) with discovery pinned to loopback (or
     /// off, with static peers).
     func start(

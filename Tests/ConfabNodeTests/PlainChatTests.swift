@@ -23,10 +23,8 @@ import Testing
     @Test func messagesGoOutAndComeInLiveWithTheirStatus() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
-        try alice.cli(["peers", "add", bob.key, "--name", "bob"])
-        try bob.cli(["peers", "add", alice.key, "--name", "alice"])
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
         defer { try? alice.stop() }
 
@@ -60,10 +58,8 @@ import Testing
     @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
-        try alice.cli(["peers", "add", bob.key, "--name", "bob"])
-        try bob.cli(["peers", "add", alice.key, "--name", "alice"])
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
         defer { try? alice.stop() }
         try bob.start()
