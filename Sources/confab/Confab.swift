@@ -14,7 +14,7 @@ struct Confab: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Peers.self, New.self, Send.self, Watch.self,
+            Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self, Send.self, Watch.self,
             List.self,
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,

@@ -107,6 +107,44 @@ import Testing
         #expect(try bob.cli(["status"]).stdout.contains("Online · 1 peer"))
     }
 
+    @Test func resyncRedialsAKnownPeerAtOnceInsteadOfAfterTheBackoff() async throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        defer {
+            try? alice.stop()
+            try? bob.stop()
+        }
+        let port = Int.random(in: 20_000...29_000)
+        try bob.cli(["peers", "add", alice.key, "--name", "alice"])
+        // A first meeting, so that bob remembers where alice listens.
+        try alice.start(listenPort: port, discovery: false)
+        try bob.start(discovery: false, extra: ["--peer", "127.0.0.1:\(port)"])
+        try await waitUntil(timeout: 15, "a first session") { try bob.onlinePeers() == ["alice"] }
+        try alice.stop()
+        try bob.stop()
+
+        // Bob alone, with no static peer: he redials alice's remembered address with a
+        // growing backoff (1, 2, 4, 8 s …), so after 8 s his next try is several seconds off.
+        try bob.start(discovery: false)
+        try await Task.sleep(for: .seconds(8))
+        try alice.start(listenPort: port, discovery: false)
+        #expect(try bob.cli(["resync"]).status == 0)
+        try await waitUntil(timeout: 15, "bob to reach alice") { try bob.onlinePeers() == ["alice"] }
+        // The dial came from the resync, not from the backoff loop.
+        let aliceShort = String(alice.key.prefix(8))
+        #expect(bob.log.contains("resync: dialling \(aliceShort)"))
+    }
+
+    @Test func resyncWithoutANodeSaysHowToStartOne() throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let result = try alice.cli(["resync"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no node is running"))
+        #expect(result.stderr.contains("confab up"))
+    }
+
     @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() async throws {
         let root = try temporaryRoot()
         let port = randomDiscoveryPort()

@@ -245,10 +245,12 @@ public actor Node {
         apply(output)
     }
 
-    /// Re-announces clocks to every peer and redials known addresses.
+    /// Re-announces clocks to every peer and redials known addresses now, without waiting
+    /// for a beacon or a dial loop's backoff.
     public func resync() throws {
         apply(try engine.resyncAll())
         discovery?.announceNow()
+        redialKnownPeers()
     }
 
     /// Another process (a CLI command without the node) may write to the store; a change
@@ -335,7 +337,9 @@ public actor Node {
 
     // MARK: Dialing
 
-    private func dial(host: String, port: Int, remote: NodeID) {
+    func hasNoSession(with peer: NodeID) -> Bool { sessions.session(with: peer) == nil }
+
+    func dial(host: String, port: Int, remote: NodeID) {
         let sessions = self.sessions!
         let logger = self.logger
         Task {
