@@ -14,7 +14,8 @@ struct Confab: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self, Send.self, Watch.self,
+            Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self,
+            Send.self, Watch.self,
             List.self,
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,
@@ -29,7 +30,8 @@ struct Confab: AsyncParsableCommand {
     /// conversation list or how to get started.
     func run() async throws {
         if Terminal.capabilities().fullScreen {
-            var chat = Chat()
+            // Parsed, not built: every option of `chat` must hold its default.
+            var chat = try Chat.parse([])
             chat.global = global
             try await chat.run()
             return
@@ -46,7 +48,7 @@ struct Confab: AsyncParsableCommand {
                 """)
             return
         }
-        var list = List()
+        var list = try List.parse([])
         list.global = global
         try list.run()
         Console.out("\nRun \"confab --help\" for every command.")

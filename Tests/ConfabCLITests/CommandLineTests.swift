@@ -17,6 +17,23 @@ import Testing
         bobKey = try bob.initialize(name: "Bob")
     }
 
+    @Test func theBareCommandOnAPipeListsConversationsOrSaysHowToStart() throws {
+        #expect(try alice.run(["send", "bob", "hello"]).status == 1)  // bob unknown yet
+        #expect(try alice.run(["peers", "add", bobKey, "--name", "Bob"]).status == 0)
+        #expect(try alice.run(["send", "bob", "hello there"]).status == 0)
+        let listed = try alice.run([])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("Bob"))
+        #expect(listed.stdout.contains("You: hello there"))
+        #expect(listed.stdout.contains("confab --help"))
+
+        let fresh = CLIRunner(data: try CLIRunner.temporaryDirectory().appendingPathComponent("nobody"))
+        let welcome = try fresh.run([])
+        #expect(welcome.status == 0)
+        #expect(welcome.stdout.contains("Welcome to Confab"))
+        #expect(welcome.stdout.contains("confab init --name"))
+    }
+
     @Test func identityFilesArePrivate() throws {
         let attributes = try FileManager.default.attributesOfItem(
             atPath: alice.data.appendingPathComponent("identity.key").path)

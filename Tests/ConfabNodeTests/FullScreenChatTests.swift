@@ -2,6 +2,10 @@ import ConfabTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The real full-screen chat, each person's in a tmux session of its own, driven by
 /// send-keys and read by capture-pane: what a person sees and types, end to end, with
 /// real nodes on loopback.
@@ -137,5 +141,47 @@ import Testing
         let settings = after.joined(separator: " ")
         #expect(settings.contains(" icanon") && !settings.contains("-icanon"))
         #expect(settings.contains(" echo ") && !settings.contains("-echo "))
+    }
+
+    /// `confab` with no options uses the product's defaults, which broadcast beacons on
+    /// every interface: it runs here only inside a network namespace of its own that has
+    /// nothing but loopback.
+    @Test(.enabled(if: getuid() == 0, "needs root for a network namespace"))
+    func theBareCommandOnATerminalAsksForANameThenOpensTheChat() async throws {
+        defer { tmux.stop() }
+        let namespace = "confab-chat-\(UInt32.random(in: 0...UInt32.max))"
+        try Self.ip(["netns", "add", namespace])
+        defer { _ = try? Self.ip(["netns", "delete", namespace]) }
+        try Self.ip(["netns", "exec", namespace, "ip", "link", "set", "lo", "up"])
+        let data = root.appendingPathComponent("dana")
+        try tmux.start(
+            session: "dana", width: 100, height: 30,
+            command: "ip netns exec \(namespace) \(ConfabBinary.url.path) --data \(data.path)",
+            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8", "USER": "dana"])
+        try await tmux.waitFor("dana", text: "Your display name (Enter for \"dana\")")
+        try tmux.type("Dana", into: "dana")
+        try tmux.press("Enter", in: "dana")
+        try await tmux.waitFor("dana", "the chat") { screen in
+            screen.contains { $0.contains("No conversations yet") }
+                && screen.contains { $0.contains("Dana · Offline — messages will be sent when a peer is reachable") }
+        }
+        try tmux.type("q", into: "dana")
+        try await tmux.waitFor("dana", text: "[exited 0]")
+        // No interface to broadcast on in there, and the log says what to do about it.
+        let log = try String(contentsOf: data.appendingPathComponent("confab.log"), encoding: .utf8)
+        #expect(log.contains("no interface to broadcast beacons on"))
+    }
+
+    static func ip(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ip"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ConfabBinary.Failure("ip \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+        }
     }
 }
