@@ -41,29 +41,30 @@ extension ChatSession {
             handOff([entry])
             guard let message = try store.message(id, author: entry.author, seq: entry.seq) else { return [] }
             return state.apply(.message(message))
+        // The state has already changed its rows and asks for a reload where one is needed.
         case .markRead(let id):
+            // Also clears a "marked unread" flag.
             if let receipt = try store.markRead(id) { handOff([receipt]) }
-            try store.setFlag(.markedUnread, false, on: id)
-            return try reloadList()
+            return []
         case .setArchived(let id, let value):
             try store.setFlag(.archived, value, on: id)
-            return try reloadList()
+            return []
         case .setPinned(let id, let value):
             try store.setFlag(.pinned, value, on: id)
-            return try reloadList()
+            return []
         case .setMarkedUnread(let id, let value):
             try store.setFlag(.markedUnread, value, on: id)
-            return try reloadList()
+            return []
         case .delete(let id):
             try store.deleteConversation(id)
-            return try reloadList() + state.apply(.notice("Deleted the conversation from this machine"))
+            return state.apply(.notice("Deleted the conversation from this machine"))
         case .search(let query):
             search(query)
             return []
         case .createConversation(let participants, let title):
             let (id, _) = try store.createConversation(with: participants, title: title)
             if let backend { Task { await backend.changed(id) } }
-            return try reloadList() + state.apply(.created(id))
+            return state.apply(.created(id))
         case .resync:
             guard let backend else {
                 return state.apply(.notice("Offline: no node is running yet"))
@@ -76,10 +77,6 @@ extension ChatSession {
         case .quit:
             return []
         }
-    }
-
-    private func reloadList() throws -> [ChatEffect] {
-        try perform(.loadConversations(includeArchived: state.showArchived))
     }
 
     /// New entries go to the node, which sends them to peers; without a node they wait
