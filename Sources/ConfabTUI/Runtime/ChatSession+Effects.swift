@@ -34,7 +34,7 @@ extension ChatSession {
             } catch {
                 // Answered either way, or the chat would wait for the page forever.
                 return state.apply(.olderHistory(id, [], hasOlder: false))
-                    + state.apply(.notice("Could not load older messages: \(ChatErrorText.describe(error))"))
+                    + state.apply(.notice("Could not load older messages: \(String(describing: error))"))
             }
         case .send(let id, let text):
             let entry = try store.sendMessage(text, to: id)

@@ -178,7 +178,7 @@ public final class ChatSession {
                 draw()
             }
         } catch {
-            _ = state.apply(.notice(ChatErrorText.describe(error)))
+            _ = state.apply(.notice(String(describing: error)))
             draw()
         }
     }

@@ -123,7 +123,7 @@ public final class PlainChat {
             default: write("unknown command \"\(trimmed)\" — type /help for the list")
             }
         } catch {
-            write(ChatErrorText.describe(error))
+            write(String(describing: error))
         }
     }
 
@@ -136,10 +136,10 @@ public final class PlainChat {
         do {
             let entry = try local.store.sendMessage(text, to: open)
             let status = backend == nil ? " (sending…)" : ""
-            write("[\(timestamps.time(Date()))] You: \(Self.clean(text))\(status)")
+            write("[\(timestamps.time(Date()))] You: \(TextSanitizer.line(text))\(status)")
             if let backend { Task { await backend.didWrite([entry]) } }
         } catch {
-            write(ChatErrorText.describe(error))
+            write(String(describing: error))
         }
     }
 
@@ -152,8 +152,8 @@ public final class PlainChat {
                 return
             }
             for (index, summary) in conversations.enumerated() {
-                var line = "\(index + 1). \(Self.clean(summary.displayName))"
-                if let preview = summary.preview { line += " — \(Self.clean(preview))" }
+                var line = "\(index + 1). \(TextSanitizer.line(summary.displayName))"
+                if let preview = summary.preview { line += " — \(TextSanitizer.line(preview))" }
                 line += " · \(timestamps.short(summary.lastActivityAt))"
                 if summary.badgeCount > 0 { line += " · \(summary.badgeCount) unread" }
                 if summary.isPinned { line += " · pinned" }
@@ -161,7 +161,7 @@ public final class PlainChat {
                 write(line)
             }
         } catch {
-            write(ChatErrorText.describe(error))
+            write(String(describing: error))
         }
     }
 
@@ -178,7 +178,7 @@ public final class PlainChat {
         }
         open = id
         let name = try local.store.conversation(id)?.displayName ?? id.shortHex
-        write("— \(Self.clean(name)) —")
+        write("— \(TextSanitizer.line(name)) —")
         try history(20)
         try markRead()
     }
@@ -201,8 +201,8 @@ public final class PlainChat {
         }
         listed = hits.map(\.conversation.id)
         for (index, hit) in hits.enumerated() {
-            let snippet = hit.snippet.map { " — " + Self.clean($0) } ?? ""
-            write("\(index + 1). \(Self.clean(hit.conversation.displayName))\(snippet)")
+            let snippet = hit.snippet.map { " — " + TextSanitizer.line($0) } ?? ""
+            write("\(index + 1). \(TextSanitizer.line(hit.conversation.displayName))\(snippet)")
         }
         write("/open N opens one of these")
     }
@@ -228,7 +228,9 @@ public final class PlainChat {
             return
         }
         for peer in presences {
-            write("\(peer.online ? "online " : "offline") \(Self.clean(peer.name))\(peer.role == "relay" ? " (relay)" : "")")
+            write(
+                "\(peer.online ? "online " : "offline") \(TextSanitizer.line(peer.name))\(peer.role == "relay" ? " (relay)" : "")"
+            )
         }
     }
 
@@ -247,50 +249,35 @@ public final class PlainChat {
                 try? markRead()
             } else {
                 let summary = try? local.store.conversation(message.conversationID)
-                let place = summary.map { " in \(Self.clean($0.displayName))" } ?? ""
-                write("[\(timestamps.time(message.sentAt))] \(Self.clean(message.authorName))\(place): \(text(of: message))")
+                let place = summary.map { " in \(TextSanitizer.line($0.displayName))" } ?? ""
+                write(
+                    "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName))\(place): \(text(of: message))"
+                )
                 if summary?.isMuted != true { notifier.announce(message, in: summary ?? nil) }
             }
         case .message:
             break
         case .status(let conversation, let seq, let status) where conversation == open:
             let text = (try? local.store.message(conversation, author: local.me, seq: seq)?.text) ?? nil
-            write("  \(Self.mark(status)) \(status.rawValue): \(Self.clean(text.map { Preview.line($0, mine: false) } ?? "message \(seq)"))")
+            write(
+                "  \(StatusMark.short(status)) \(status.rawValue): \(TextSanitizer.line(text.map { Preview.line($0, mine: false) } ?? "message \(seq)"))"
+            )
         case .status:
             break
         case .peerOnline(let peer):
-            write("* \(Self.clean(peer.name)) is online")
+            write("* \(TextSanitizer.line(peer.name)) is online")
         case .peerOffline(let peer):
-            write("* \(Self.clean(peer.name)) went offline")
+            write("* \(TextSanitizer.line(peer.name)) went offline")
         }
     }
 
     private func line(for message: ChatMessage) -> String {
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
-        return "[\(timestamps.time(message.sentAt))] \(Self.clean(message.authorName)): \(text(of: message))\(status)"
+        return
+            "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName)): \(text(of: message))\(status)"
     }
 
     private func text(of message: ChatMessage) -> String {
-        message.text.map(Self.clean) ?? "(could not be decrypted)"
-    }
-
-    static func mark(_ status: DeliveryStatus) -> String {
-        switch status {
-        case .sending: return "…"
-        case .sent: return "✓"
-        case .delivered: return "✓✓"
-        case .read: return "✓✓"
-        }
-    }
-
-    /// Text from the network printed as one line with no control characters, so a message
-    /// cannot move the cursor or fake another line.
-    static func clean(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar -> Unicode.Scalar in
-                    if scalar == "\n" || scalar == "\t" || scalar == "\r" { return " " }
-                    return scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar
-                }))
+        message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
     }
 }
