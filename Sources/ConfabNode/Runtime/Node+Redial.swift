@@ -7,10 +7,10 @@ extension Node {
     func redialKnownPeers() {
         for peer in (try? local.store.peers()) ?? [] {
             guard let address = peer.address, peer.trust != .blocked, !avoidsDialing(peer.id),
-                hasNoSession(with: peer.id), let target = try? StaticPeer("\(peer.id.hex)@\(address)")
+                hasNoSession(with: peer.id), let (host, port) = try? StaticPeer.split(address, defaultPort: 7461)
             else { continue }
             logger.debug("resync: dialling \(peer.id.shortHex) at \(address)")
-            dial(host: target.host, port: target.port, remote: peer.id)
+            dial(host: host, port: port, remote: peer.id)
         }
     }
 }

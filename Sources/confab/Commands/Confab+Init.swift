@@ -19,6 +19,11 @@ extension Confab {
             }
         }
 
+        /// The name a new identity gets when none is given.
+        static var loginName: String {
+            ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
+        }
+
         func run() throws {
             let directory = global.directory
             if IdentityFile.exists(at: directory.identityFile) {
@@ -27,7 +32,7 @@ extension Confab {
                     "already initialised as \(try node.displayName()) (\(node.me.shortHex)) in \(directory.path); "
                         + "use --data DIR for another identity")
             }
-            let chosen = name ?? ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
+            let chosen = name ?? Self.loginName
             let node = try LocalNode.initialize(directory, name: chosen)
             if output.json {
                 try JSONOutput.print(WhoAmI.Info(node: node, name: chosen))

@@ -6,7 +6,7 @@ import Foundation
 enum FirstRun {
     static func ensureIdentity(_ directory: DataDirectory) throws -> LocalNode {
         if IdentityFile.exists(at: directory.identityFile) { return try LocalNode.open(directory) }
-        let login = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "me"
+        let login = Confab.Init.loginName
         FileHandle.standardOutput.write(
             Data("Welcome to Confab. Your display name (Enter for \"\(login)\"): ".utf8))
         let answer = readLine()?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
