@@ -46,7 +46,7 @@ public final class ChatSession {
     let continuation: AsyncStream<Event>.Continuation
     var tasks: [Task<Void, Never>] = []
     var searchTask: Task<Void, Never>?
-    var renderScheduled = false
+    /// A draw waiting to happen (node events are drawn together, at most every 30 ms).
     var renderTask: Task<Void, Never>?
     var headTotal: Double = 0
     var syncBaseline = SyncProgressTracker()
@@ -174,7 +174,7 @@ public final class ChatSession {
                 try perform(state.apply(.searchResults(query: query, hits)))
                 draw()
             case .render:
-                renderScheduled = false
+                renderTask = nil
                 draw()
             }
         } catch {
@@ -238,8 +238,7 @@ public final class ChatSession {
 
     /// Node events can come in floods (a large sync): draw at most every 30 ms for them.
     private func scheduleRender() {
-        guard !renderScheduled else { return }
-        renderScheduled = true
+        guard renderTask == nil else { return }
         renderTask = Task { [continuation] in
             try? await Task.sleep(for: .milliseconds(30))
             continuation.yield(.render)
