@@ -59,6 +59,11 @@ struct Confab: AsyncParsableCommand {
         // Everything Confab writes (keys, the database and its WAL) is private.
         umask(0o077)
         do {
+            let commands = configuration.subcommands.map { $0._commandName }
+            if let unknown = UnknownCommand.find(in: Array(CommandLine.arguments.dropFirst()), commands: commands) {
+                Console.err("Error: \(unknown)")
+                Foundation.exit(2)
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()

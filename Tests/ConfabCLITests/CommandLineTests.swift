@@ -34,6 +34,19 @@ import Testing
         #expect(welcome.stdout.contains("confab init --name"))
     }
 
+    @Test func aMistypedCommandIsNamedWithTheClosestOne() throws {
+        let typo = try alice.run(["sned", "bob", "hi"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("no command named \"sned\" — did you mean \"send\"?"))
+        let unknown = try alice.run(["frobnicate"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("no command named \"frobnicate\""))
+        #expect(!unknown.stderr.contains("did you mean"))
+        // Real commands, options and help still go to the parser.
+        #expect(try alice.run(["whoami"]).status == 0)
+        #expect(try alice.run(["--help"]).status == 0)
+    }
+
     @Test func identityFilesArePrivate() throws {
         let attributes = try FileManager.default.attributesOfItem(
             atPath: alice.data.appendingPathComponent("identity.key").path)
