@@ -16,9 +16,20 @@ public final class SyncEngine {
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
+    /// Bytes of entries per Entries message: well under the 1 MiB message limit, so a
+    /// batch of large entries is never too big to send.
+    public var batchBytes = 960 * 1024
     /// Asked about every entry a peer offers before it is stored; nil admits everything.
     public var admission: (any EntryAdmission)?
+    /// Whether a peer that says it is a relay is trusted as one (offered every
+    /// conversation held). A claim in Hello alone gets nothing (Protocol.md §14.1).
+    public var trustsRelay: (NodeID) -> Bool = { _ in false }
     var peers: [NodeID: PeerSyncState] = [:]
+    /// Entries that arrived before what they follow or depend on, kept a while and tried
+    /// again as more arrives (Protocol.md §12 step 4).
+    var deferred = DeferredEntries()
+    /// Fork proofs already passed on from this node (conversation and author).
+    private var spreadProofs: Set<[UInt8]> = []
     private let logger: Logger
 
     public init(store: ConfabStore, role: NodeRole, logger: Logger = Logger(label: "confab.sync")) {
@@ -59,6 +70,18 @@ public final class SyncEngine {
                 let entries = try store.entries(
                     in: want.conversation, author: want.author, after: want.after, limit: batchSize)
                 if !entries.isEmpty { output.replies.append(.entries(entries)) }
+            }
+            return output
+        case .forkProof(let first, let second):
+            guard peers[peer]?.helloReceived == true else { return misbehaving("fork proof before hello") }
+            var output = SyncOutput()
+            // A proof that does not verify, or concerns nothing held here, is ignored: it
+            // proves nothing against anyone, but an honest node may hold other logs.
+            if let proof = try store.recordForkProof(first: first, second: second) {
+                logger.warning(
+                    "\(proof.author.shortHex) forked its log in conversation \(proof.conversation.shortHex) at seq \(proof.seq) (proof from \(peer.shortHex))"
+                )
+                try spread(proof, into: &output)
             }
             return output
         case .ping, .pong, .bye:
@@ -110,8 +133,15 @@ public final class SyncEngine {
         guard peers[peer]?.helloReceived == false else { return misbehaving("second hello") }
         guard hello.version >= 1 else { return misbehaving("protocol version \(hello.version)") }
         peers[peer]?.role = hello.role
+        peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
         var output = SyncOutput()
         output.replies = try announcement(for: peer)
+        // What this node knows against an author of a shared conversation, the peer learns
+        // too, so it stops taking that author's log as well.
+        let shared = Set(try sharedClocks(with: peer).keys)
+        for proof in try store.forkProofs(in: shared) {
+            output.replies.append(.forkProof(first: proof.first, second: proof.second))
+        }
         return output
     }
 
@@ -120,19 +150,24 @@ public final class SyncEngine {
         var announce: [SessionMessage.ConversationClock] = []
         for item in clocks {
             let conversation = item.conversation
-            peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
             let mine = try store.clock(of: conversation)
-            if mine.isEmpty {
-                // An invitation (or a relay's offer): say we hold nothing, so the peer sends
-                // the whole conversation, its create entry first.
+            guard !mine.isEmpty, try shouldShare(conversation, with: peer) else {
+                // Not held here, or held but not the peer's: the same answer either way,
+                // once, so nobody learns which conversations this node holds. For one not
+                // held it is how an invitation arrives: the peer sends the whole
+                // conversation, its create entry first. The peer's claim is not kept.
                 if !item.clock.isEmpty, peers[peer]?.announced[conversation] == nil {
                     peers[peer]?.announced[conversation] = VectorClock()
                     announce.append(.init(conversation: conversation, clock: VectorClock()))
+                    if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
+                        peers[peer]?.invited[conversation] = item.clock
+                    }
                 }
                 continue
             }
-            guard try shouldShare(conversation, with: peer) else { continue }
-            if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation) > 0 {
+            peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
+            let written = peers[peer]?.written[conversation] ?? 0
+            if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
             output.replies += try missingEntries(conversation, for: peer)
@@ -150,31 +185,21 @@ public final class SyncEngine {
     private func handleEntries(_ batch: [[UInt8]], from peer: NodeID) throws -> SyncOutput {
         var output = SyncOutput()
         var touched = Set<ConversationID>()
-        let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
-        let results = try store.append(batch: batch)
         var messagesFromOthers = Set<ConversationID>()
+        let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
+        let results = try store.append(batch: batch, keepsOthers: role == .relay)
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             let appended = if case .success(.appended) = result { true } else { false }
             if counted[index], !appended { admission?.notStored(size: bytes.count) }
-            switch result {
-            case .success(.appended(let entry)):
-                output.appended.append(entry)
-                touched.insert(entry.conversationID)
-                if entry.kind == .message, entry.author != store.me { messagesFromOthers.insert(entry.conversationID) }
-                if entry.kind == .receipt, entry.author != store.me {
-                    output.statusChanged.insert(entry.conversationID)
-                }
-            case .success(.duplicate):
-                if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
-            case .failure(let rejection) where rejection.isRecoverable:
-                // Arrived ahead of what it follows; the acknowledgement below tells the peer
-                // where we stand and it sends from there.
-                logger.debug("entry from \(peer.shortHex) not yet applicable: \(rejection)")
-                if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
-            case .failure(let rejection):
-                output.misbehavior = "sent an invalid entry: \(rejection)"
-                output.rejectedEntry = rejection.category.rawValue
-                return output
+            try absorb(bytes, result, from: peer, into: &output, touched: &touched, messages: &messagesFromOthers)
+            if output.misbehavior != nil { return output }
+        }
+        try retryDeferred(touched, into: &output, touched: &touched, messages: &messagesFromOthers)
+        // An invitation whose conversation is now held: what the peer announced counts.
+        for conversation in touched {
+            if let clock = peers[peer]?.invited[conversation], try shouldShare(conversation, with: peer) {
+                peers[peer]?.invited[conversation] = nil
+                peers[peer]?.theirs[conversation, default: VectorClock()].merge(clock)
             }
         }
         // Acknowledge: our clock of every conversation the batch touched.
@@ -191,6 +216,70 @@ public final class SyncEngine {
         return output
     }
 
+    /// What one entry's outcome means for the session and for the node.
+    private func absorb(
+        _ bytes: [UInt8], _ result: Result<AppendOutcome, AppendRejection>, from peer: NodeID?,
+        into output: inout SyncOutput, touched: inout Set<ConversationID>, messages: inout Set<ConversationID>
+    ) throws {
+        switch result {
+        case .success(.appended(let entry)):
+            output.appended.append(entry)
+            touched.insert(entry.conversationID)
+            if entry.kind == .message, entry.author != store.me { messages.insert(entry.conversationID) }
+            if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }
+        case .success(.duplicate):
+            if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
+        case .failure(let rejection) where rejection.isRecoverable:
+            // Arrived ahead of what it follows or depends on: kept a while and tried again
+            // as more arrives; the acknowledgement tells the peer where we stand.
+            logger.debug("entry from \(peer?.shortHex ?? "here") not yet applicable: \(rejection)")
+            if let conversation = EntryCodec.peekConversationID(bytes) {
+                touched.insert(conversation)
+                deferred.add(bytes, conversation: conversation)
+            }
+        case .failure(let rejection):
+            if let proof = rejection.proof {
+                logger.warning(
+                    "\(proof.author.shortHex) forked its log in conversation \(proof.conversation.shortHex) at seq \(proof.seq)"
+                )
+                try spread(proof, into: &output)
+            }
+            if rejection.isSessionError, peer != nil {
+                output.misbehavior = "sent an invalid entry: \(rejection)"
+                output.rejectedEntry = rejection.category.rawValue
+            } else {
+                // Depends on what this node holds (a fork, a forked author, a conversation
+                // it is not in): the sender may be honest, so the session goes on.
+                logger.info("entry from \(peer?.shortHex ?? "here") not stored: \(rejection)")
+                output.notStored[rejection.category.rawValue, default: 0] += 1
+                if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
+            }
+        }
+    }
+
+    /// Tries the deferred entries of the conversations that just grew, until nothing more
+    /// applies.
+    private func retryDeferred(
+        _ conversations: Set<ConversationID>, into output: inout SyncOutput, touched: inout Set<ConversationID>,
+        messages: inout Set<ConversationID>
+    ) throws {
+        var pending = conversations
+        while !pending.isEmpty {
+            var grew = Set<ConversationID>()
+            for conversation in pending.sorted() {
+                let waiting = deferred.take(conversation)
+                guard !waiting.isEmpty else { continue }
+                let before = output.appended.count
+                let results = try store.append(batch: waiting, keepsOthers: role == .relay)
+                for (bytes, result) in zip(waiting, results) {
+                    try absorb(bytes, result, from: nil, into: &output, touched: &touched, messages: &messages)
+                }
+                if output.appended.count > before { grew.insert(conversation) }
+            }
+            pending = grew
+        }
+    }
+
     /// Stored messages of others are delivered: one coalesced receipt per conversation,
     /// offered to every connected peer that should have it, the sender included.
     public func acknowledgeDelivery(_ conversations: Set<ConversationID>) throws -> SyncOutput {
@@ -204,6 +293,17 @@ public final class SyncEngine {
     }
 
     // MARK: Helpers
+
+    /// Passes a fork proof to every connected peer that shares its conversation, once.
+    private func spread(_ proof: ForkProof, into output: inout SyncOutput) throws {
+        output.forkProofs.append(proof)
+        guard spreadProofs.insert(proof.conversation.bytes + proof.author.bytes).inserted else { return }
+        for peer in peers.keys where peers[peer]?.helloReceived == true {
+            if try shouldShare(proof.conversation, with: peer) {
+                output.push([.forkProof(first: proof.first, second: proof.second)], to: peer)
+            }
+        }
+    }
 
     /// The entries of a batch the admission policy takes; the conversations of the others
     /// are acknowledged like the rest, so the sender learns they were not stored.
@@ -221,11 +321,14 @@ public final class SyncEngine {
                 counted.append(false)
                 continue
             }
-            if let named = peek.participants, participants[peek.conversation]?.isEmpty ?? true {
-                participants[peek.conversation] = named
-            }
+            // A held conversation's participants are the ones stored; a create entry's own
+            // list counts only for a conversation not held (a bogus create in the same
+            // batch cannot open a held conversation to other keys).
             if participants[peek.conversation] == nil {
                 participants[peek.conversation] = try store.participants(of: peek.conversation)
+            }
+            if let named = peek.participants, participants[peek.conversation]?.isEmpty ?? true {
+                participants[peek.conversation] = named
             }
             let members = participants[peek.conversation] ?? []
             if let reason = admission.refusal(of: peek, size: bytes.count, participants: members, from: peer) {
@@ -254,46 +357,64 @@ public final class SyncEngine {
     }
 
     private func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
-        try store.clocks(sharedWith: peer, everything: peers[peer]?.role == .relay)
+        try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
     }
 
-    /// Participants get their conversations; relays get everything.
+    /// Participants get their conversations; trusted relays get everything.
     private func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
-        if peers[peer]?.role == .relay { return true }
+        if peers[peer]?.isTrustedRelay == true { return true }
         return try store.participants(of: conversation).contains(peer)
     }
 
     /// Entries of `conversation` the peer neither holds nor has in flight, within the
-    /// window, the creator's log first (a receiver needs the create entry before anything).
+    /// window per author, in display order across authors (clock sum, then author, then
+    /// seq): an entry's clock sum is above that of everything it depends on, so the
+    /// receiver never gets an entry before what its clock names (Protocol.md §12 step 3).
+    /// The creator's create entry has the smallest sum of all and goes first.
     private func missingEntries(_ conversation: ConversationID, for peer: NodeID) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
         let mine = try store.clock(of: conversation)
         let theirs = state.theirs[conversation] ?? VectorClock()
         var sent = (state.sent[conversation] ?? VectorClock()).merging(theirs)
-        let creator = try store.creator(of: conversation)
-        let authors = mine.sortedEntries.map(\.author).sorted { a, b in
-            if a == creator { return b != creator }
-            if b == creator { return false }
-            return a < b
+        let me = store.me
+        let written = state.written[conversation] ?? 0
+        // My entries nobody has been seen to take are offered once per session, whatever
+        // the peer's clock claims: only what was really sent counts as sent (§9).
+        if let unsent = try store.firstUnsentSeq(in: conversation), unsent > written, unsent - 1 < sent[me] {
+            sent[me] = max(unsent - 1, written)
         }
-        var batch: [[UInt8]] = []
+        typealias Candidate = (author: NodeID, seq: UInt64, clockSum: UInt64, raw: [UInt8])
+        var candidates: [Candidate] = []
+        var cutoff = UInt64.max
+        for (author, held) in mine.sortedEntries where held > sent[author] {
+            let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
+            guard inFlight < UInt64(window) else { continue }
+            let room = Int(min(UInt64(window) - inFlight, UInt64(batchSize * 4)))
+            let entries = try store.sequencedEntries(in: conversation, author: author, after: sent[author], limit: room)
+            // Deleted here: a hole the receiver could not apply past, so offer nothing
+            // more of this author; others who hold the entries will send them.
+            let contiguous = entries.enumerated().prefix { $0.element.seq == sent[author] + UInt64($0.offset) + 1 }
+                .map(\.element)
+            guard let last = contiguous.last else { continue }
+            candidates += contiguous.map { (author, $0.seq, $0.clockSum, $0.raw) }
+            // Cut short by the window (not by a hole): what other authors wrote after this
+            // author's last candidate may depend on the rest, so it waits too.
+            if contiguous.count == room, last.seq < held { cutoff = min(cutoff, last.clockSum) }
+        }
+        candidates.sort { ($0.clockSum, $0.author, $0.seq) < ($1.clockSum, $1.author, $1.seq) }
         var messages: [SessionMessage] = []
-        for author in authors {
-            while mine[author] > sent[author], sent[author] - theirs[author] < UInt64(window) {
-                let room = min(UInt64(batchSize - batch.count), UInt64(window) - (sent[author] - theirs[author]))
-                let entries = try store.sequencedEntries(
-                    in: conversation, author: author, after: sent[author], limit: Int(room))
-                // Deleted here: a hole the receiver could not apply past, so offer nothing
-                // more of this author; others who hold the entries will send them.
-                let contiguous = entries.enumerated().prefix { $0.element.seq == sent[author] + UInt64($0.offset) + 1 }
-                guard !contiguous.isEmpty else { break }
-                batch += contiguous.map(\.element.raw)
-                sent[author] += UInt64(contiguous.count)
-                if batch.count >= batchSize {
-                    messages.append(.entries(batch))
-                    batch = []
-                }
+        var batch: [[UInt8]] = []
+        var bytes = 0
+        for candidate in candidates where candidate.clockSum <= cutoff {
+            if !batch.isEmpty, batch.count >= batchSize || bytes + candidate.raw.count > batchBytes {
+                messages.append(.entries(batch))
+                batch = []
+                bytes = 0
             }
+            batch.append(candidate.raw)
+            bytes += candidate.raw.count
+            sent[candidate.author] = max(sent[candidate.author], candidate.seq)
+            if candidate.author == me { state.written[conversation] = max(written, candidate.seq) }
         }
         if !batch.isEmpty { messages.append(.entries(batch)) }
         state.sent[conversation] = sent

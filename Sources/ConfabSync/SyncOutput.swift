@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabStore
 import ConfabWire
 
 /// What the node must do after the engine handled an input.
@@ -21,6 +22,12 @@ public struct SyncOutput: Sendable {
     public var refused: [String: Int] = [:]
     /// Set with `misbehavior` when an entry was invalid: its rejection category (§7).
     public var rejectedEntry: String?
+    /// Entries not stored for a reason that depends on what this node holds (a fork, a
+    /// forked author, a conversation it is not in), by category: logged and counted, but
+    /// the sender may be honest, so the session goes on.
+    public var notStored: [String: Int] = [:]
+    /// Fork proofs this node learned while handling the input (Protocol.md §7.1).
+    public var forkProofs: [ForkProof] = []
 
     public init() {}
 
@@ -36,6 +43,8 @@ public struct SyncOutput: Sendable {
         statusChanged.formUnion(other.statusChanged)
         pendingReceipts.formUnion(other.pendingReceipts)
         refused.merge(other.refused, uniquingKeysWith: +)
+        notStored.merge(other.notStored, uniquingKeysWith: +)
+        forkProofs += other.forkProofs
         if misbehavior == nil {
             misbehavior = other.misbehavior
             rejectedEntry = other.rejectedEntry

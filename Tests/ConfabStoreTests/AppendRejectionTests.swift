@@ -50,7 +50,10 @@ enum RejectionCase: String, CaseIterable, Sendable {
         case .notParticipant: return .notParticipant
         case .gap: return .gap
         case .brokenChain: return .brokenChain
-        case .forkAtHeldSeq, .secondCreate: return .fork
+        case .forkAtHeldSeq: return .fork
+        // Ids are derived from the creator's key: another key's create for the id does
+        // not even decode as a valid entry.
+        case .secondCreate: return .undecodable
         case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider:
             return .badClock
         }
@@ -95,7 +98,8 @@ enum RejectionCase: String, CaseIterable, Sendable {
             let body = CreateBody(
                 participants: try [Keys.bob.id, Keys.alice.id].map {
                     .init(id: $0, sealedKey: try ConversationCipher.sealKey(ConversationCipher.generateKey(), to: $0))
-                }, sealedTitle: [])
+                }, sealedTitle: [], nonce: [UInt8](repeating: 1, count: 16),
+                keyCommitment: [UInt8](repeating: 2, count: 32))
             let draft = EntryDraft(
                 conversationID: s.id, seq: 1, previous: nil, timestamp: 0, clock: VectorClock(), body: .create(body))
             return (EntryCodec.encode(EntryCodec.sign(draft, with: Keys.bob)), s.bob)
@@ -131,8 +135,11 @@ struct AppendRejectionTests {
             Issue.record("batch accepted \(c)")
             return
         }
-        #expect(batchRejection.category == c.category)
+        // A broken chain proves a fork: from then on the author's log is not taken here.
+        #expect(batchRejection.category == (c == .brokenChain ? .forkedAuthor : c.category))
         #expect(try snapshot(store) == before)
+        let proven = try store.forkedAuthors(in: scenario.id).map(\.author)
+        #expect(proven == (c == .brokenChain || c == .forkAtHeldSeq ? [Keys.alice.id] : []))
     }
 
     @Test func theScenarioAcceptsTheRealEntries() throws {
@@ -143,25 +150,30 @@ struct AppendRejectionTests {
         #expect(try s.bob.history(s.id).map(\.text) == ["m2", "m3", "m4"])
     }
 
-    @Test func clocksAtTheSeqLimitAreStoredAndOrdered() throws {
+    @Test func clocksAtTheSeqLimitWaitForWhatTheyName() throws {
         let s = try RejectionScenario()
         let carol = try makeStore(Keys.carol)
         let (group, _) = try s.alice.createConversation(
             with: [Keys.bob.id, Keys.carol.id], firstMessage: "hi", now: at(1))
         try sync(group, from: s.alice, to: carol)
-        // Carol claims to have seen absurdly much; legal at the limit, so it must not trap.
+        // Carol claims to have seen absurdly much: legal at the limit, so it must not trap,
+        // and it names entries nobody holds, so it waits for them (for ever) instead.
         let body = try sealedMessage("far future", carol, in: group, author: Keys.carol.id, seq: 1)
         let draft = EntryDraft(
             conversationID: group, seq: 1, previous: nil, timestamp: 0,
             clock: VectorClock([Keys.alice.id: Limits.maxSeq, Keys.bob.id: Limits.maxSeq]), body: body)
-        #expect(try s.alice.append(EntryCodec.encode(EntryCodec.sign(draft, with: Keys.carol))) != .duplicate)
-        #expect(try s.alice.history(group).map(\.text) == ["hi", "far future"])
+        let rejection = try expectAppendRejected(
+            EntryCodec.encode(EntryCodec.sign(draft, with: Keys.carol)), by: s.alice, .missingDependency)
+        #expect(rejection?.isRecoverable == true)
+        #expect(rejection?.isSessionError == false)
+        #expect(try s.alice.history(group).map(\.text) == ["hi"])
     }
 
     @Test func seqsFromPeersAboveTheLimitDoNotTrap() throws {
         let s = try RejectionScenario()
         #expect(try s.alice.entries(in: s.id, author: Keys.alice.id, after: UInt64.max).isEmpty)
-        try s.alice.recordPeerClock(VectorClock([Keys.alice.id: UInt64.max]), peer: Keys.bob.id, conversation: s.id)
+        try s.alice.recordPeerClock(
+            VectorClock([Keys.alice.id: UInt64.max]), peer: Keys.bob.id, conversation: s.id, sentUpTo: .max)
         #expect(try s.alice.outbox().isEmpty)
     }
 

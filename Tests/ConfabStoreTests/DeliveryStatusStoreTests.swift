@@ -29,7 +29,7 @@ struct DeliveryStatusStoreTests {
 
         try sync(id, from: alice, to: bob, ack: false)
         #expect(try statuses(alice, id) == [.sending])
-        try alice.recordPeerClock(try bob.clock(of: id), peer: Keys.bob.id, conversation: id)
+        try alice.recordPeerClock(try bob.clock(of: id), peer: Keys.bob.id, conversation: id, sentUpTo: 2)
         #expect(try statuses(alice, id) == [.sent])
         #expect(try alice.outbox().isEmpty)
 

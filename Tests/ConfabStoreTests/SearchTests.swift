@@ -104,7 +104,7 @@ struct SearchTests {
     @Test func outsidersFindNothing() throws {
         let (alice, _, id) = try setUp()
         let carol = try makeStore(Keys.carol)
-        try sync(id, from: alice, to: carol)  // as a relay: not a participant
+        try sync(id, from: alice, to: carol, asRelay: true)  // not a participant
         #expect(try carol.search("hello").isEmpty)
     }
 }

@@ -78,7 +78,10 @@ struct StoreFileTests {
             (try ConfabStore.migrator.hasCompletedMigrations(db), try ConfabStore.migrator.appliedMigrations(db))
         }
         #expect(completed)
-        #expect(applied == ["v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting"])
+        #expect(
+            applied == [
+                "v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting", "v3-evidence",
+            ])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
     }
 

@@ -41,8 +41,12 @@ func missingEntries(
     for (author, seq) in try source.clock(of: conversation).sortedEntries where seq > theirs[author] {
         batch += try source.entries(in: conversation, author: author, after: theirs[author])
     }
-    let isCreate = batch.map { (try? EntryCodec.decode($0))?.kind == .create }
-    return zip(batch, isCreate).filter { $0.1 }.map(\.0) + zip(batch, isCreate).filter { !$0.1 }.map(\.0)
+    // In display order, as a node sends them: what an entry's clock names goes first.
+    let keys = batch.map { (try? EntryCodec.decode($0))?.orderKey }
+    return zip(batch, keys).sorted { a, b in
+        guard let x = a.1, let y = b.1 else { return a.1 != nil }
+        return x < y
+    }.map(\.0)
 }
 
 /// One direction of a sync round, through raw bytes as on the wire. With `ack` the target
@@ -50,11 +54,11 @@ func missingEntries(
 @discardableResult
 func sync(
     _ conversation: ConversationID, from source: ConfabStore, to target: ConfabStore, ack: Bool = true,
-    now: Date = at(0), sourceLocation: SourceLocation = #_sourceLocation
+    asRelay: Bool = false, now: Date = at(0), sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> Int {
     let batch = try missingEntries(conversation, from: source, to: target)
     var appended = 0
-    for result in try target.append(batch: batch, now: now) {
+    for result in try target.append(batch: batch, now: now, keepsOthers: asRelay) {
         switch result {
         case .success(.appended): appended += 1
         case .success(.duplicate): break
@@ -64,7 +68,8 @@ func sync(
     }
     if ack {
         try source.recordPeerClock(
-            try target.clock(of: conversation), peer: target.me, conversation: conversation, now: now)
+            try target.clock(of: conversation), peer: target.me, conversation: conversation,
+            sentUpTo: try source.clock(of: conversation)[source.me], now: now)
     }
     return appended
 }
@@ -127,6 +132,8 @@ struct StoreSnapshot: Equatable {
     let clocks: [ConversationID: VectorClock]
 }
 
+/// Evidence (fork proofs, own-log evidence) is kept from rejections on purpose, so its
+/// tables are not listed here.
 let storeTables = [
     "meta", "peer", "conversation", "participant", "entry", "head", "message", "message_fts", "conversation_fts",
     "receipt", "read_mark", "local_state", "outbox", "peer_clock",

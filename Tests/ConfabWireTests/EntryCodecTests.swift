@@ -314,7 +314,7 @@ struct EntryCodecTests {
             participants: [
                 .init(id: Keys.alice.id, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength)),
                 .init(id: Keys.bob.id, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength - 1)),
-            ], sealedTitle: [])
+            ], sealedTitle: [], nonce: conversationNonce, keyCommitment: [UInt8](repeating: 0, count: 32))
         let entry = EntryCodec.sign(
             makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice)
         expectRejected(EntryCodec.encode(entry), .malformed, mentioning: "sealed conversation key length")
@@ -326,7 +326,9 @@ struct EntryCodecTests {
                 CreateBody.Participant(
                     id: $0, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength))
             }
-            let body = CreateBody(participants: participants, sealedTitle: title)
+            let body = CreateBody(
+                participants: participants, sealedTitle: title, nonce: conversationNonce,
+                keyCommitment: [UInt8](repeating: 0, count: 32))
             return EntryCodec.encode(
                 EntryCodec.sign(
                     makeDraft(seq: 1, previous: nil, clock: VectorClock(), body: .create(body)), with: Keys.alice))

@@ -18,7 +18,9 @@ extension SigningKeyPair {
     var id: NodeID { NodeID(publicKey) }
 }
 
-let conversation = ConversationID(bytes: [UInt8](repeating: 0x10, count: 16))!
+/// Alice's conversation: its id is derived from her key and this nonce (Protocol.md §4.5).
+let conversationNonce = [UInt8](repeating: 0x10, count: ConversationGenesis.nonceLength)
+let conversation = ConversationGenesis.conversationID(creator: Keys.alice.id, nonce: conversationNonce)
 
 /// The error decoding throws, or nil when the bytes were accepted.
 func decodeError(_ bytes: [UInt8]) -> WireError? {
@@ -94,7 +96,8 @@ func makeCreate(
     }
     let body = CreateBody(
         participants: sealed,
-        sealedTitle: try ConversationCipher.sealTitle(title, key: key, conversationID: conversation))
+        sealedTitle: try ConversationCipher.sealTitle(title, key: key, conversationID: conversation),
+        nonce: conversationNonce, keyCommitment: ConversationGenesis.keyCommitment(key, conversationID: conversation))
     let entry = EntryCodec.sign(
         EntryDraft(
             conversationID: conversation, seq: seq,

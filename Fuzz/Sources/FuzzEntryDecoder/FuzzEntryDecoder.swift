@@ -10,7 +10,8 @@ import ConfabWire
 
 private let author = try! SigningKeyPair(seed: [UInt8](repeating: 7, count: 32))
 private let other = try! SigningKeyPair(seed: [UInt8](repeating: 9, count: 32))
-private let conversation = ConversationID(bytes: [UInt8](repeating: 1, count: 16))!
+private let nonce = [UInt8](repeating: 1, count: ConversationGenesis.nonceLength)
+private let conversation = ConversationGenesis.conversationID(creator: NodeID(author.publicKey), nonce: nonce)
 
 private let samples: [Entry] = {
     let me = NodeID(author.publicKey)
@@ -25,7 +26,8 @@ private let samples: [Entry] = {
                         .init(id: me, sealedKey: try! ConversationCipher.sealKey(key, to: me)),
                         .init(id: you, sealedKey: try! ConversationCipher.sealKey(key, to: you)),
                     ],
-                    sealedTitle: try! ConversationCipher.sealTitle("fuzz", key: key, conversationID: conversation)))),
+                    sealedTitle: try! ConversationCipher.sealTitle("fuzz", key: key, conversationID: conversation),
+                    nonce: nonce, keyCommitment: ConversationGenesis.keyCommitment(key, conversationID: conversation)))),
         with: author)
     let message = EntryCodec.sign(
         EntryDraft(

@@ -16,4 +16,8 @@ public enum Limits {
     /// Highest seq in a log or a clock. Far beyond any real log, and low enough that a clock
     /// sum (at most `maxClockWidth` seqs) stays inside SQLite's signed 64-bit integers.
     public static let maxSeq: UInt64 = 1 << 48
+    /// Entry timestamps: from the Unix epoch to 3000-01-01T00:00:00Z, so every date formats
+    /// and sorts sensibly; within that an author's clock is its own (display order uses it
+    /// only to break ties, and the list caps it, Protocol.md §6).
+    public static let timestampRange: ClosedRange<Int64> = 0...32_503_680_000_000
 }

@@ -1,8 +1,8 @@
 import ConfabCrypto
 
-/// A conversation's identity: 16 random bytes chosen by its creator, written as 32 hex
-/// characters. Random rather than content-derived so the id can sit inside the create
-/// entry that the creator signs.
+/// A conversation's identity: 16 bytes, written as 32 hex characters. A real conversation's
+/// id is derived from its creator's key and a nonce (ConfabWire's `ConversationGenesis`),
+/// so only the creator can sign a create entry for it.
 public struct ConversationID: ByteIdentifier {
     public static let length = 16
 
@@ -12,6 +12,7 @@ public struct ConversationID: ByteIdentifier {
         bytes = validatedBytes
     }
 
+    /// Random bytes: for tests and for ids that name no conversation.
     public static func random() -> ConversationID {
         ConversationID(validatedBytes: Random.bytes(length))
     }

@@ -87,10 +87,18 @@ public struct CreateBody: Sendable, Equatable {
     public let participants: [Participant]
     /// AEAD-sealed UTF-8 title; empty when the conversation has no title.
     public let sealedTitle: [UInt8]
+    /// 16 random bytes from which, with the creator's key, the conversation id is derived:
+    /// nobody else can make a create entry that claims the same id.
+    public let nonce: [UInt8]
+    /// BLAKE2b-256 of the conversation key (Protocol.md §4.5): every participant checks
+    /// that the key sealed to it is the one the creator committed to.
+    public let keyCommitment: [UInt8]
 
-    public init(participants: [Participant], sealedTitle: [UInt8]) {
+    public init(participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8]) {
         self.participants = participants
         self.sealedTitle = sealedTitle
+        self.nonce = nonce
+        self.keyCommitment = keyCommitment
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }

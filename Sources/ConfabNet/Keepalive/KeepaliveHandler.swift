@@ -42,7 +42,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             context.writeAndFlush(Self.wrapOutboundOut(.pong(nonce)), promise: nil)
         case .pong:
             break
-        case .hello, .clocks, .entries, .want, .bye:
+        case .hello, .clocks, .entries, .want, .bye, .forkProof:
             context.fireChannelRead(data)
         }
     }

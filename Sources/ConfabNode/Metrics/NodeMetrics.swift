@@ -54,6 +54,7 @@ final class NodeMetrics: Sendable {
             + output.pushes.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.entryCount } }
         if forwarded > 0 { entriesForwarded.increment(by: Int64(forwarded)) }
         for (reason, count) in output.refused { rejected(reason, count: count) }
+        for (reason, count) in output.notStored { rejected(reason, count: count) }
         if output.misbehavior != nil { rejected(output.rejectedEntry ?? "protocol") }
     }
 

@@ -46,6 +46,8 @@ public actor Node {
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
         operations = try NodeOperations(options: options, store: local.store)
         engine.admission = operations.policy
+        engine.trustsRelay = Self.relayTrust(
+            store: local.store, networkKey: options.networkKey, allow: operations.policy?.configuration.allow ?? [])
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
     }
@@ -150,7 +152,10 @@ public actor Node {
         case .opened(let session):
             guard admitOpened(session), admitSession(session) else { return }
             engine.peerConnected(session.remote)
-            updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
+            // A dialled session's address is the peer's listening address; an accepted one's
+            // source port is ephemeral, so its address comes with the peer's Hello.
+            updatePresence(
+                session.remote, connected: true, address: session.isInitiator ? session.remoteAddress?.display : nil)
             session.send(
                 .hello(
                     .init(
@@ -169,8 +174,10 @@ public actor Node {
             updatePresence(session.remote, connected: false, address: nil)
         case .beacon(let beacon, let from):
             guard !blockList.contains(beacon.node) else { return }
-            let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
-            updatePresence(beacon.node, connected: nil, address: address, seen: true)
+            // A beacon's source address is not authenticated (anyone can replay a beacon from
+            // elsewhere): it is only where to dial. A peer's address is recorded once a
+            // handshake from or to it succeeds.
+            updatePresence(beacon.node, connected: nil, address: nil, seen: true)
             if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node),
                 let host = Self.host(of: from)
             {
@@ -280,6 +287,7 @@ public actor Node {
             warnNameClaim(id, holder: holder)
         }
         presence[id]?.role = hello.role.rawValue
+        if let address { presence[id]?.address = address }
         if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
     }
 
@@ -333,6 +341,21 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0)
+    }
+
+    /// Who is trusted as a relay when it says it is one (Protocol.md §14.1): on a private
+    /// network anyone holding its key, since the key was shared by hand; on the default
+    /// network, whose key anyone can compute, only keys this node's person added or
+    /// verified, or a relay's `--allow` list.
+    static func relayTrust(
+        store: ConfabStore, networkKey: NetworkKey, allow: Set<NodeID>
+    ) -> (NodeID) -> Bool {
+        let privateNetwork = networkKey != .default
+        return { peer in
+            if privateNetwork || allow.contains(peer) { return true }
+            if (try? store.peer(peer))??.trust == .verified { return true }
+            return (try? store.peersAddedByHand().contains(peer)) ?? false
+        }
     }
 
     // MARK: Dialing

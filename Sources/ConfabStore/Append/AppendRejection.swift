@@ -1,3 +1,4 @@
+import ConfabModel
 import ConfabWire
 
 /// Why an entry was not stored. A rejected entry changes nothing in the store.
@@ -9,9 +10,12 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case badSignature = "bad_signature"
         case unknownConversation = "unknown_conversation"
         case notParticipant = "not_participant"
+        case notMember = "not_member"
         case gap
+        case missingDependency = "missing_dependency"
         case brokenChain = "broken_chain"
         case fork
+        case forkedAuthor = "forked_author"
         case badClock = "bad_clock"
     }
 
@@ -19,23 +23,45 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case wire(WireError)
         case unknownConversation
         case notParticipant
+        case notMember
         case gap(expected: UInt64, got: UInt64)
+        case missingDependency(NodeID, seq: UInt64, held: UInt64)
         case brokenChain
         case fork
-        case badClock(String)
+        case forkedAuthor
+        case badClock(String, intrinsic: Bool)
     }
 
     private let reason: Reason
+    /// Set when the rejected entry and one held here prove that their author forked its
+    /// log: kept, shown and passed on (Protocol.md §7.1).
+    public let proof: ForkProof?
+
+    private init(reason: Reason, proof: ForkProof? = nil) {
+        self.reason = reason
+        self.proof = proof
+    }
 
     static func wire(_ error: WireError) -> AppendRejection { AppendRejection(reason: .wire(error)) }
     static let unknownConversation = AppendRejection(reason: .unknownConversation)
     static let notParticipant = AppendRejection(reason: .notParticipant)
+    static let notMember = AppendRejection(reason: .notMember)
     static func gap(expected: UInt64, got: UInt64) -> AppendRejection {
         AppendRejection(reason: .gap(expected: expected, got: got))
     }
-    static let brokenChain = AppendRejection(reason: .brokenChain)
-    static let fork = AppendRejection(reason: .fork)
-    static func badClock(_ what: String) -> AppendRejection { AppendRejection(reason: .badClock(what)) }
+    static func missingDependency(_ author: NodeID, seq: UInt64, held: UInt64) -> AppendRejection {
+        AppendRejection(reason: .missingDependency(author, seq: seq, held: held))
+    }
+    static func brokenChain(proof: ForkProof?) -> AppendRejection {
+        AppendRejection(reason: .brokenChain, proof: proof)
+    }
+    static func fork(proof: ForkProof?) -> AppendRejection { AppendRejection(reason: .fork, proof: proof) }
+    static let forkedAuthor = AppendRejection(reason: .forkedAuthor)
+    /// A clock that is wrong whatever the receiver holds (`intrinsic`), or wrong against
+    /// what the receiver holds of the author's own log.
+    static func badClock(_ what: String, intrinsic: Bool = true) -> AppendRejection {
+        AppendRejection(reason: .badClock(what, intrinsic: intrinsic))
+    }
 
     public var category: Category {
         switch reason {
@@ -47,18 +73,35 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
             }
         case .unknownConversation: return .unknownConversation
         case .notParticipant: return .notParticipant
+        case .notMember: return .notMember
         case .gap: return .gap
+        case .missingDependency: return .missingDependency
         case .brokenChain: return .brokenChain
         case .fork: return .fork
+        case .forkedAuthor: return .forkedAuthor
         case .badClock: return .badClock
         }
     }
 
-    /// A gap or an unknown conversation is not the sender's fault: entries may simply arrive
-    /// before the ones they follow. Everything else means the sender is broken or hostile.
+    /// Not applicable yet, possibly later: entries may arrive before the ones they follow
+    /// or depend on (a gap, an unknown conversation, a causal dependency not held). The
+    /// receiver keeps them a while and tries again.
     public var isRecoverable: Bool {
         switch reason {
-        case .gap, .unknownConversation: return true
+        case .gap, .unknownConversation, .missingDependency: return true
+        default: return false
+        }
+    }
+
+    /// Whether the entry is invalid whatever the receiver holds, so whoever sent it is
+    /// broken or hostile and the session ends. Everything that depends on what this node
+    /// already holds (a fork, a broken chain, a forked author, a conversation it is not in)
+    /// is not: an honest peer may forward such an entry, and closing its session would let
+    /// one liar cut honest nodes apart.
+    public var isSessionError: Bool {
+        switch reason {
+        case .wire: return true
+        case .badClock(_, let intrinsic): return intrinsic
         default: return false
         }
     }
@@ -68,10 +111,48 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .wire(let error): return error.description
         case .unknownConversation: return "entry for a conversation whose create entry is not held"
         case .notParticipant: return "entry author is not a participant of the conversation"
+        case .notMember: return "a conversation this node is not a participant of (only relays keep those)"
         case .gap(let expected, let got): return "entry seq \(got) does not follow the held log (expected \(expected))"
+        case .missingDependency(let author, let seq, let held):
+            return "entry's causal clock names \(author.shortHex) at \(seq), but only \(held) of that log is held here"
         case .brokenChain: return "entry's previous hash does not match the author's previous entry"
         case .fork: return "a different entry with the same author and seq is already held"
-        case .badClock(let what): return "entry's causal clock is invalid: \(what)"
+        case .forkedAuthor: return "the author forked its log in this conversation; its entries are no longer taken"
+        case .badClock(let what, _): return "entry's causal clock is invalid: \(what)"
         }
+    }
+}
+
+/// Two entries signed by one author that cannot both be in its log (Protocol.md §7.1).
+public struct ForkProof: Sendable, Equatable {
+    public let conversation: ConversationID
+    public let author: NodeID
+    /// The seq at which the log splits.
+    public let seq: UInt64
+    public let first: [UInt8]
+    public let second: [UInt8]
+
+    public init(conversation: ConversationID, author: NodeID, seq: UInt64, first: [UInt8], second: [UInt8]) {
+        self.conversation = conversation
+        self.author = author
+        self.seq = seq
+        self.first = first
+        self.second = second
+    }
+
+    /// Checks a proof from untrusted bytes: both entries decode and verify, share their
+    /// conversation and author, and either hold one seq with different content or follow
+    /// each other with a previous hash that is not the first's.
+    public static func verify(first: [UInt8], second: [UInt8]) -> ForkProof? {
+        guard let a = try? EntryCodec.decode(first), let b = try? EntryCodec.decode(second),
+            a.conversationID == b.conversationID, a.author == b.author
+        else { return nil }
+        if a.seq == b.seq, a.hash != b.hash {
+            return ForkProof(conversation: a.conversationID, author: a.author, seq: a.seq, first: first, second: second)
+        }
+        if b.seq == a.seq + 1, b.previous != a.hash {
+            return ForkProof(conversation: a.conversationID, author: a.author, seq: a.seq, first: first, second: second)
+        }
+        return nil
     }
 }

@@ -7,10 +7,37 @@ import GRDB
 /// need writing once per batch, not once per message. The sync path takes in hundreds of
 /// entries of a few conversations at a time, so this saves most of the per-entry queries.
 final class BatchContext {
+    /// A relay keeps conversations it takes no part in; a person's node does not.
+    let keepsOthers: Bool
+    private let now: Date
     private var participants: [ConversationID: [NodeID]] = [:]
+    private var heads: [ConversationID: [NodeID: UInt64]] = [:]
     private var keys: [ConversationID: [UInt8]?] = [:]
     private var activity: [ConversationID: Int64] = [:]
     private var blocked: Set<NodeID>?
+
+    init(keepsOthers: Bool = false, now: Date = Date()) {
+        self.keepsOthers = keepsOthers
+        self.now = now
+    }
+
+    /// Each author's held seq in the conversation, kept current as the batch inserts.
+    func heads(_ conversation: ConversationID, db: Database) throws -> [NodeID: UInt64] {
+        if let cached = heads[conversation] { return cached }
+        var fetched: [NodeID: UInt64] = [:]
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT author, seq FROM head WHERE conversationId = ?"),
+            arguments: [conversation.bytes])
+        {
+            fetched[row.nodeID("author")] = row["seq"]
+        }
+        heads[conversation] = fetched
+        return fetched
+    }
+
+    func noteHead(_ conversation: ConversationID, author: NodeID, seq: UInt64) {
+        if heads[conversation] != nil { heads[conversation]?[author] = seq }
+    }
 
     func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {
         if let cached = participants[conversation] { return cached }
@@ -40,9 +67,15 @@ final class BatchContext {
         return fetched.contains(author)
     }
 
+    /// An author's clock is its own to set: a time in the future would pin the
+    /// conversation to the top of the list, so activity counts no later than a few minutes
+    /// after the message arrived here.
     func noteMessage(_ conversation: ConversationID, at timestamp: Int64) {
-        activity[conversation] = max(activity[conversation] ?? .min, timestamp)
+        let latest = now.millisecondsSince1970 + Self.clockSkewAllowance
+        activity[conversation] = max(activity[conversation] ?? .min, min(timestamp, latest))
     }
+
+    static let clockSkewAllowance: Int64 = 5 * 60 * 1000
 
     /// Writes what was deferred: each conversation's latest activity, and a new message
     /// brings a deleted conversation back, as in any messenger (archived ones stay archived).

@@ -23,8 +23,7 @@ extension ConfabStore {
         }
         if let firstMessage { try Self.checkText(firstMessage) }
 
-        let id = ConversationID.random()
-        let key = ConversationCipher.generateKey()
+        let (nonce, id, key, commitment) = ConversationGenesis.make(creator: me)
         let participants = try members.map { member in
             CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
         }
@@ -32,7 +31,9 @@ extension ConfabStore {
         let create = EntryCodec.sign(
             EntryDraft(
                 conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970, clock: VectorClock(),
-                body: .create(CreateBody(participants: participants, sealedTitle: sealedTitle))),
+                body: .create(
+                    CreateBody(
+                        participants: participants, sealedTitle: sealedTitle, nonce: nonce, keyCommitment: commitment))),
             with: identity)
         let message = try writer.write { db -> Entry? in
             try self.insertAuthored(create, db: db, now: now)
@@ -90,6 +91,13 @@ extension ConfabStore {
     /// marks (moved only by `markRead`).
     private func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
         guard try NodeID.fetchParticipants(db, conversation: conversation).contains(me) else { return nil }
+        // Without the conversation's key nothing here was readable: saying "delivered" or
+        // "read" would tell the senders a lie.
+        guard
+            try [UInt8].fetchOne(
+                db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes]) != nil
+        else { return nil }
         var others = try self.clock(of: conversation, db: db)
         others[self.me] = 0
         let previous = try self.receiptClocks(conversation: conversation, node: self.me, db: db) ?? ReceiptClocks()
@@ -150,7 +158,7 @@ extension ConfabStore {
 
     /// Authored entries go through the same validation as received ones, then the outbox.
     private func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
-        let context = BatchContext()
+        let context = BatchContext(now: now)
         _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now, context: context)
         try context.flush(db: db)
         try db.cachedStatement(
@@ -163,23 +171,36 @@ extension ConfabStore {
 
     /// The clock a new entry of mine carries: everything I hold *and* everything the authors
     /// of what I hold had seen. An answer to a question then covers the question's own causal
-    /// past even when some of it has not reached me yet, so it sorts after the question on
-    /// every node (Protocol.md §6).
+    /// past, so it sorts after the question on every node (Protocol.md §6). Entries are
+    /// stored only once what their clocks name is held (§7), so each component is at most
+    /// what I hold; the cap keeps that true for stores written before that rule.
     ///
-    /// If anything I hold says my own log is further along than my store, this identity has
-    /// been writing elsewhere (a key restored onto an empty store): writing now would fork
-    /// my log, so it is refused until the missing entries arrive.
+    /// My own log's position comes from my store and from entries signed by me that came
+    /// back from peers, never from anyone's clock: if such an entry shows my log further
+    /// along than my store (a key restored onto an empty store), writing now would fork it,
+    /// so it is refused until the missing entries arrive.
     private func causalClock(for conversation: ConversationID, nextSeq seq: UInt64, db: Database) throws -> VectorClock
     {
-        var clock = VectorClock()
-        for json in try String.fetchAll(
-            db.cachedStatement(sql: "SELECT frontier FROM head WHERE conversationId = ?"),
+        var held: [NodeID: UInt64] = [:]
+        var merged = VectorClock()
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT author, seq, frontier FROM head WHERE conversationId = ?"),
             arguments: [conversation.bytes])
         {
-            clock.merge(try VectorClock(json: json))
+            held[row.nodeID("author")] = row["seq"]
+            merged.merge(try VectorClock(json: row["frontier"]))
         }
-        guard clock[me] <= seq - 1 else {
-            throw StoreError.ownLogBehind(conversation: conversation.hex, held: seq - 1, known: clock[me])
+        var clock = VectorClock()
+        for (author, seq) in merged.sortedEntries where author != me {
+            let capped = min(seq, held[author] ?? 0)
+            if capped > 0 { clock[author] = capped }
+        }
+        let known =
+            try UInt64.fetchOne(
+                db.cachedStatement(sql: "SELECT seq FROM own_log_evidence WHERE conversationId = ?"),
+                arguments: [conversation.bytes]) ?? 0
+        guard known <= seq - 1 else {
+            throw StoreError.ownLogBehind(conversation: conversation.hex, held: seq - 1, known: known)
         }
         clock[me] = seq - 1
         return clock

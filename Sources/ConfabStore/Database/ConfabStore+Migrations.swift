@@ -148,6 +148,30 @@ extension ConfabStore {
             // `--accept known` admits; peers merely seen on the network are not.
             try db.execute(sql: "ALTER TABLE peer ADD COLUMN addedByHand INTEGER NOT NULL DEFAULT 0")
         }
+
+        // What a peer's lies leave behind, kept as evidence: proofs that an author forked
+        // its log (its later entries are refused), how far my own log is known to reach
+        // from entries I signed (so I never write at a seq I already used), and
+        // conversations whose key sealed to me is not the committed one.
+        migrator.registerMigration("v3-evidence") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE fork_proof (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        first BLOB NOT NULL,
+                        second BLOB NOT NULL,
+                        detectedAt INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, author)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE own_log_evidence (
+                        conversationId BLOB PRIMARY KEY NOT NULL,
+                        seq INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    ALTER TABLE conversation ADD COLUMN keyProblem INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

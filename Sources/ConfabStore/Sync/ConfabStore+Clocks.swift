@@ -48,11 +48,13 @@ extension ConfabStore {
     }
 
     /// Records what another node announced it holds, and takes my entries it covers off the
-    /// outbox (they are now "sent").
+    /// outbox (they are now "sent") — but only up to `sentUpTo`, what this node itself sent
+    /// that peer: a clock is the peer's word, and a peer claiming entries it was never given
+    /// must not empty the outbox (then a local delete would lose them for good).
     /// Returns how many of my entries left the outbox (became "sent").
     @discardableResult
     public func recordPeerClock(
-        _ clock: VectorClock, peer: NodeID, conversation: ConversationID, now: Date = Date()
+        _ clock: VectorClock, peer: NodeID, conversation: ConversationID, sentUpTo: UInt64, now: Date = Date()
     ) throws -> Int {
         try writer.write { db in
             try db.cachedStatement(
@@ -61,10 +63,21 @@ extension ConfabStore {
                     ON CONFLICT(peerId, conversationId) DO UPDATE SET clock = excluded.clock, updatedAt = excluded.updatedAt
                     """
             ).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
+            let acknowledged = min(clock[self.me], sentUpTo, Limits.maxSeq)
+            guard acknowledged > 0 else { return 0 }
             try db.cachedStatement(
                 sql: "DELETE FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?"
-            ).execute(arguments: [conversation.bytes, self.me.bytes, min(clock[self.me], Limits.maxSeq)])
+            ).execute(arguments: [conversation.bytes, self.me.bytes, acknowledged])
             return db.changesCount
+        }
+    }
+
+    /// The lowest seq of mine in `conversation` that no node has been seen to take.
+    public func firstUnsentSeq(in conversation: ConversationID) throws -> UInt64? {
+        try writer.read { db in
+            try UInt64.fetchOne(
+                db.cachedStatement(sql: "SELECT MIN(seq) FROM outbox WHERE conversationId = ? AND author = ?"),
+                arguments: [conversation.bytes, self.me.bytes])
         }
     }
 
@@ -125,20 +138,21 @@ extension ConfabStore {
 }
 
 extension ConfabStore {
-    /// Like `entries(in:author:after:limit:)`, with each entry's seq: entries deleted here
-    /// leave holes a sender must not paper over.
+    /// Like `entries(in:author:after:limit:)`, with each entry's seq and clock sum (the
+    /// sender merges authors by it, so what an entry depends on goes first): entries
+    /// deleted here leave holes a sender must not paper over.
     public func sequencedEntries(
         in conversation: ConversationID, author: NodeID, after seq: UInt64, limit: Int
-    ) throws -> [(seq: UInt64, raw: [UInt8])] {
+    ) throws -> [(seq: UInt64, clockSum: UInt64, raw: [UInt8])] {
         try writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT seq, raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
+                        SELECT seq, clockSum, raw FROM entry WHERE conversationId = ? AND author = ? AND seq > ?
                         ORDER BY seq LIMIT ?
                         """),
                 arguments: [conversation.bytes, author.bytes, min(seq, Limits.maxSeq), limit]
-            ).map { (seq: $0["seq"], raw: $0["raw"]) }
+            ).map { (seq: $0["seq"], clockSum: $0["clockSum"], raw: $0["raw"]) }
         }
     }
 }

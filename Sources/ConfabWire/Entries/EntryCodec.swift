@@ -34,6 +34,8 @@ public enum EntryCodec {
                 return participant
             }
             body.sealedTitle = Data(create.sealedTitle)
+            body.nonce = Data(create.nonce)
+            body.keyCommitment = Data(create.keyCommitment)
             content.create = body
         case .message(let sealed):
             var body = Confab_V1_MessageBody()
@@ -114,11 +116,14 @@ public enum EntryCodec {
             }
             previous = hash
         }
+        guard Limits.timestampRange.contains(content.timestampMs) else {
+            throw .malformed("timestamp \(content.timestampMs) ms outside 1970-01-01 … 3000-01-01")
+        }
         let clock = try decodeClock(content.clock, what: "causal clock")
         let body: EntryBody
         switch content.body {
         case .create(let create):
-            body = .create(try decodeCreate(create, author: author, seq: content.seq))
+            body = .create(try decodeCreate(create, conversationID: conversationID, author: author, seq: content.seq))
         case .message(let message):
             let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
             guard message.sealed.count <= limit else {
@@ -139,7 +144,7 @@ public enum EntryCodec {
     }
 
     private static func decodeCreate(
-        _ create: Confab_V1_CreateBody, author: NodeID, seq: UInt64
+        _ create: Confab_V1_CreateBody, conversationID: ConversationID, author: NodeID, seq: UInt64
     ) throws(WireError) -> CreateBody {
         guard seq == 1 else { throw .malformed("create entry with seq \(seq)") }
         let count = create.participants.count
@@ -165,7 +170,20 @@ public enum EntryCodec {
         guard create.sealedTitle.isEmpty || create.sealedTitle.count >= ConversationCipher.overhead else {
             throw .malformed("sealed title")
         }
-        return CreateBody(participants: participants, sealedTitle: [UInt8](create.sealedTitle))
+        guard create.nonce.count == ConversationGenesis.nonceLength else {
+            throw .malformed("create nonce length \(create.nonce.count)")
+        }
+        guard create.keyCommitment.count == ConversationGenesis.commitmentLength else {
+            throw .malformed("key commitment length \(create.keyCommitment.count)")
+        }
+        // The id is the creator's to make: one not derived from this author and nonce is a
+        // claim on someone else's conversation (a squatted id).
+        guard ConversationGenesis.conversationID(creator: author, nonce: [UInt8](create.nonce)) == conversationID else {
+            throw .malformed("conversation id is not derived from the creator's key and nonce")
+        }
+        return CreateBody(
+            participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [UInt8](create.nonce),
+            keyCommitment: [UInt8](create.keyCommitment))
     }
 
     static func encodeClock(_ clock: VectorClock) -> [Confab_V1_ClockEntry] {

@@ -151,6 +151,12 @@ nonisolated struct Confab_V1_CreateBody: Sendable {
   /// AEAD-sealed UTF-8 title; empty when untitled
   var sealedTitle: Data = Data()
 
+  /// 16 random bytes; conversation_id is derived from author and nonce
+  var nonce: Data = Data()
+
+  /// BLAKE2b-256 commitment to the conversation key (32 bytes)
+  var keyCommitment: Data = Data()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -423,7 +429,7 @@ nonisolated extension Confab_V1_Participant: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".CreateBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -433,6 +439,8 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.participants) }()
       case 2: try { try decoder.decodeSingularBytesField(value: &self.sealedTitle) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.nonce) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
       default: break
       }
     }
@@ -445,12 +453,20 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if !self.sealedTitle.isEmpty {
       try visitor.visitSingularBytesField(value: self.sealedTitle, fieldNumber: 2)
     }
+    if !self.nonce.isEmpty {
+      try visitor.visitSingularBytesField(value: self.nonce, fieldNumber: 3)
+    }
+    if !self.keyCommitment.isEmpty {
+      try visitor.visitSingularBytesField(value: self.keyCommitment, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Confab_V1_CreateBody, rhs: Confab_V1_CreateBody) -> Bool {
     if lhs.participants != rhs.participants {return false}
     if lhs.sealedTitle != rhs.sealedTitle {return false}
+    if lhs.nonce != rhs.nonce {return false}
+    if lhs.keyCommitment != rhs.keyCommitment {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

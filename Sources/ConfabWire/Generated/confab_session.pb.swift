@@ -131,6 +131,14 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .bye(newValue)}
   }
 
+  var forkProof: Confab_V1_ForkProof {
+    get {
+      if case .forkProof(let v)? = kind {return v}
+      return Confab_V1_ForkProof()
+    }
+    set {kind = .forkProof(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -141,6 +149,7 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case ping(Confab_V1_Ping)
     case pong(Confab_V1_Pong)
     case bye(Confab_V1_Bye)
+    case forkProof(Confab_V1_ForkProof)
 
   }
 
@@ -269,6 +278,25 @@ nonisolated struct Confab_V1_Bye: Sendable {
   init() {}
 }
 
+/// Two entries signed by one author that cannot both belong to its log: the same
+/// (conversation, author, seq) with different content, or `second` at seq n + 1 whose
+/// previous hash is not the hash of `first` at seq n. Self-verifying: Protocol.md §7.1.
+nonisolated struct Confab_V1_ForkProof: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// an encoded SignedEntry
+  var first: Data = Data()
+
+  /// an encoded SignedEntry
+  var second: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// UDP discovery beacon: `magic ‖ BeaconContent bytes ‖ signature` framing is in
 /// Protocol.md §11; the content is signed by `node_key`.
 nonisolated struct Confab_V1_BeaconContent: Sendable {
@@ -321,7 +349,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -420,6 +448,19 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .bye(v)
         }
       }()
+      case 8: try {
+        var v: Confab_V1_ForkProof?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .forkProof(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .forkProof(v)
+        }
+      }()
       default: break
       }
     }
@@ -458,6 +499,10 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .bye?: try {
       guard case .bye(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+    }()
+    case .forkProof?: try {
+      guard case .forkProof(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     }()
     case nil: break
     }
@@ -741,6 +786,41 @@ nonisolated extension Confab_V1_Bye: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
   static func ==(lhs: Confab_V1_Bye, rhs: Confab_V1_Bye) -> Bool {
     if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_ForkProof: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".ForkProof"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}first\0\u{1}second\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.first) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.second) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.first.isEmpty {
+      try visitor.visitSingularBytesField(value: self.first, fieldNumber: 1)
+    }
+    if !self.second.isEmpty {
+      try visitor.visitSingularBytesField(value: self.second, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_ForkProof, rhs: Confab_V1_ForkProof) -> Bool {
+    if lhs.first != rhs.first {return false}
+    if lhs.second != rhs.second {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

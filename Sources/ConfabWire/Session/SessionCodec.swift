@@ -57,6 +57,11 @@ public enum SessionCodec {
             var b = Confab_V1_Bye()
             b.reason = String(reason.prefix(256))
             wire.bye = b
+        case .forkProof(let first, let second):
+            var f = Confab_V1_ForkProof()
+            f.first = Data(first)
+            f.second = Data(second)
+            wire.forkProof = f
         }
         return try! wire.serializedBytes()
     }
@@ -116,6 +121,12 @@ public enum SessionCodec {
             return .pong(p.nonce)
         case .bye(let b):
             return .bye(String(b.reason.prefix(256)))
+        case .forkProof(let f):
+            // Each half is an entry, with an entry's limit; verification is the store's.
+            for half in [f.first, f.second] where half.count > Limits.maxEntryBytes {
+                throw .tooLarge("fork proof entry", limit: Limits.maxEntryBytes, actual: half.count)
+            }
+            return .forkProof(first: [UInt8](f.first), second: [UInt8](f.second))
         case .none:
             return nil
         }

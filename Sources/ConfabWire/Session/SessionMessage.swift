@@ -11,6 +11,8 @@ public enum SessionMessage: Sendable, Equatable {
     case ping(UInt64)
     case pong(UInt64)
     case bye(String)
+    /// Two encoded entries that together prove their author forked its log (Protocol.md §7.1).
+    case forkProof(first: [UInt8], second: [UInt8])
 
     public struct Hello: Sendable, Equatable {
         public var version: UInt32

@@ -1,0 +1,66 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+/// Fork proofs: two entries one author signed that cannot both be in its log. Once a
+/// node holds one, that author's log in that conversation stops growing here, and the
+/// proof goes to every peer that shares the conversation (Protocol.md §7.1).
+extension ConfabStore {
+    /// Keeps a proof received from a peer, after checking it. Returns the proof when it is
+    /// new here and concerns a conversation held here (so it is worth passing on).
+    public func recordForkProof(first: [UInt8], second: [UInt8], now: Date = Date()) throws -> ForkProof? {
+        guard let proof = ForkProof.verify(first: first, second: second) else { return nil }
+        return try writer.write { db in
+            guard
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"),
+                    arguments: [proof.conversation.bytes]) != nil,
+                try NodeID.fetchParticipants(db, conversation: proof.conversation).contains(proof.author)
+            else { return nil }
+            return try insertForkProof(proof, db: db, now: now) ? proof : nil
+        }
+    }
+
+    /// The proofs held for conversations in `conversations` (all when nil).
+    public func forkProofs(in conversations: Set<ConversationID>? = nil) throws -> [ForkProof] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT conversationId, author, seq, first, second FROM fork_proof")
+                .map {
+                    ForkProof(
+                        conversation: $0.conversationID("conversationId"), author: $0.nodeID("author"), seq: $0["seq"],
+                        first: $0["first"], second: $0["second"])
+                }
+                .filter { conversations?.contains($0.conversation) ?? true }
+        }
+    }
+
+    /// Authors of a conversation proven to have forked their log, with the seq of the split.
+    public func forkedAuthors(in conversation: ConversationID) throws -> [(author: NodeID, seq: UInt64)] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT author, seq FROM fork_proof WHERE conversationId = ? ORDER BY author"),
+                arguments: [conversation.bytes]
+            ).map { (author: $0.nodeID("author"), seq: $0["seq"]) }
+        }
+    }
+
+    /// Returns whether the proof was new.
+    func insertForkProof(_ proof: ForkProof, db: Database, now: Date) throws -> Bool {
+        try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO fork_proof(conversationId, author, seq, first, second, detectedAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            proof.conversation.bytes, proof.author.bytes, proof.seq, proof.first, proof.second,
+            now.millisecondsSince1970,
+        ])
+        return db.changesCount > 0
+    }
+
+    func hasForkProof(_ conversation: ConversationID, author: NodeID, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM fork_proof WHERE conversationId = ? AND author = ?"),
+            arguments: [conversation.bytes, author.bytes]) != nil
+    }
+}
