@@ -136,8 +136,9 @@ let package = Package(
             name: "ConfabNodeTests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire", "ConfabSync",
+                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire", "ConfabSync", "ConfabNet",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -14,6 +14,12 @@ public struct ConversationSummary: Sendable, Equatable, Codable {
     public let isPinned: Bool
     public let isArchived: Bool
     public let isMuted: Bool
+    /// Participants proven to have signed two different histories here (Protocol.md
+    /// §7.1): their entries from the fork on are not taken.
+    public var forkedAuthors: [NodeID] = []
+    /// The conversation key sealed to me did not open or was not the one the creator
+    /// committed to: nothing here can be read, and the creator may have split the group.
+    public var keyProblem = false
 
     public struct Participant: Sendable, Equatable, Codable {
         public let id: NodeID
@@ -72,6 +78,24 @@ public struct ConversationSummary: Sendable, Equatable, Codable {
     /// What the unread badge shows: the count, or 1 when marked unread with nothing new.
     public var badgeCount: Int {
         unreadCount > 0 ? unreadCount : (isMarkedUnread ? 1 : 0)
+    }
+
+    /// What a person must be told about this conversation, in plain words.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if keyProblem {
+            warnings.append(
+                "the key this conversation's creator sealed to you does not open it, or differs from the one it "
+                    + "committed to everyone: you cannot read it, and others may not read what you write; "
+                    + "ask for a new conversation")
+        }
+        for author in forkedAuthors {
+            let name = participants.first { $0.id == author }?.name ?? author.shortHex
+            warnings.append(
+                "\(name) signed two different versions of its messages here (proof kept): what it writes in this "
+                    + "conversation is no longer accepted; its key may be in someone else's hands")
+        }
+        return warnings
     }
 
     public var preview: String? {

@@ -19,6 +19,12 @@ public enum JSONOutput {
         public let pinned: Bool
         public let archived: Bool
         public let muted: Bool
+        /// Participants proven to have forked their log here (Protocol.md §7.1), by key.
+        public let forkedAuthors: [String]?
+        /// Present (true) when the key sealed to this node does not open the conversation.
+        public let keyProblem: Bool?
+        /// What a person must be told about the conversation, in plain words.
+        public let warnings: [String]?
     }
 
     public struct Participant: Codable, Sendable {
@@ -79,7 +85,8 @@ public enum JSONOutput {
                     status: $0.status?.rawValue)
             },
             unread: c.unreadCount, markedUnread: c.isMarkedUnread, pinned: c.isPinned, archived: c.isArchived,
-            muted: c.isMuted)
+            muted: c.isMuted, forkedAuthors: c.forkedAuthors.isEmpty ? nil : c.forkedAuthors.map(\.hex),
+            keyProblem: c.keyProblem ? true : nil, warnings: c.warnings.isEmpty ? nil : c.warnings)
     }
 
     public static func message(_ m: ChatMessage) -> Message {

@@ -46,8 +46,11 @@ public actor Node {
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
         operations = try NodeOperations(options: options, store: local.store)
         engine.admission = operations.policy
+        // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
+        let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         engine.trustsRelay = Self.relayTrust(
-            store: local.store, networkKey: options.networkKey, allow: operations.policy?.configuration.allow ?? [])
+            store: local.store, networkKey: options.networkKey,
+            allow: named.union(operations.policy?.configuration.allow ?? []))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
     }
@@ -346,7 +349,7 @@ public actor Node {
     /// Who is trusted as a relay when it says it is one (Protocol.md §14.1): on a private
     /// network anyone holding its key, since the key was shared by hand; on the default
     /// network, whose key anyone can compute, only keys this node's person added or
-    /// verified, or a relay's `--allow` list.
+    /// verified, named in `--peer KEY@HOST:PORT`, or on a relay's `--allow` list.
     static func relayTrust(
         store: ConfabStore, networkKey: NetworkKey, allow: Set<NodeID>
     ) -> (NodeID) -> Bool {

@@ -65,7 +65,7 @@ extension ConfabStore {
     /// The columns of a conversation row, for conversations I take part in that are not
     /// deleted; callers add conditions and order.
     private static let summarySQL = """
-        SELECT c.id, c.title, c.createdAt, c.lastActivityAt,
+        SELECT c.id, c.title, c.createdAt, c.lastActivityAt, c.keyProblem,
             COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
             COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
             \(unreadCountSQL) AS unread
@@ -97,11 +97,17 @@ extension ConfabStore {
                 status: isMine
                     ? try DeliveryContext(conversation: id, me: me, db: db).status(ofMySeq: last["seq"]) : nil)
         }
-        return ConversationSummary(
+        var summary = ConversationSummary(
             id: id, title: row["title"], participants: try participantNames(conversation: id, db: db),
             createdAt: Date(milliseconds: row["createdAt"]), lastActivityAt: Date(milliseconds: row["lastActivityAt"]),
             lastMessage: lastMessage, unreadCount: row["unread"], isMarkedUnread: row["markedUnread"],
             isPinned: row["pinned"], isArchived: row["archived"], isMuted: row["muted"])
+        summary.keyProblem = row["keyProblem"]
+        summary.forkedAuthors = try [UInt8].fetchAll(
+            db.cachedStatement(sql: "SELECT author FROM fork_proof WHERE conversationId = ? ORDER BY author"),
+            arguments: [id.bytes]
+        ).compactMap(NodeID.init(bytes:))
+        return summary
     }
 
     /// Ids of every conversation I take part in, for resolving a typed id prefix.

@@ -35,6 +35,7 @@ extension Confab {
             }
             let summary = try node.store.conversation(id)
             Console.out(Style.bold(summary?.displayName ?? id.shortHex) + Style.dim("  (\(id.shortHex))"))
+            for warning in summary?.warnings ?? [] { Console.out("⚠ " + warning) }
             guard !messages.isEmpty else {
                 let first = summary?.participants.first?.name ?? "them"
                 Console.out("No messages yet. Say hi to \(first): confab send \(id.shortHex) \"hi\"")

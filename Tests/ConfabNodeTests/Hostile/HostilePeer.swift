@@ -1,0 +1,170 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabNet
+import ConfabWire
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+@testable import ConfabStore
+
+/// A peer driven by a test: it completes the real handshake with a real node, then says
+/// whatever the test tells it to — the truth, or a lie about someone else. It keeps what
+/// it legitimately receives in its own store, so it can sign entries that are valid in
+/// every respect but the lie under test.
+final class HostilePeer: SessionDelegate, @unchecked Sendable {
+    let keys: SigningKeyPair
+    let store: ConfabStore
+    let name: String
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let service = NIOLockedValueBox<SessionService?>(nil)
+    private let inbox = NIOLockedValueBox<[(from: NodeID, message: SessionMessage)]>([])
+    private let closed = NIOLockedValueBox<[NodeID]>([])
+
+    var id: NodeID { NodeID(keys.publicKey) }
+
+    init(name: String) throws {
+        self.name = name
+        keys = SigningKeyPair.generate()
+        store = try ConfabStore.inMemory(identity: keys)
+        var configuration = SessionConfiguration(
+            identity: keys, networkKey: .default, logger: Logger(label: "hostile.\(name)"))
+        configuration.maxSessions = 16
+        service.withLockedValue { $0 = SessionService(configuration: configuration, group: group, delegate: self) }
+    }
+
+    /// Dials a node, and says Hello with whatever name and role the test picks.
+    @discardableResult
+    func connect(
+        to node: NodeProcess, displayName: String? = nil, role: NodeRole = .person
+    ) async throws -> PeerSession {
+        let session = try await sessions.dial(host: "127.0.0.1", port: try node.listenPort(), remote: try node.nodeID())
+        session.send(.hello(.init(displayName: displayName ?? name, role: role, listenPort: 0)))
+        return session
+    }
+
+    private var sessions: SessionService { service.withLockedValue { $0! } }
+
+    func send(_ message: SessionMessage, to node: NodeProcess) throws {
+        guard let session = sessions.session(with: try node.nodeID()) else {
+            throw NodeProcess.Failure("\(name) has no session with \(node.name)")
+        }
+        session.send(message)
+    }
+
+    func isConnected(to node: NodeProcess) throws -> Bool { sessions.session(with: try node.nodeID()) != nil }
+
+    /// Everything received so far from `node`.
+    func received(from node: NodeProcess) throws -> [SessionMessage] {
+        let id = try node.nodeID()
+        return inbox.withLockedValue { $0.filter { $0.from == id }.map(\.message) }
+    }
+
+    /// Conversations `node` announced to this peer with a non-empty clock.
+    func announced(by node: NodeProcess) throws -> Set<ConversationID> {
+        var ids = Set<ConversationID>()
+        for case .clocks(let clocks) in try received(from: node) {
+            for item in clocks where !item.clock.isEmpty { ids.insert(item.conversation) }
+        }
+        return ids
+    }
+
+    /// Takes what a node offers as an honest member would: answers invitations and stores
+    /// what arrives, until `conversation` is held up to `seqs` of its creator.
+    func takeConversation(
+        _ conversation: ConversationID, from node: NodeProcess, until done: () throws -> Bool
+    )
+        async throws
+    {
+        try send(.clocks([.init(conversation: conversation, clock: VectorClock())]), to: node)
+        try await waitUntil(timeout: 15, "\(name) to receive the conversation") {
+            for case .entries(let batch) in try received(from: node) {
+                _ = try store.append(batch: batch)
+            }
+            return try done()
+        }
+    }
+
+    /// A message entry of this peer's, signed, with the given clock (by default, the
+    /// honest one: what its store holds).
+    func message(
+        _ text: String, in conversation: ConversationID, clock: VectorClock? = nil, seq: UInt64? = nil,
+        previous: EntryHash?? = nil, timestamp: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    ) throws -> [UInt8] {
+        let held = try store.clock(of: conversation)
+        let seq = seq ?? held[id] + 1
+        let keyBytes = try store.writer.read { db in
+            try [UInt8].fetchOne(
+                db, sql: "SELECT conversationKey FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+        }
+        guard let keyBytes else { throw NodeProcess.Failure("\(name) cannot read \(conversation.shortHex)") }
+        let key = SecureBytes(keyBytes)
+        let sealed = try ConversationCipher.sealMessage(
+            text, key: key, conversationID: conversation, author: id, seq: seq)
+        var honest = held
+        honest[id] = seq - 1
+        let previousHash: EntryHash? =
+            try previous
+            ?? (seq == 1
+                ? nil
+                : try store.entries(in: conversation, author: id, after: seq - 2, limit: 1).first
+                    .map { try EntryCodec.decode($0).hash })
+        return EntryCodec.encode(
+            EntryCodec.sign(
+                EntryDraft(
+                    conversationID: conversation, seq: seq, previous: previousHash, timestamp: timestamp,
+                    clock: clock ?? honest, body: .message(sealed: sealed)),
+                with: keys))
+    }
+
+    func waitForClose(of node: NodeProcess, timeout: TimeInterval) async throws -> Bool {
+        let id = try node.nodeID()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if closed.withLockedValue({ $0.contains(id) }) { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    func shutdown() async {
+        await sessions.shutdown()
+        try? await group.shutdownGracefully()
+    }
+
+    // MARK: SessionDelegate
+
+    func sessionDidOpen(_ session: PeerSession) {}
+    func session(_ session: PeerSession, didReceive message: SessionMessage) {
+        inbox.withLockedValue { $0.append((session.remote, message)) }
+    }
+    func sessionDidClose(_ session: PeerSession, error: (any Error)?) {
+        closed.withLockedValue { $0.append(session.remote) }
+    }
+}
+
+extension NodeProcess {
+    func nodeID() throws -> NodeID {
+        guard let id = NodeID(hex: key) else { throw Failure("\(name) has no key") }
+        return id
+    }
+
+    func listenPort() throws -> Int {
+        let status = try cli(["status", "--json"])
+        guard let json = try status.json() as? [String: Any], let listen = json["listen"] as? String,
+            let port = Int(listen.split(separator: ":").last ?? "")
+        else { throw Failure("\(name) is not running: \(status.stderr)") }
+        return port
+    }
+
+    /// The id of the newest conversation in `list --json`.
+    func newestConversation() throws -> ConversationID {
+        let list = try cli(["list", "--json"])
+        guard let rows = try list.json() as? [[String: Any]], let hex = rows.first?["id"] as? String,
+            let id = ConversationID(hex: hex)
+        else { throw Failure("\(name) lists no conversation: \(list.stderr)") }
+        return id
+    }
+}

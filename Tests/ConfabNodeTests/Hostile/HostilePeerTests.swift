@@ -1,0 +1,188 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import Testing
+
+/// A hostile peer completes the real handshake with real `confab up` nodes on loopback and
+/// tells one lie about someone else; each test asserts what the victim does instead of
+/// believing it (Protocol.md §16).
+@Suite(.serialized) struct HostilePeerTests {
+    /// Alice and Bob (real nodes that know each other and Mallory) and Mallory (scripted),
+    /// with a group of the three created by Alice and taken by Mallory as a member would.
+    private struct Group {
+        let alice: NodeProcess
+        let bob: NodeProcess
+        let mallory: HostilePeer
+        let id: ConversationID
+
+        static func make(startBob: Bool = true) async throws -> Group {
+            let root = try temporaryRoot()
+            let port = randomDiscoveryPort()
+            let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+            let mallory = try HostilePeer(name: "mallory")
+            for node in nodes { try node.cli(["peers", "add", mallory.id.hex, "--name", "mallory"]) }
+            let (alice, bob) = (nodes[0], nodes[1])
+            try alice.cli(["new", "bob", "mallory", "--title", "Plans", "--message", "hi all"])
+            let id = try alice.newestConversation()
+            try alice.start()
+            if startBob { try bob.start() }
+            try await mallory.connect(to: alice)
+            try await mallory.takeConversation(id, from: alice) { (try? mallory.store.history(id))?.count == 1 }
+            return Group(alice: alice, bob: bob, mallory: mallory, id: id)
+        }
+
+        func stop() async {
+            await mallory.shutdown()
+            for node in [alice, bob] { try? node.stop() }
+        }
+    }
+
+    @Test func aClockClaimingAnotherMembersLogSilencesNobody() async throws {
+        let g = try await Group.make(startBob: false)
+        defer { Task { await g.stop() } }
+        // "Alice has written 99 entries": a lie about Alice, in a validly signed message.
+        let poisoned = try g.mallory.message(
+            "poison", in: g.id, clock: VectorClock([g.alice.nodeID(): 99]))
+        try g.mallory.send(.entries([poisoned]), to: g.alice)
+        try await Task.sleep(for: .seconds(1))
+        let sent = try g.alice.cli(["send", g.id.hex, "still writing"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        try g.alice.stop()
+        try g.alice.start()
+        let again = try g.alice.cli(["send", g.id.hex, "after a restart too"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try g.alice.texts(with: g.id.hex) == ["hi all", "still writing", "after a restart too"])
+        // Not a session error: an honest peer may forward what it cannot check either.
+        #expect(!g.alice.log.contains("closing session with \(g.mallory.id.shortHex)"))
+    }
+
+    @Test func aForkIsProvenShownAndNeverSplitsHonestNodes() async throws {
+        let g = try await Group.make()
+        defer { Task { await g.stop() } }
+        try await waitUntil(timeout: 20, "bob to hold the group") { try g.bob.texts(with: g.id.hex) == ["hi all"] }
+        // Two different seq 1 for two members, and a seq 2 on Bob's branch only.
+        let forAlice = try g.mallory.message("for alice only", in: g.id, seq: 1)
+        let forBob = try g.mallory.message("for bob only", in: g.id, seq: 1)
+        let forBobHash = try EntryCodec.decode(forBob).hash
+        let forBobNext = try g.mallory.message("more for bob", in: g.id, seq: 2, previous: .some(forBobHash))
+        try await g.mallory.connect(to: g.bob)
+        try g.mallory.send(.entries([forAlice]), to: g.alice)
+        try g.mallory.send(.entries([forBob, forBobNext]), to: g.bob)
+        for node in [g.alice, g.bob] {
+            try await waitUntil(timeout: 20, "\(node.name) to hold the proof") {
+                let list = try node.cli(["list", "--json"]).json() as? [[String: Any]]
+                return (list?.first?["forkedAuthors"] as? [String]) == [g.mallory.id.hex]
+            }
+            let history = try node.cli(["history", g.id.hex, "--no-mark-read"]).stdout
+            #expect(history.contains("signed two different versions"))
+        }
+        // Alice and Bob keep their session and keep talking.
+        #expect(try g.alice.cli(["send", g.id.hex, "we are fine"]).status == 0)
+        try await waitUntil(timeout: 10, "bob to get it") { try g.bob.texts(with: g.id.hex).contains("we are fine") }
+        for node in [g.alice, g.bob] {
+            #expect(!node.log.contains("closing session"), "\(node.name) closed a session")
+        }
+        #expect(try g.alice.sessionKeys().contains(g.bob.key))
+    }
+
+    @Test func aSquattedIdNeverReplacesTheRealConversation() async throws {
+        let g = try await Group.make(startBob: false)
+        defer { Task { await g.stop() } }
+        // Mallory signs a create of its own for the id Alice's conversation has, and offers
+        // it to Bob before Bob has met Alice.
+        try g.bob.start(discovery: false)
+        try await g.mallory.connect(to: g.bob)
+        let key = ConversationCipher.generateKey()
+        let members = [g.mallory.id, try g.bob.nodeID()]
+        let squat = EntryCodec.sign(
+            EntryDraft(
+                conversationID: g.id, seq: 1, previous: nil, timestamp: 1_800_000_000_000, clock: VectorClock(),
+                body: .create(
+                    CreateBody(
+                        participants: try members.map {
+                            .init(id: $0, sealedKey: try ConversationCipher.sealKey(key, to: $0))
+                        },
+                        sealedTitle: [], nonce: [UInt8](repeating: 7, count: 16),
+                        keyCommitment: ConversationGenesis.keyCommitment(key, conversationID: g.id)))),
+            with: g.mallory.keys)
+        try g.mallory.send(.clocks([.init(conversation: g.id, clock: VectorClock([g.mallory.id: 1]))]), to: g.bob)
+        try g.mallory.send(.entries([EntryCodec.encode(squat)]), to: g.bob)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try g.bob.cli(["list", "--json"]).stdout.contains(g.id.hex) == false)
+        // The real one arrives once Bob meets Alice, and is taken.
+        try g.bob.stop()
+        try g.bob.start()
+        try await waitUntil(timeout: 20, "bob to get alice's conversation") {
+            try g.bob.texts(with: g.id.hex) == ["hi all"]
+        }
+        let list = try #require(try g.bob.cli(["list", "--json"]).json() as? [[String: Any]])
+        let names = (list.first?["participants"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(Set(names ?? []) == ["alice", "mallory"])
+    }
+
+    @Test func aPeerThatSaysItIsARelayIsOfferedNothing() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let alice = nodes[0]
+        defer { try? alice.stop() }
+        try alice.cli(["send", "bob", "private to bob"])
+        let id = try alice.newestConversation()
+        try alice.start()
+        let eve = try HostilePeer(name: "eve")
+        defer { Task { await eve.shutdown() } }
+        try await eve.connect(to: alice, role: .relay)
+        try eve.send(.want(.init(conversation: id, author: try alice.nodeID(), after: 0)), to: alice)
+        try await waitUntil(timeout: 10, "alice to answer eve's hello") {
+            try eve.received(from: alice).contains { if case .clocks = $0 { true } else { false } }
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try eve.announced(by: alice).isEmpty)
+        #expect(try !eve.received(from: alice).contains { if case .entries = $0 { true } else { false } })
+    }
+
+    @Test func clocksAndReceiptsClaimingTooMuchChangeNoStatus() async throws {
+        let g = try await Group.make(startBob: false)
+        defer { Task { await g.stop() } }
+        let alice = try g.alice.nodeID()
+        // Mallory claims to hold far more of Alice's log than exists, then signs a receipt
+        // saying it read all of it.
+        try g.mallory.send(.clocks([.init(conversation: g.id, clock: VectorClock([alice: 1000]))]), to: g.alice)
+        let held = try g.mallory.store.clock(of: g.id)
+        let receipt = EntryCodec.sign(
+            EntryDraft(
+                conversationID: g.id, seq: 1, previous: nil, timestamp: 1_800_000_000_000,
+                clock: held.merging(VectorClock([alice: 1000])),
+                body: .receipt(delivered: VectorClock([alice: 1000]), read: VectorClock([alice: 1000]))),
+            with: g.mallory.keys)
+        try g.mallory.send(.entries([EntryCodec.encode(receipt)]), to: g.alice)
+        try await Task.sleep(for: .seconds(1))
+        // A message written after the lies: nobody has it, so it is not read or delivered,
+        // and waiting for delivery times out (exit 3).
+        let waited = try g.alice.cli(["send", g.id.hex, "nobody has this", "--wait", "--timeout", "3"])
+        #expect(waited.status == 3, "\(waited.stdout) \(waited.stderr)")
+        let statuses = try g.alice.statuses(with: g.id.hex)
+        #expect(statuses.last != "read" && statuses.last != "delivered", "\(statuses)")
+    }
+
+    @Test func aPersonsNodeKeepsNoConversationItIsNotIn() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let alice = nodes[0]
+        defer { try? alice.stop() }
+        try alice.start()
+        let mallory = try HostilePeer(name: "mallory")
+        defer { Task { await mallory.shutdown() } }
+        try await mallory.connect(to: alice)
+        // A conversation between Mallory and a throwaway key, pushed at Alice.
+        let other = SigningKeyPair.generate()
+        let (id, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "filler")
+        try mallory.send(.clocks([.init(conversation: id, clock: try mallory.store.clock(of: id))]), to: alice)
+        try mallory.send(.entries(try mallory.store.entries(in: id, author: mallory.id, after: 0)), to: alice)
+        try await Task.sleep(for: .seconds(1))
+        let database = alice.data.appendingPathComponent("confab.sqlite")
+        #expect(
+            try count("SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(id.hex)')", in: database) == 0)
+        #expect(try mallory.isConnected(to: alice))
+    }
+}
