@@ -158,6 +158,10 @@ public final class SyncEngine {
             if counted[index], !appended { admission?.notStored(size: bytes.count) }
             switch result {
             case .success(.appended(let entry)):
+                // The peer holds what it sent (its clock covers it): never offer it back,
+                // whatever later pushes to this peer (a receipt, a resync) carry.
+                peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(
+                    VectorClock([entry.author: entry.seq]))
                 output.appended.append(entry)
                 touched.insert(entry.conversationID)
                 if entry.kind == .message, entry.author != store.me { messagesFromOthers.insert(entry.conversationID) }

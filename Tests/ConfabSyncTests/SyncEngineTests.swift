@@ -183,6 +183,25 @@ import Testing
         #expect(try bob.store.clock(of: id) == before)
     }
 
+    @Test func entriesReceivedFromAPeerAreNeverSentBackToIt() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "before")
+        harness.connect(alice, bob)
+        try harness.run()
+        // Written during the session: Alice pushes them, Bob stores them and answers with
+        // his acknowledgement and a delivered receipt, which must not carry them back.
+        for i in 0..<3 {
+            try harness.wrote([try alice.store.sendMessage("live \(i)", to: id)], at: alice)
+            try harness.run()
+        }
+        #expect(try bob.store.texts(id) == ["before", "live 0", "live 1", "live 2"])
+        let echoed = harness.log.filter { $0.from == bob.id && $0.to == alice.id }.flatMap { item in
+            guard case .entries(let entries) = item.message else { return [Entry]() }
+            return entries.compactMap { try? EntryCodec.decode($0) }.filter { $0.author == alice.id }
+        }
+        #expect(echoed.map(\.seq) == [])
+        #expect(try alice.store.history(id).map(\.status) == [.delivered, .delivered, .delivered, .delivered])
+    }
+
     @Test func messagesBeforeHelloAreMisbehavior() throws {
         bob.engine.peerConnected(alice.id)
         let output = try bob.engine.handle(.clocks([]), from: alice.id)
