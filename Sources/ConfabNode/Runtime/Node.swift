@@ -150,7 +150,10 @@ public actor Node {
         case .opened(let session):
             guard admitOpened(session), admitSession(session) else { return }
             engine.peerConnected(session.remote)
-            updatePresence(session.remote, connected: true, address: session.remoteAddress?.display)
+            // An accepted connection comes from the dialler's ephemeral port, which is no
+            // address to dial: where it accepts sessions is known once its Hello arrives.
+            updatePresence(
+                session.remote, connected: true, address: session.isInitiator ? session.remoteAddress?.display : nil)
             session.send(
                 .hello(
                     .init(
@@ -169,7 +172,7 @@ public actor Node {
             updatePresence(session.remote, connected: false, address: nil)
         case .beacon(let beacon, let from):
             guard !blockList.contains(beacon.node) else { return }
-            let address = Self.host(of: from).map { "\($0):\(beacon.tcpPort)" }
+            let address = Self.listenAddress(host: Self.host(of: from), port: beacon.tcpPort)
             updatePresence(beacon.node, connected: nil, address: address, seen: true)
             if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node),
                 let host = Self.host(of: from)
@@ -275,10 +278,11 @@ public actor Node {
     // MARK: Peers
 
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
-        let address = session.remoteAddress.flatMap(Self.host(of:)).map { "\($0):\(hello.listenPort)" }
+        let address = Self.listenAddress(host: session.remoteAddress.flatMap(Self.host(of:)), port: hello.listenPort)
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
+        if let address { presence[id]?.address = address }
         presence[id]?.role = hello.role.rawValue
         if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
     }
@@ -396,6 +400,14 @@ public actor Node {
     }
 
     static func host(of address: SocketAddress) -> String? { address.ipAddress }
+
+    /// Where a peer accepts sessions: the IP its session or beacon came from, with the port
+    /// it names (Hello's `listen_port`, a beacon's `tcp_port`), never the TCP source port.
+    /// Nil for port 0 (a Hello saying the peer accepts no sessions): nothing to remember.
+    static func listenAddress(host: String?, port: UInt16) -> String? {
+        guard let host, port != 0 else { return nil }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }
 
 /// What arrives from the network, in order.
