@@ -58,7 +58,7 @@ public final class SyncEngine {
             if try shouldShare(want.conversation, with: peer) {
                 let entries = try store.entries(
                     in: want.conversation, author: want.author, after: want.after, limit: batchSize)
-                if !entries.isEmpty { output.replies.append(.entries(entries)) }
+                output.replies += SessionCodec.entriesMessages(entries, maxCount: batchSize)
             }
             return output
         case .ping, .pong, .bye:
@@ -280,29 +280,23 @@ public final class SyncEngine {
             if b == creator { return false }
             return a < b
         }
-        var batch: [[UInt8]] = []
-        var messages: [SessionMessage] = []
+        var offered: [[UInt8]] = []
         for author in authors {
             while mine[author] > sent[author], sent[author] - theirs[author] < UInt64(window) {
-                let room = min(UInt64(batchSize - batch.count), UInt64(window) - (sent[author] - theirs[author]))
+                let room = min(UInt64(batchSize), UInt64(window) - (sent[author] - theirs[author]))
                 let entries = try store.sequencedEntries(
                     in: conversation, author: author, after: sent[author], limit: Int(room))
                 // Deleted here: a hole the receiver could not apply past, so offer nothing
                 // more of this author; others who hold the entries will send them.
                 let contiguous = entries.enumerated().prefix { $0.element.seq == sent[author] + UInt64($0.offset) + 1 }
                 guard !contiguous.isEmpty else { break }
-                batch += contiguous.map(\.element.raw)
+                offered += contiguous.map(\.element.raw)
                 sent[author] += UInt64(contiguous.count)
-                if batch.count >= batchSize {
-                    messages.append(.entries(batch))
-                    batch = []
-                }
             }
         }
-        if !batch.isEmpty { messages.append(.entries(batch)) }
         state.sent[conversation] = sent
         peers[peer] = state
-        return messages
+        return SessionCodec.entriesMessages(offered, maxCount: batchSize)
     }
 
     private func misbehaving(_ reason: String) -> SyncOutput {

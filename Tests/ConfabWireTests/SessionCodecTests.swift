@@ -45,6 +45,26 @@ import Testing
         #expect(throws: WireError.self) { try SessionCodec.decode(try want.serializedBytes() as [UInt8]) }
     }
 
+    @Test func entriesAreSplitByCountAndBySize() throws {
+        let small = (0..<600).map { [UInt8](repeating: UInt8($0 % 256), count: $0 % 7) }
+        func entries(_ message: SessionMessage) -> [[UInt8]] {
+            guard case .entries(let entries) = message else { return [] }
+            return entries
+        }
+        let byCount = SessionCodec.entriesMessages(small, maxCount: 256)
+        #expect(byCount.map { entries($0).count } == [256, 256, 88])
+        // Entries at the entry limit: 15 fit in 1 MiB, never 16.
+        let large = (0..<40).map { [UInt8](repeating: UInt8($0), count: Limits.maxEntryBytes) }
+        let bySize = SessionCodec.entriesMessages(large)
+        #expect(bySize.map { entries($0).count } == [15, 15, 10])
+        for message in bySize {
+            #expect(SessionCodec.encode(message).count <= SessionCodec.maxMessageBytes)
+            #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
+        }
+        #expect(bySize.flatMap(entries) == large)
+        #expect(SessionCodec.entriesMessages([]).isEmpty)
+    }
+
     @Test func garbageNeverCrashes() {
         var generator = SystemRandomNumberGenerator()
         for length in 0..<300 {

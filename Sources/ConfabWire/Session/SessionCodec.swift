@@ -61,6 +61,40 @@ public enum SessionCodec {
         return try! wire.serializedBytes()
     }
 
+    /// Splits entries, in order, into Entries messages of at most `maxCount` entries each,
+    /// every one of which encodes within `maxMessageBytes`: entries of up to 64 KiB would
+    /// otherwise make a message of a few hundred of them too large to send.
+    public static func entriesMessages(_ entries: [[UInt8]], maxCount: Int = maxEntriesPerMessage) -> [SessionMessage] {
+        // SessionMessage field 3 (tag, length of at most 3 bytes for 1 MiB) around Entries,
+        // whose body is, per entry, field 1's tag, the entry's length and the entry.
+        let budget = maxMessageBytes - 4
+        var messages: [SessionMessage] = []
+        var batch: [[UInt8]] = []
+        var size = 0
+        for entry in entries {
+            let cost = 1 + varintLength(entry.count) + entry.count
+            if !batch.isEmpty, batch.count >= maxCount || size + cost > budget {
+                messages.append(.entries(batch))
+                batch = []
+                size = 0
+            }
+            batch.append(entry)
+            size += cost
+        }
+        if !batch.isEmpty { messages.append(.entries(batch)) }
+        return messages
+    }
+
+    private static func varintLength(_ value: Int) -> Int {
+        var length = 1
+        var rest = value >> 7
+        while rest > 0 {
+            length += 1
+            rest >>= 7
+        }
+        return length
+    }
+
     /// Decodes one message. Returns nil for a message of a kind this version does not know
     /// (the session skips it); throws for anything malformed or over a limit.
     public static func decode(_ bytes: some Collection<UInt8>) throws(WireError) -> SessionMessage? {
