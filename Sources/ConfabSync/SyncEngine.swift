@@ -143,7 +143,7 @@ public final class SyncEngine {
                 announce.append(.init(conversation: conversation, clock: mine))
             }
         }
-        if !announce.isEmpty { output.replies.append(.clocks(announce)) }
+        if !announce.isEmpty { output.replies += SessionCodec.clocksMessages(announce) }
         return output
     }
 
@@ -188,7 +188,7 @@ public final class SyncEngine {
             peers[peer]?.announced[conversation] = mine
             acks.append(.init(conversation: conversation, clock: mine))
         }
-        if !acks.isEmpty { output.replies.append(.clocks(acks)) }
+        if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }
         // New entries go on to every other peer that should have them.
         output.merge(try localAppended(output.appended, except: peer))
         output.pendingReceipts = messagesFromOthers
@@ -245,16 +245,13 @@ public final class SyncEngine {
 
     /// The Clocks message for a peer: what it should know we hold.
     private func announcement(for peer: NodeID) throws -> [SessionMessage] {
-        let clocks = try sharedClocks(with: peer)
-        guard !clocks.isEmpty else { return [.clocks([])] }
         var items: [SessionMessage.ConversationClock] = []
-        for (conversation, clock) in clocks.sorted(by: { $0.key < $1.key }) {
+        for (conversation, clock) in try sharedClocks(with: peer).sorted(by: { $0.key < $1.key }) {
             peers[peer]?.announced[conversation] = clock
             items.append(.init(conversation: conversation, clock: clock))
         }
-        return stride(from: 0, to: items.count, by: SessionCodec.maxClocksPerMessage).map {
-            .clocks(Array(items[$0..<min($0 + SessionCodec.maxClocksPerMessage, items.count)]))
-        }
+        // Nothing to share is said too, with one empty Clocks message.
+        return SessionCodec.clocksMessages(items)
     }
 
     private func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {

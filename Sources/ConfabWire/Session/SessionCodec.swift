@@ -28,12 +28,7 @@ public enum SessionCodec {
             wire.hello = h
         case .clocks(let clocks):
             var c = Confab_V1_Clocks()
-            c.conversations = clocks.map { item in
-                var conversation = Confab_V1_ConversationClock()
-                conversation.conversationID = Data(item.conversation.bytes)
-                conversation.clock = EntryCodec.encodeClock(item.clock)
-                return conversation
-            }
+            c.conversations = clocks.map(wireClock)
             wire.clocks = c
         case .entries(let entries):
             var e = Confab_V1_Entries()
@@ -83,6 +78,37 @@ public enum SessionCodec {
         }
         if !batch.isEmpty { messages.append(.entries(batch)) }
         return messages
+    }
+
+    /// Splits conversation clocks, in order, into Clocks messages of at most
+    /// `maxClocksPerMessage` conversations each, every one of which encodes within
+    /// `maxMessageBytes` (a clock of 64 authors takes about 2.9 KB). No clocks at all make
+    /// one empty Clocks message.
+    public static func clocksMessages(_ clocks: [SessionMessage.ConversationClock]) -> [SessionMessage] {
+        let budget = maxMessageBytes - 4
+        var messages: [SessionMessage] = []
+        var batch: [SessionMessage.ConversationClock] = []
+        var size = 0
+        for item in clocks {
+            let length = (try? wireClock(item).serializedBytes() as [UInt8])?.count ?? 0
+            let cost = 1 + varintLength(length) + length
+            if !batch.isEmpty, batch.count >= maxClocksPerMessage || size + cost > budget {
+                messages.append(.clocks(batch))
+                batch = []
+                size = 0
+            }
+            batch.append(item)
+            size += cost
+        }
+        if !batch.isEmpty || messages.isEmpty { messages.append(.clocks(batch)) }
+        return messages
+    }
+
+    private static func wireClock(_ item: SessionMessage.ConversationClock) -> Confab_V1_ConversationClock {
+        var conversation = Confab_V1_ConversationClock()
+        conversation.conversationID = Data(item.conversation.bytes)
+        conversation.clock = EntryCodec.encodeClock(item.clock)
+        return conversation
     }
 
     private static func varintLength(_ value: Int) -> Int {
