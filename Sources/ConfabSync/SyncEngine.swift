@@ -16,9 +16,6 @@ public final class SyncEngine {
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
-    /// Bytes of entries per Entries message: well under the 1 MiB message limit, so a
-    /// batch of large entries is never too big to send.
-    public var batchBytes = 960 * 1024
     /// Asked about every entry a peer offers before it is stored; nil admits everything.
     public var admission: (any EntryAdmission)?
     /// Whether a peer that says it is a relay is trusted as one (offered every
@@ -69,7 +66,7 @@ public final class SyncEngine {
             if try shouldShare(want.conversation, with: peer) {
                 let entries = try store.entries(
                     in: want.conversation, author: want.author, after: want.after, limit: batchSize)
-                if !entries.isEmpty { output.replies.append(.entries(entries)) }
+                output.replies += SessionCodec.entriesMessages(entries, maxCount: batchSize)
             }
             return output
         case .forkProof(let first, let second):
@@ -178,7 +175,7 @@ public final class SyncEngine {
                 announce.append(.init(conversation: conversation, clock: mine))
             }
         }
-        if !announce.isEmpty { output.replies.append(.clocks(announce)) }
+        if !announce.isEmpty { output.replies += SessionCodec.clocksMessages(announce) }
         return output
     }
 
@@ -209,7 +206,7 @@ public final class SyncEngine {
             peers[peer]?.announced[conversation] = mine
             acks.append(.init(conversation: conversation, clock: mine))
         }
-        if !acks.isEmpty { output.replies.append(.clocks(acks)) }
+        if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }
         // New entries go on to every other peer that should have them.
         output.merge(try localAppended(output.appended, except: peer))
         output.pendingReceipts = messagesFromOthers
@@ -223,6 +220,12 @@ public final class SyncEngine {
     ) throws {
         switch result {
         case .success(.appended(let entry)):
+            // The peer holds what it sent (its clock covers it): never offer it back,
+            // whatever later pushes to this peer (a receipt, a resync) carry.
+            if let peer {
+                peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(
+                    VectorClock([entry.author: entry.seq]))
+            }
             output.appended.append(entry)
             touched.insert(entry.conversationID)
             if entry.kind == .message, entry.author != store.me { messages.insert(entry.conversationID) }
@@ -344,16 +347,13 @@ public final class SyncEngine {
 
     /// The Clocks message for a peer: what it should know we hold.
     private func announcement(for peer: NodeID) throws -> [SessionMessage] {
-        let clocks = try sharedClocks(with: peer)
-        guard !clocks.isEmpty else { return [.clocks([])] }
         var items: [SessionMessage.ConversationClock] = []
-        for (conversation, clock) in clocks.sorted(by: { $0.key < $1.key }) {
+        for (conversation, clock) in try sharedClocks(with: peer).sorted(by: { $0.key < $1.key }) {
             peers[peer]?.announced[conversation] = clock
             items.append(.init(conversation: conversation, clock: clock))
         }
-        return stride(from: 0, to: items.count, by: SessionCodec.maxClocksPerMessage).map {
-            .clocks(Array(items[$0..<min($0 + SessionCodec.maxClocksPerMessage, items.count)]))
-        }
+        // Nothing to share is said too, with one empty Clocks message.
+        return SessionCodec.clocksMessages(items)
     }
 
     private func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
@@ -402,24 +402,15 @@ public final class SyncEngine {
             if contiguous.count == room, last.seq < held { cutoff = min(cutoff, last.clockSum) }
         }
         candidates.sort { ($0.clockSum, $0.author, $0.seq) < ($1.clockSum, $1.author, $1.seq) }
-        var messages: [SessionMessage] = []
-        var batch: [[UInt8]] = []
-        var bytes = 0
+        var offered: [[UInt8]] = []
         for candidate in candidates where candidate.clockSum <= cutoff {
-            if !batch.isEmpty, batch.count >= batchSize || bytes + candidate.raw.count > batchBytes {
-                messages.append(.entries(batch))
-                batch = []
-                bytes = 0
-            }
-            batch.append(candidate.raw)
-            bytes += candidate.raw.count
+            offered.append(candidate.raw)
             sent[candidate.author] = max(sent[candidate.author], candidate.seq)
             if candidate.author == me { state.written[conversation] = max(written, candidate.seq) }
         }
-        if !batch.isEmpty { messages.append(.entries(batch)) }
         state.sent[conversation] = sent
         peers[peer] = state
-        return messages
+        return SessionCodec.entriesMessages(offered, maxCount: batchSize)
     }
 
     private func misbehaving(_ reason: String) -> SyncOutput {

@@ -134,6 +134,22 @@ import Testing
         #expect(try bob.store.clock(of: id)[alice.id] == 3001)
     }
 
+    @Test func largeEntriesAreSplitSoNoMessageExceedsTheLimit() throws {
+        // 40 entries of about 30 KB: 256 of them would make a message of 8 MB; 40 make 1.2 MB,
+        // over the 1 MiB a receiver accepts (the harness decodes every message with the limit).
+        let (id, _) = try alice.store.createConversation(with: [bob.id])
+        let texts = (0..<40).map { String(repeating: "\($0 % 10)", count: 30_000) }
+        _ = try alice.store.sendMessages(texts, to: id)
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(try bob.store.texts(id) == texts)
+        let batches = harness.log.filter { $0.from == alice.id }.compactMap { item -> Int? in
+            guard case .entries(let entries) = item.message else { return nil }
+            return entries.count
+        }
+        #expect(batches.count >= 2 && batches.reduce(0, +) == 41)
+    }
+
     @Test func outstandingEntriesCountDownToZeroAsASyncProceeds() throws {
         alice.engine.batchSize = 50
         alice.engine.window = 50
@@ -191,6 +207,25 @@ import Testing
         var tampered = EntryCodec.encode(forged)
         tampered[tampered.count - 1] ^= 1
         #expect(try bob.engine.handle(.entries([tampered]), from: alice.id).misbehavior != nil)
+    }
+
+    @Test func entriesReceivedFromAPeerAreNeverSentBackToIt() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "before")
+        harness.connect(alice, bob)
+        try harness.run()
+        // Written during the session: Alice pushes them, Bob stores them and answers with
+        // his acknowledgement and a delivered receipt, which must not carry them back.
+        for i in 0..<3 {
+            try harness.wrote([try alice.store.sendMessage("live \(i)", to: id)], at: alice)
+            try harness.run()
+        }
+        #expect(try bob.store.texts(id) == ["before", "live 0", "live 1", "live 2"])
+        let echoed = harness.log.filter { $0.from == bob.id && $0.to == alice.id }.flatMap { item in
+            guard case .entries(let entries) = item.message else { return [Entry]() }
+            return entries.compactMap { try? EntryCodec.decode($0) }.filter { $0.author == alice.id }
+        }
+        #expect(echoed.map(\.seq) == [])
+        #expect(try alice.store.history(id).map(\.status) == [.delivered, .delivered, .delivered, .delivered])
     }
 
     @Test func messagesBeforeHelloAreMisbehavior() throws {

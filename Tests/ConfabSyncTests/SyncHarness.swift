@@ -32,6 +32,8 @@ final class SyncHarness {
     private var nodes: [NodeID: Node] = [:]
     private(set) var misbehavior: [String] = []
     private(set) var delivered = 0
+    /// Every message delivered, in order.
+    private(set) var log: [(from: NodeID, to: NodeID, message: SessionMessage)] = []
 
     func add(_ node: Node) { nodes[node.id] = node }
 
@@ -66,6 +68,7 @@ final class SyncHarness {
             let (from, to, message) = queue.removeFirst()
             guard isConnected(from.id, to.id) else { continue }
             let decoded = try SessionCodec.decode(SessionCodec.encode(message))!
+            log.append((from.id, to.id, decoded))
             let output = try to.engine.handle(decoded, from: from.id)
             if let reason = output.misbehavior {
                 misbehavior.append("\(to.name) closed \(from.name): \(reason)")

@@ -45,6 +45,52 @@ import Testing
         #expect(throws: WireError.self) { try SessionCodec.decode(try want.serializedBytes() as [UInt8]) }
     }
 
+    @Test func entriesAreSplitByCountAndBySize() throws {
+        let small = (0..<600).map { [UInt8](repeating: UInt8($0 % 256), count: $0 % 7) }
+        func entries(_ message: SessionMessage) -> [[UInt8]] {
+            guard case .entries(let entries) = message else { return [] }
+            return entries
+        }
+        let byCount = SessionCodec.entriesMessages(small, maxCount: 256)
+        #expect(byCount.map { entries($0).count } == [256, 256, 88])
+        // Entries at the entry limit: 15 fit in 1 MiB, never 16.
+        let large = (0..<40).map { [UInt8](repeating: UInt8($0), count: Limits.maxEntryBytes) }
+        let bySize = SessionCodec.entriesMessages(large)
+        #expect(bySize.map { entries($0).count } == [15, 15, 10])
+        for message in bySize {
+            #expect(SessionCodec.encode(message).count <= SessionCodec.maxMessageBytes)
+            #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
+        }
+        #expect(bySize.flatMap(entries) == large)
+        #expect(SessionCodec.entriesMessages([]).isEmpty)
+    }
+
+    @Test func clocksAreSplitByCountAndBySize() throws {
+        func count(_ message: SessionMessage) -> Int {
+            guard case .clocks(let clocks) = message else { return -1 }
+            return clocks.count
+        }
+        func conversation(_ index: Int) -> ConversationID {
+            ConversationID(bytes: (0..<16).map { UInt8(truncatingIfNeeded: index >> ($0 % 4 * 8)) })!
+        }
+        #expect(SessionCodec.clocksMessages([]) == [.clocks([])])
+        let narrow = (0..<5000).map {
+            SessionMessage.ConversationClock(conversation: conversation($0), clock: VectorClock())
+        }
+        #expect(SessionCodec.clocksMessages(narrow).map(count) == [4096, 904])
+        // 64 authors at the highest seq: about 2.9 KB per conversation, 361 per MiB.
+        let authors = (0..<64).map { NodeID(bytes: [UInt8](repeating: UInt8($0), count: 32))! }
+        let widest = VectorClock(Dictionary(uniqueKeysWithValues: authors.map { ($0, Limits.maxSeq) }))
+        let wide = (0..<1000).map { SessionMessage.ConversationClock(conversation: conversation($0), clock: widest) }
+        let messages = SessionCodec.clocksMessages(wide)
+        #expect(messages.count == 3)
+        #expect(messages.map(count).reduce(0, +) == 1000)
+        for message in messages {
+            #expect(SessionCodec.encode(message).count <= SessionCodec.maxMessageBytes)
+            #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
+        }
+    }
+
     @Test func garbageNeverCrashes() {
         var generator = SystemRandomNumberGenerator()
         for length in 0..<300 {

@@ -28,7 +28,7 @@ public enum ControlClient {
     ) async throws -> Result {
         var answer: Result?
         try await session(directory, method: method, params: params) { line in
-            let response = try JSONDecoder().decode(ControlProtocol.Response<Result>.self, from: Data(line.utf8))
+            let response = try JSONOutput.decoder().decode(ControlProtocol.Response<Result>.self, from: Data(line.utf8))
             guard response.ok, let result = response.result else {
                 throw NodeError.control(response.error ?? "the node refused \(method)")
             }
@@ -48,13 +48,13 @@ public enum ControlClient {
         try await session(directory, method: "watch", params: conversation.map { ["conversation": $0] } ?? [:]) {
             line in
             if !acknowledged {
-                let response = try JSONDecoder().decode(
+                let response = try JSONOutput.decoder().decode(
                     ControlProtocol.Response<ControlProtocol.Empty>.self, from: Data(line.utf8))
                 guard response.ok else { throw NodeError.control(response.error ?? "the node refused watch") }
                 acknowledged = true
                 return true
             }
-            return try await handle(try JSONDecoder().decode(ControlProtocol.Event.self, from: Data(line.utf8)))
+            return try await handle(try JSONOutput.decoder().decode(ControlProtocol.Event.self, from: Data(line.utf8)))
         }
     }
 

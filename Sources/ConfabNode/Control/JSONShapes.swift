@@ -114,10 +114,39 @@ public enum JSONOutput {
         return formatter.string(from: date)
     }
 
-    /// One JSON document on one line (so output is also valid JSON Lines).
+    /// Reads an RFC 3339 time, with or without a fraction of a second.
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    /// One JSON document on one line (so output is also valid JSON Lines). Every `Date`
+    /// in it is written as `timestamp` writes it, like the times the shapes hold as text.
     public static func line(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Reads what `line` writes (control socket responses and events).
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = date(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "not an RFC 3339 time: \(text)")
+            }
+            return date
+        }
+        return decoder
     }
 }

@@ -155,8 +155,8 @@ public actor Node {
         case .opened(let session):
             guard admitOpened(session), admitSession(session) else { return }
             engine.peerConnected(session.remote)
-            // A dialled session's address is the peer's listening address; an accepted one's
-            // source port is ephemeral, so its address comes with the peer's Hello.
+            // An accepted connection comes from the dialler's ephemeral port, which is no
+            // address to dial: where it accepts sessions is known once its Hello arrives.
             updatePresence(
                 session.remote, connected: true, address: session.isInitiator ? session.remoteAddress?.display : nil)
             session.send(
@@ -285,10 +285,11 @@ public actor Node {
     // MARK: Peers
 
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
-        let address = session.remoteAddress.flatMap(Self.host(of:)).map { "\($0):\(hello.listenPort)" }
+        let address = Self.listenAddress(host: session.remoteAddress.flatMap(Self.host(of:)), port: hello.listenPort)
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
+        if let address { presence[id]?.address = address }
         presence[id]?.role = hello.role.rawValue
         if let address { presence[id]?.address = address }
         if let name = try local.store.peer(id)?.name { presence[id]?.name = name }
@@ -422,6 +423,14 @@ public actor Node {
     }
 
     static func host(of address: SocketAddress) -> String? { address.ipAddress }
+
+    /// Where a peer accepts sessions: the IP its session or beacon came from, with the port
+    /// it names (Hello's `listen_port`, a beacon's `tcp_port`), never the TCP source port.
+    /// Nil for port 0 (a Hello saying the peer accepts no sessions): nothing to remember.
+    static func listenAddress(host: String?, port: UInt16) -> String? {
+        guard let host, port != 0 else { return nil }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 }
 
 /// What arrives from the network, in order.

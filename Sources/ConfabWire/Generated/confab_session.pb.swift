@@ -297,8 +297,8 @@ nonisolated struct Confab_V1_ForkProof: Sendable {
   init() {}
 }
 
-/// UDP discovery beacon: `magic ‖ BeaconContent bytes ‖ signature` framing is in
-/// Protocol.md §11; the content is signed by `node_key`.
+//// What a UDP discovery beacon says. The datagram is `"CFB1" ‖ Beacon` (Protocol.md §11.1):
+/// these bytes, encoded, are Beacon.content, signed by `node_key` in Beacon.signature.
 nonisolated struct Confab_V1_BeaconContent: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for

@@ -28,12 +28,7 @@ public enum SessionCodec {
             wire.hello = h
         case .clocks(let clocks):
             var c = Confab_V1_Clocks()
-            c.conversations = clocks.map { item in
-                var conversation = Confab_V1_ConversationClock()
-                conversation.conversationID = Data(item.conversation.bytes)
-                conversation.clock = EntryCodec.encodeClock(item.clock)
-                return conversation
-            }
+            c.conversations = clocks.map(wireClock)
             wire.clocks = c
         case .entries(let entries):
             var e = Confab_V1_Entries()
@@ -64,6 +59,71 @@ public enum SessionCodec {
             wire.forkProof = f
         }
         return try! wire.serializedBytes()
+    }
+
+    /// Splits entries, in order, into Entries messages of at most `maxCount` entries each,
+    /// every one of which encodes within `maxMessageBytes`: entries of up to 64 KiB would
+    /// otherwise make a message of a few hundred of them too large to send.
+    public static func entriesMessages(_ entries: [[UInt8]], maxCount: Int = maxEntriesPerMessage) -> [SessionMessage] {
+        // SessionMessage field 3 (tag, length of at most 3 bytes for 1 MiB) around Entries,
+        // whose body is, per entry, field 1's tag, the entry's length and the entry.
+        let budget = maxMessageBytes - 4
+        var messages: [SessionMessage] = []
+        var batch: [[UInt8]] = []
+        var size = 0
+        for entry in entries {
+            let cost = 1 + varintLength(entry.count) + entry.count
+            if !batch.isEmpty, batch.count >= maxCount || size + cost > budget {
+                messages.append(.entries(batch))
+                batch = []
+                size = 0
+            }
+            batch.append(entry)
+            size += cost
+        }
+        if !batch.isEmpty { messages.append(.entries(batch)) }
+        return messages
+    }
+
+    /// Splits conversation clocks, in order, into Clocks messages of at most
+    /// `maxClocksPerMessage` conversations each, every one of which encodes within
+    /// `maxMessageBytes` (a clock of 64 authors takes about 2.9 KB). No clocks at all make
+    /// one empty Clocks message.
+    public static func clocksMessages(_ clocks: [SessionMessage.ConversationClock]) -> [SessionMessage] {
+        let budget = maxMessageBytes - 4
+        var messages: [SessionMessage] = []
+        var batch: [SessionMessage.ConversationClock] = []
+        var size = 0
+        for item in clocks {
+            let length = (try? wireClock(item).serializedBytes() as [UInt8])?.count ?? 0
+            let cost = 1 + varintLength(length) + length
+            if !batch.isEmpty, batch.count >= maxClocksPerMessage || size + cost > budget {
+                messages.append(.clocks(batch))
+                batch = []
+                size = 0
+            }
+            batch.append(item)
+            size += cost
+        }
+        if !batch.isEmpty || messages.isEmpty { messages.append(.clocks(batch)) }
+        return messages
+    }
+
+    private static func wireClock(_ item: SessionMessage.ConversationClock) -> Confab_V1_ConversationClock {
+        var conversation = Confab_V1_ConversationClock()
+        conversation.conversationID = Data(item.conversation.bytes)
+        conversation.clock = EntryCodec.encodeClock(item.clock)
+        return conversation
+    }
+
+    private static func varintLength(_ value: Int) -> Int {
+        var length = 1
+        var rest = value >> 7
+        while rest > 0 {
+            length += 1
+            rest >>= 7
+        }
+        return length
     }
 
     /// Decodes one message. Returns nil for a message of a kind this version does not know
