@@ -123,7 +123,8 @@ let package = Package(
             dependencies: ["ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto"]
         ),
         .testTarget(
-            name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"]),
+            name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ConfabStoreTests",
             dependencies: [

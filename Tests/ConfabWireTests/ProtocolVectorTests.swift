@@ -1,0 +1,160 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabWire
+
+/// The vectors of Protocol.md §16 (`Fixtures/confab-vectors.json`): a conversation id and key
+/// commitment, a create entry, a message entry and a beacon, with every input. The test
+/// checks the file against this implementation the way another one would: decode, verify,
+/// derive and decrypt. `CONFAB_WRITE_VECTORS=PATH swift test --filter ProtocolVectorTests`
+/// writes a fresh file (the sealed parts use random nonces, so it differs each time but
+/// checks the same way).
+@Suite struct ProtocolVectorTests {
+    struct Vectors: Codable {
+        struct Conversation: Codable {
+            var creatorSeed: String
+            var creatorKey: String
+            var nonce: String
+            var conversationID: String
+            var conversationKey: String
+            var keyCommitment: String
+        }
+        struct EntryVector: Codable {
+            var description: String
+            var encoded: String
+            var content: String
+            var signature: String
+            var hash: String
+            var seq: UInt64
+            var timestampMs: Int64
+            var clock: [String: UInt64]
+            var plaintext: String?
+        }
+        struct BeaconVector: Codable {
+            var nodeSeed: String
+            var networkKey: String
+            var networkTag: String
+            var tcpPort: UInt16
+            var role: String
+            var timestampMs: Int64
+            var datagram: String
+        }
+        var conversation: Conversation
+        var entries: [EntryVector]
+        var beacon: BeaconVector
+    }
+
+    static let creator = try! SigningKeyPair(seed: [UInt8](repeating: 0xA1, count: 32))
+    static let member = try! SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32))
+    static let nonce = [UInt8](repeating: 0x10, count: 16)
+    static let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
+
+    @Test func theVectorsHold() throws {
+        if let path = ProcessInfo.processInfo.environment["CONFAB_WRITE_VECTORS"] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(try Self.make()).write(to: URL(fileURLWithPath: path))
+        }
+        let url = try #require(Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
+        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+
+        let c = vectors.conversation
+        let creator = try SigningKeyPair(seed: try hex(c.creatorSeed))
+        #expect(creator.publicKey.bytes.hexString == c.creatorKey)
+        let id = ConversationGenesis.conversationID(creator: NodeID(creator.publicKey), nonce: try hex(c.nonce))
+        #expect(id.hex == c.conversationID)
+        let key = SecureBytes(try hex(c.conversationKey))
+        #expect(ConversationGenesis.keyCommitment(key, conversationID: id).hexString == c.keyCommitment)
+
+        for vector in vectors.entries {
+            let entry = try EntryCodec.decode(try hex(vector.encoded))
+            #expect(entry.content.hexString == vector.content, "\(vector.description)")
+            #expect(entry.signature.hexString == vector.signature)
+            #expect(entry.hash.bytes.hexString == vector.hash)
+            #expect(entry.conversationID == id)
+            #expect(entry.seq == vector.seq && entry.timestamp == vector.timestampMs)
+            #expect(Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }) == vector.clock)
+            switch entry.body {
+            case .create(let create):
+                #expect(create.nonce.hexString == c.nonce && create.keyCommitment.hexString == c.keyCommitment)
+                #expect(try ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: id) == vector.plaintext)
+            case .message(let sealed):
+                let text = try ConversationCipher.openMessage(
+                    sealed, key: key, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(text == vector.plaintext)
+            default:
+                Issue.record("unexpected kind in \(vector.description)")
+            }
+        }
+
+        let b = vectors.beacon
+        let node = try SigningKeyPair(seed: try hex(b.nodeSeed))
+        let networkKey = try #require(NetworkKey(bytes: try hex(b.networkKey)))
+        #expect(networkKey.tag.hexString == b.networkTag)
+        let beacon = Beacon(
+            node: NodeID(node.publicKey), tcpPort: b.tcpPort, role: b.role == "relay" ? .relay : .person,
+            timestamp: b.timestampMs)
+        #expect(BeaconCodec.encode(beacon, signedBy: node, networkKey: networkKey).hexString == b.datagram)
+        #expect(try BeaconCodec.decode(try hex(b.datagram), networkKey: networkKey) == beacon)
+    }
+
+    static func make() throws -> Vectors {
+        let creatorID = NodeID(creator.publicKey)
+        let memberID = NodeID(member.publicKey)
+        let id = ConversationGenesis.conversationID(creator: creatorID, nonce: nonce)
+        let commitment = ConversationGenesis.keyCommitment(key, conversationID: id)
+        let create = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: 1_800_000_000_000, clock: VectorClock(),
+                body: .create(
+                    CreateBody(
+                        participants: try [creatorID, memberID].map {
+                            .init(id: $0, sealedKey: try ConversationCipher.sealKey(key, to: $0))
+                        },
+                        sealedTitle: try ConversationCipher.sealTitle("Weekend plans", key: key, conversationID: id),
+                        nonce: nonce, keyCommitment: commitment))),
+            with: creator)
+        let message = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: 1_800_000_060_000,
+                clock: VectorClock([creatorID: 1]),
+                body: .message(
+                    sealed: try ConversationCipher.sealMessage(
+                        "Hike on Saturday?", key: key, conversationID: id, author: memberID, seq: 1))),
+            with: member)
+        func vector(_ entry: Entry, _ description: String, _ plaintext: String) -> Vectors.EntryVector {
+            Vectors.EntryVector(
+                description: description, encoded: EntryCodec.encode(entry).hexString,
+                content: entry.content.hexString, signature: entry.signature.hexString,
+                hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
+                clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
+                plaintext: plaintext)
+        }
+        let beacon = Beacon(node: creatorID, tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
+        return Vectors(
+            conversation: .init(
+                creatorSeed: [UInt8](repeating: 0xA1, count: 32).hexString, creatorKey: creatorID.hex,
+                nonce: nonce.hexString, conversationID: id.hex, conversationKey: key.unsafeCopy.hexString,
+                keyCommitment: commitment.hexString),
+            entries: [
+                vector(create, "the creator's create entry: two participants, a sealed title", "Weekend plans"),
+                vector(message, "the member's first message, after it held the create entry", "Hike on Saturday?"),
+            ],
+            beacon: .init(
+                nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
+                networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
+                timestampMs: 1_800_000_000_123,
+                datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString))
+    }
+}
+
+private func hex(_ text: String) throws -> [UInt8] {
+    guard let bytes = Hex.decode(text) else { throw CryptoError.invalidLength("hex", expected: 0, actual: text.count) }
+    return bytes
+}
+
+extension Array where Element == UInt8 {
+    fileprivate var hexString: String { Hex.encode(self) }
+}
