@@ -80,18 +80,13 @@ extension Confab {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("--name must not be empty")
             }
+            if let refusal = DisplayName.keyLikeRefusal(name) { throw ValidationError(refusal) }
         }
 
         func run() throws {
             let node = try global.open()
             let id = NodeID(hex: key.trimmingCharacters(in: .whitespaces))!
-            let existing = try node.store.peers()
-            if let clash = existing.first(where: {
-                $0.id != id && $0.name.caseInsensitiveCompare(name) == .orderedSame
-            }) {
-                throw CLIError(
-                    "the name \"\(name)\" is already used by another key (\(clash.id.shortHex)); choose another name")
-            }
+            // The store refuses a name another key has here, or one that looks the same.
             try node.store.savePeer(id, name: name)
             let peer = try node.store.peer(id)!
             if output.json {

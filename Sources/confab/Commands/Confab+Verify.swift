@@ -16,11 +16,21 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer's name, key, or unique key prefix.")
+        @Argument(help: "A peer's name, key, or unique key prefix; with --confirm, its full key or fingerprint.")
         var peer: String
 
-        @Flag(help: "The numbers matched: mark this peer's key verified.")
+        @Flag(help: "The numbers matched: mark this peer's key verified (give the full key or fingerprint).")
         var confirm = false
+
+        /// A name comes from the peer itself and a prefix may match a key chosen to share
+        /// it, so what gets verified is named in full.
+        func validate() throws {
+            if confirm, Resolver.exactKey(peer) == nil {
+                throw ValidationError(
+                    "--confirm takes the peer's full key or fingerprint, not a name or key prefix (either could point "
+                        + "at another key): run \"confab verify \(peer)\" and use the command it prints")
+            }
+        }
 
         struct Result: Encodable {
             let peer: JSONOutput.PeerInfo
@@ -62,7 +72,7 @@ extension Confab {
                 Console.out(
                     """
                     Compare it with what "confab verify" shows on their machine, in person or on a call you trust.
-                    If it matches: confab verify \(String(id.hex.prefix(16))) --confirm
+                    If it matches: confab verify \(id.hex) --confirm
                     """)
             }
         }
