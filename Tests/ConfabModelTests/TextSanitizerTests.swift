@@ -26,3 +26,14 @@ import Testing
     }
 }
 
+@Suite struct QuotedTextTests {
+    @Test func controlsFormatCharactersAndLineBreaksAreEscaped() {
+        let hostile = "bye\u{1B}[2K\r\nfake\u{9B}1m\u{202E}\u{200B}\u{2028}\"\\"
+        #expect(TextSanitizer.quoted(hostile) == #""bye\u{1B}[2K\r\nfake\u{9B}1m\u{202E}\u{200B}\u{2028}\"\\""#)
+    }
+
+    @Test func ordinaryTextIsOnlyQuoted() {
+        #expect(TextSanitizer.quoted("Zoë 👨‍👩‍👧 (ok)") == "\"Zoë 👨\\u{200D}👩\\u{200D}👧 (ok)\"")
+        #expect(TextSanitizer.quoted("bob") == "\"bob\"")
+    }
+}

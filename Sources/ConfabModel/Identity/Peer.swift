@@ -38,13 +38,13 @@ public struct Peer: Sendable, Equatable, Codable {
     /// been compared out of band, which settles the doubt.
     public var warning: String? {
         guard let claimedName, trust != .verified else { return nil }
-        // The name came from the network: quoted with control characters escaped, so it
-        // cannot drive the terminal it is printed on.
+        // The name came from the network: quoted with control and format characters escaped,
+        // so it cannot drive the terminal it is printed on.
         let what =
             DisplayName.looksLikeKey(claimedName)
             ? "a name that looks like a key or key prefix"
             : "a name another key already has here (or one that looks the same)"
-        return "introduced itself as \(claimedName.debugDescription), \(what) — "
+        return "introduced itself as \(TextSanitizer.quoted(claimedName)), \(what) — "
             + "it may be someone else; compare safety numbers (confab verify \(id.shortHex))"
     }
 }

@@ -90,18 +90,21 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// Names and titles in the lists come from the network: shown on one line, without
+    /// escape sequences (what the person typed is shown as typed).
     public var description: String {
         switch reason {
         case .unknownPeer(let name, let known):
-            let list = known.isEmpty ? "none yet" : known.joined(separator: ", ")
+            let list = known.isEmpty ? "none yet" : known.map(TextSanitizer.line).joined(separator: ", ")
             return "no peer named \"\(name)\" — known peers: \(list) (run \"confab peers\", or add one with "
                 + "\"confab peers add KEY --name NAME\")"
         case .unknownConversation(let name, let known):
-            let list = known.isEmpty ? "none yet" : known.prefix(10).joined(separator: ", ")
+            let list = known.isEmpty ? "none yet" : known.prefix(10).map(TextSanitizer.line).joined(separator: ", ")
             return "no conversation or peer matches \"\(name)\" — conversations: \(list) (run \"confab list\")"
         case .ambiguous(let name, let candidates):
             return
-                "\"\(name)\" is ambiguous — it matches: \(candidates.joined(separator: "; ")); type more of the key or id"
+                "\"\(name)\" is ambiguous — it matches: \(candidates.map(TextSanitizer.line).joined(separator: "; ")); "
+                + "type more of the key or id"
         case .noConversation(let name):
             return "no conversation with \(name) yet — start one with \"confab new \(name)\""
         }

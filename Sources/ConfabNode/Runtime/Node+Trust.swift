@@ -49,11 +49,11 @@ extension Node {
 
     /// Trust on first use: a new key that claims a name another key already has here (or
     /// one that looks like a key) is kept apart under a distinct name, and the person running
-    /// the node is told.
+    /// the node is told. Both names are quoted and escaped: they came from the network.
     func warnNameClaim(_ id: NodeID, holder: NodeID) {
         let peer = try? local.store.peer(id)
-        let claimed = (peer?.claimedName ?? "").debugDescription
-        let name = (peer?.name ?? id.shortHex).debugDescription
+        let claimed = TextSanitizer.quoted(peer?.claimedName ?? "")
+        let name = TextSanitizer.quoted(peer?.name ?? id.shortHex)
         let whose =
             switch holder {
             case me: "this node's own name"

@@ -44,9 +44,9 @@ extension Confab {
                 throw CLIError("\"\(peer)\" is your own key; verify a peer's key instead (see \"confab peers\")")
             }
             if confirm {
-                if try node.store.peer(id)?.trust == .blocked {
+                if let stored = try node.store.peer(id), stored.trust == .blocked {
                     throw CLIError(
-                        "\(try node.store.peer(id)?.name ?? id.shortHex) is blocked; "
+                        "\(TextSanitizer.line(stored.name)) is blocked; "
                             + "run \"confab unblock \(id.shortHex)\" first if you trust this key")
                 }
                 try node.store.setTrust(id, .verified)
@@ -59,8 +59,9 @@ extension Confab {
                 try JSONOutput.print(Result(peer: JSONOutput.peer(info), safetyNumber: number.description))
                 return
             }
-            let label = "\(info.name) (\(id.shortHex))"
-            if let warning = info.warning { Console.out("⚠ \(info.name) \(warning)\n") }
+            let name = TextSanitizer.line(info.name)
+            let label = "\(name) (\(id.shortHex))"
+            if let warning = info.warning { Console.out("⚠ \(name) \(TextSanitizer.line(warning))\n") }
             Console.out("Safety number with \(Style.bold(label)):\n")
             for line in number.lines { Console.out("    " + line) }
             Console.out("\nTheir key: \(id.fingerprint)")
