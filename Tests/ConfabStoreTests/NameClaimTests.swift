@@ -1,6 +1,7 @@
 import ConfabCrypto
 import ConfabModel
 import Foundation
+import GRDB
 import Testing
 
 @testable import ConfabStore
@@ -94,5 +95,28 @@ struct NameClaimTests {
     @Test func namesGivenByHandLoseInvisibleCharacters() throws {
         try alice.savePeer(Keys.carol.id, name: "Ca\u{200B}rol\u{202E}")
         #expect(try alice.peer(Keys.carol.id)?.name == "Carol")
+    }
+}
+
+@Suite("Name skeletons stored with peers")
+struct NameSkeletonStorageTests {
+    @Test func namesStoredBeforeSkeletonsStillConflict() throws {
+        let queue = try DatabaseQueue()
+        try ConfabStore.migrator.migrate(queue, upTo: "v2-relay-accounting")
+        try queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO peer(id, name, addedAt) VALUES (?, 'Bob', 1)", arguments: [Keys.bob.id.bytes])
+        }
+        let alice = try ConfabStore(writer: queue, identity: Keys.alice)
+        #expect(try alice.notePeerSeen(Keys.mallory.id, suggestedName: "Воb", address: nil) == Keys.bob.id)
+        #expect(throws: StoreError.self) { try alice.savePeer(Keys.carol.id, name: "BOB") }
+    }
+
+    @Test func aRenameMovesTheSkeletonWithTheName() throws {
+        let alice = try makeStore(Keys.alice)
+        try alice.savePeer(Keys.bob.id, name: "Bob")
+        try alice.savePeer(Keys.bob.id, name: "Robert")
+        #expect(try alice.notePeerSeen(Keys.mallory.id, suggestedName: "bob", address: nil) == nil)
+        #expect(try alice.notePeerSeen(Keys.carol.id, suggestedName: "RОBERT", address: nil) == Keys.bob.id)
     }
 }

@@ -78,7 +78,11 @@ struct StoreFileTests {
             (try ConfabStore.migrator.hasCompletedMigrations(db), try ConfabStore.migrator.appliedMigrations(db))
         }
         #expect(completed)
-        #expect(applied == ["v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting"])
+        #expect(
+            applied == [
+                "v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting",
+                "v3-peer-name-skeleton",
+            ])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
     }
 

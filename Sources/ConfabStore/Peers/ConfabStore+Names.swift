@@ -2,15 +2,16 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// How names are checked against each other (Protocol.md §8.1). Names are compared by
-/// skeleton, which SQLite cannot compute, so the comparison runs here over the peer table.
+/// How names are checked against each other (Protocol.md §8.1): by skeleton, stored with
+/// each peer's name (`nameSkeleton`, indexed) and computed here for my own.
 extension ConfabStore {
     /// The key that already goes by this name here, or by one that looks the same: another
     /// peer (not `id`), or this node itself. nil when the name is free.
     func holder(ofName name: String, except id: NodeID, db: Database) throws -> NodeID? {
         let skeleton = NameSkeleton.of(name)
-        for row in try Row.fetchAll(db, sql: "SELECT id, name FROM peer WHERE id != ?", arguments: [id.bytes])
-        where NameSkeleton.of(row["name"]) == skeleton {
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT id FROM peer WHERE nameSkeleton = ? AND id != ? LIMIT 1", arguments: [skeleton, id.bytes])
+        {
             return row.nodeID("id")
         }
         let myName = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'")

@@ -29,10 +29,11 @@ extension ConfabStore {
             try self.checkChosenName(name, for: id, db: db)
             try db.execute(
                 sql: """
-                    INSERT INTO peer(id, name, addedAt, addedByHand) VALUES (?, ?, ?, 1)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, addedByHand = 1
+                    INSERT INTO peer(id, name, nameSkeleton, addedAt, addedByHand) VALUES (?, ?, ?, ?, 1)
+                    ON CONFLICT(id) DO UPDATE SET
+                        name = excluded.name, nameSkeleton = excluded.nameSkeleton, addedByHand = 1
                     """,
-                arguments: [id.bytes, name, now.millisecondsSince1970])
+                arguments: [id.bytes, name, NameSkeleton.of(name), now.millisecondsSince1970])
             let conversations = try [UInt8].fetchAll(
                 db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
             for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
@@ -74,8 +75,10 @@ extension ConfabStore {
                 let naming = try self.nameForNewKey(id, claiming: suggestedName, db: db)
                 conflict = naming.conflict
                 try db.execute(
-                    sql: "INSERT INTO peer(id, name, addedAt, claimedName) VALUES (?, ?, ?, ?)",
-                    arguments: [id.bytes, naming.name, now.millisecondsSince1970, naming.claimed])
+                    sql: "INSERT INTO peer(id, name, nameSkeleton, addedAt, claimedName) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id.bytes, naming.name, NameSkeleton.of(naming.name), now.millisecondsSince1970, naming.claimed,
+                    ])
                 let conversations = try [UInt8].fetchAll(
                     db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
                 for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
