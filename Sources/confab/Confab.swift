@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 import ConfabTUI
 import Foundation
@@ -77,7 +78,9 @@ struct Confab: AsyncParsableCommand {
                 if !message.isEmpty { Console.out(message) }
                 Foundation.exit(0)
             }
-            if !message.isEmpty { Console.err(message) }
+            // Errors may quote names and titles from the network; whatever a message
+            // carries, it cannot drive the terminal.
+            if !message.isEmpty { Console.err(TextSanitizer.lines(message).joined(separator: "\n")) }
             Foundation.exit(code == .validationFailure ? 2 : (code.rawValue == 0 ? 1 : code.rawValue))
         }
     }

@@ -1,4 +1,6 @@
+import ConfabCrypto
 import Foundation
+import GRDB
 import Testing
 
 /// `verify`, `block` and `unblock` through the real binary, without a node running.
@@ -43,13 +45,13 @@ import Testing
         #expect(human.status == 0)
         let groups = fromAlice.split(separator: " ")
         #expect(human.stdout.contains("    " + groups[0..<4].joined(separator: " ") + "\n"))
-        #expect(human.stdout.contains("confab verify \(bobKey.prefix(16)) --confirm"))
+        #expect(human.stdout.contains("confab verify \(bobKey) --confirm"))
         #expect(try trust(alice, bobKey) == "unverified")
     }
 
     @Test func confirmMarksThatKeyVerifiedEverywhereItShows() throws {
         #expect(try alice.run(["send", "bob", "hi"]).status == 0)
-        let confirmed = try alice.run(["verify", "bob", "--confirm"])
+        let confirmed = try alice.run(["verify", bobKey, "--confirm"])
         #expect(confirmed.status == 0, "\(confirmed.stderr)")
         #expect(confirmed.stdout.contains("is now verified"))
         #expect(try trust(alice, bobKey) == "verified")
@@ -70,7 +72,7 @@ import Testing
         #expect(own.status == 1)
         #expect(own.stderr.contains("is your own key"))
         #expect(try alice.run(["block", "bob"]).status == 0)
-        let blocked = try alice.run(["verify", "bob", "--confirm"])
+        let blocked = try alice.run(["verify", bobKey, "--confirm"])
         #expect(blocked.status == 1)
         #expect(blocked.stderr.contains("Bob is blocked; run \"confab unblock \(bobKey.prefix(8))\" first"))
         #expect(try trust(alice, bobKey) == "blocked")
@@ -110,5 +112,55 @@ import Testing
         let unknown = try alice.run(["block", "nobody"])
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no peer named \"nobody\""))
+    }
+
+    /// Grouped by four, as `confab whoami` and `verify` print it.
+    private func fingerprint(_ key: String) -> String {
+        stride(from: 0, to: key.count, by: 4).map { String(Array(key)[$0..<$0 + 4]) }.joined(separator: " ")
+    }
+
+    @Test func confirmTakesOnlyAFullKeyOrFingerprint() throws {
+        for target in ["bob", "Bob", String(bobKey.prefix(16)), String(bobKey.prefix(8))] {
+            let refused = try alice.run(["verify", target, "--confirm"])
+            #expect(refused.status == 2, "\(target)")
+            #expect(refused.stderr.contains("full key or fingerprint"), "\(refused.stderr)")
+        }
+        #expect(try trust(alice, bobKey) == "unverified")
+        let confirmed = try alice.run(["verify", fingerprint(bobKey), "--confirm"])
+        #expect(confirmed.status == 0, "\(confirmed.stderr)")
+        #expect(try trust(alice, bobKey) == "verified")
+    }
+
+    /// The review's repro, with the name already stored (as by an older version or a
+    /// Hello): keys and key prefixes still reach the key they spell.
+    @Test func keysAndPrefixesReachTheirKeyWhenANameSpellsThem() throws {
+        let mallory = CLIRunner(data: try CLIRunner.temporaryDirectory().appendingPathComponent("mallory"))
+        let malloryKey = try mallory.initialize(name: "Mallory")
+        #expect(try alice.run(["peers", "add", malloryKey, "--name", "mal"]).status == 0)
+        let prefix = String(bobKey.prefix(16))
+        try rename(malloryKey, to: bobKey, in: alice)
+
+        let sent = try #require(try alice.run(["send", bobKey, "for bob only", "--json"]).json() as? [String: Any])
+        let list = try #require(try alice.run(["list", "--json"]).json() as? [[String: Any]])
+        let thread = try #require(list.first { $0["id"] as? String == sent["conversation"] as? String })
+        let members = (thread["participants"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(members == [bobKey])
+
+        try rename(malloryKey, to: prefix, in: alice)
+        #expect(try alice.run(["verify", prefix, "--confirm"]).status == 2)
+        #expect(try alice.run(["verify", prefix]).stdout.contains("confab verify \(bobKey) --confirm"))
+        #expect(try alice.run(["block", prefix]).status == 0)
+        #expect(try trust(alice, bobKey) == "blocked")
+        #expect(try trust(alice, malloryKey) == "unverified")
+        #expect(try alice.run(["unblock", prefix]).status == 0)
+        #expect(try trust(alice, bobKey) == "unverified")
+    }
+
+    private func rename(_ key: String, to name: String, in runner: CLIRunner) throws {
+        let database = try DatabaseQueue(path: runner.data.appendingPathComponent("confab.sqlite").path)
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE peer SET name = ? WHERE id = ?", arguments: [name, Data(Hex.decode(key) ?? [])])
+        }
     }
 }

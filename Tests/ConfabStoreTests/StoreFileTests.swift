@@ -80,7 +80,8 @@ struct StoreFileTests {
         #expect(completed)
         #expect(
             applied == [
-                "v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting", "v3-evidence",
+                "v1-meta-and-peers", "v1-conversations-and-logs", "v2-peer-trust", "v2-relay-accounting",
+                "v3-peer-name-skeleton", "v3-evidence",
             ])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
     }

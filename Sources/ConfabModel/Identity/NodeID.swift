@@ -21,5 +21,11 @@ public struct NodeID: ByteIdentifier {
         return stride(from: 0, to: hex.count, by: 4).map { String(hex[$0..<$0 + 4]) }.joined(separator: " ")
     }
 
+    /// Reads a key written as `fingerprint` writes it (hex in groups separated by spaces),
+    /// or as plain hex; nil unless the digits, spaces aside, are a whole key.
+    public init?(fingerprint: String) {
+        self.init(hex: String(fingerprint.filter { !$0.isWhitespace }))
+    }
+
     public var signingKey: SigningPublicKey { try! SigningPublicKey(bytes: bytes) }
 }

@@ -16,8 +16,9 @@ public struct Peer: Sendable, Equatable, Codable {
     public var addedAt: Date
     public var lastSeenAt: Date?
     public var address: String?
-    /// The name this key introduced itself with when another key already went by it here:
-    /// possibly someone impersonating that peer. Its own name here was made distinct.
+    /// The name this key introduced itself with when another key already went by it (or a
+    /// name that looks the same) here, or when it looked like a key: possibly someone
+    /// impersonating that peer. Its own name here was made distinct.
     public var claimedName: String?
 
     public init(
@@ -37,9 +38,13 @@ public struct Peer: Sendable, Equatable, Codable {
     /// been compared out of band, which settles the doubt.
     public var warning: String? {
         guard let claimedName, trust != .verified else { return nil }
-        // The name came from the network: quoted with control characters escaped, so it
-        // cannot drive the terminal it is printed on.
-        return "introduced itself as \(claimedName.debugDescription), a name another key already has here — "
+        // The name came from the network: quoted with control and format characters escaped,
+        // so it cannot drive the terminal it is printed on.
+        let what =
+            DisplayName.looksLikeKey(claimedName)
+            ? "a name that looks like a key or key prefix"
+            : "a name another key already has here (or one that looks the same)"
+        return "introduced itself as \(TextSanitizer.quoted(claimedName)), \(what) — "
             + "it may be someone else; compare safety numbers (confab verify \(id.shortHex))"
     }
 }

@@ -239,7 +239,8 @@ final class SessionHandler: ChannelInboundHandler {
     private func deliver(_ message: SessionMessage, on session: PeerSession, context: ChannelHandlerContext) {
         core.delegate?.session(session, didReceive: message)
         if case .bye(let reason) = message {
-            logger.debug("peer said bye", metadata: ["reason": "\(reason)"])
+            // The peer's own text: quoted and escaped so it cannot forge a log line.
+            logger.debug("peer said bye", metadata: ["reason": "\(TextSanitizer.quoted(reason))"])
             endedInOrder = true
             context.close(promise: nil)
         }

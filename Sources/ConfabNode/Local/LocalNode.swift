@@ -20,12 +20,14 @@ public struct LocalNode: Sendable {
         return LocalNode(directory: directory, identity: identity, store: store)
     }
 
-    /// Creates a new identity and store with a display name.
+    /// Creates a new identity and store with a display name. The name is checked before
+    /// anything is created, so a refused name leaves no half-made directory behind.
     public static func initialize(_ directory: DataDirectory, name: String) throws -> LocalNode {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = DisplayName.cleaned(name)
         guard !name.isEmpty, name.utf8.count <= Limits.maxNameBytes else {
             throw StoreError.invalidInput("a display name needs 1 to \(Limits.maxNameBytes) bytes")
         }
+        if let refusal = DisplayName.keyLikeRefusal(name) { throw StoreError.invalidInput(refusal) }
         try directory.create()
         try IdentityFile.create(SigningKeyPair.generate(), at: directory.identityFile)
         let node = try open(directory)

@@ -42,7 +42,7 @@ public struct MessageSender {
     /// are refused), so it is refused up front; a group with anyone else is fine.
     private static func refuseBlocked(_ recipients: [(name: String, id: NodeID, trust: Peer.Trust)]) throws {
         guard !recipients.isEmpty, recipients.allSatisfy({ $0.trust == .blocked }) else { return }
-        let names = recipients.map(\.name).joined(separator: ", ")
+        let names = recipients.map { TextSanitizer.line($0.name) }.joined(separator: ", ")
         let unblock = recipients.map { "confab unblock \($0.id.shortHex)" }.joined(separator: "; ")
         throw StoreError.invalidInput(
             "\(names) \(recipients.count == 1 ? "is" : "are") blocked here, so nothing would reach them — to write, first run: \(unblock)"

@@ -2,9 +2,11 @@ import ConfabCrypto
 import ConfabModel
 import ConfabStore
 
-/// Turns what a person typed into a peer or a conversation. Accepts a display name
-/// (case-insensitive), a full key, or a unique key prefix; conversations also by id prefix
-/// or by a peer's name (their most recent thread). Errors list the candidates.
+/// Turns what a person typed into a peer or a conversation. A peer is found by full key,
+/// then fingerprint, then a key prefix matching one known key, and only then by display
+/// name (compared by skeleton, so case and look-alike letters do not matter): a name comes
+/// from the peer's own Hello, so it must never shadow a key. Conversations are found by id
+/// prefix first, then as a peer's most recent thread. Errors list the candidates.
 public struct Resolver: Sendable {
     public let store: ConfabStore
 
@@ -12,24 +14,32 @@ public struct Resolver: Sendable {
         self.store = store
     }
 
+    /// A full key or a fingerprint, and nothing that could point at another key (a name,
+    /// a prefix): what marking a key verified must take.
+    public static func exactKey(_ text: String) -> NodeID? {
+        let query = text.trimmingCharacters(in: .whitespaces)
+        return NodeID(hex: query) ?? NodeID(fingerprint: query)
+    }
+
     public func peer(_ text: String) throws -> NodeID {
         let query = text.trimmingCharacters(in: .whitespaces)
+        if let key = Self.exactKey(query) { return key }
         let peers = try store.peers()
-        let named = peers.filter { $0.name.caseInsensitiveCompare(query) == .orderedSame }
-        if named.count == 1 { return named[0].id }
-        if named.count > 1 {
-            throw ResolveError.ambiguous(query, candidates: named.map { "\($0.name) (\($0.id.shortHex))" })
-        }
-        if let full = NodeID(hex: query) { return full }
         if query.count >= 4, Hex.isHexPrefix(query) {
             let matches = peers.filter { $0.id.hex.hasPrefix(query.lowercased()) }
             if matches.count == 1 { return matches[0].id }
             if matches.count > 1 {
-                throw ResolveError.ambiguous(query, candidates: matches.map { "\($0.name) (\($0.id.shortHex))" })
+                throw ResolveError.ambiguous(query, candidates: matches.map(Self.candidate))
             }
         }
+        let skeleton = NameSkeleton.of(query)
+        let named = peers.filter { NameSkeleton.of($0.name) == skeleton }
+        if named.count == 1 { return named[0].id }
+        if named.count > 1 { throw ResolveError.ambiguous(query, candidates: named.map(Self.candidate)) }
         throw ResolveError.unknownPeer(query, known: peers.map(\.name))
     }
+
+    private static func candidate(_ peer: Peer) -> String { "\(peer.name) (\(peer.id.shortHex))" }
 
     public func conversation(_ text: String) throws -> ConversationID {
         let query = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -80,18 +90,21 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// Names and titles in the lists come from the network: shown on one line, without
+    /// escape sequences (what the person typed is shown as typed).
     public var description: String {
         switch reason {
         case .unknownPeer(let name, let known):
-            let list = known.isEmpty ? "none yet" : known.joined(separator: ", ")
+            let list = known.isEmpty ? "none yet" : known.map(TextSanitizer.line).joined(separator: ", ")
             return "no peer named \"\(name)\" — known peers: \(list) (run \"confab peers\", or add one with "
                 + "\"confab peers add KEY --name NAME\")"
         case .unknownConversation(let name, let known):
-            let list = known.isEmpty ? "none yet" : known.prefix(10).joined(separator: ", ")
+            let list = known.isEmpty ? "none yet" : known.prefix(10).map(TextSanitizer.line).joined(separator: ", ")
             return "no conversation or peer matches \"\(name)\" — conversations: \(list) (run \"confab list\")"
         case .ambiguous(let name, let candidates):
             return
-                "\"\(name)\" is ambiguous — it matches: \(candidates.joined(separator: "; ")); type more of the key or id"
+                "\"\(name)\" is ambiguous — it matches: \(candidates.map(TextSanitizer.line).joined(separator: "; ")); "
+                + "type more of the key or id"
         case .noConversation(let name):
             return "no conversation with \(name) yet — start one with \"confab new \(name)\""
         }

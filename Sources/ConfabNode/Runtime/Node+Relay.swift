@@ -75,10 +75,17 @@ extension Node {
 
     /// Logs a peer's Bye, which carries the reason when a relay refused us.
     func noteBye(_ reason: String, from session: PeerSession) {
-        if reason.hasPrefix(Self.refusalPrefix) { operations.refusedBy[session.remote] = .now }
+        noteBye(reason, from: session.remote)
+    }
+
+    /// The reason is the peer's own text: logged quoted and escaped, so it cannot forge a
+    /// log line or drive the terminal the log is read on.
+    func noteBye(_ reason: String, from peer: NodeID) {
+        if reason.hasPrefix(Self.refusalPrefix) { operations.refusedBy[peer] = .now }
+        let quoted = TextSanitizer.quoted(reason)
         logger.info(
-            "peer ended the session: \(reason)",
-            metadata: ["event": "peer_bye", "peer": "\(session.remote.shortHex)", "reason": "\(reason)"])
+            "peer ended the session: \(quoted)",
+            metadata: ["event": "peer_bye", "peer": "\(peer.shortHex)", "reason": "\(quoted)"])
     }
 
     /// Bye reasons that mean "do not come back soon" start with this (Protocol.md §10.4).

@@ -47,13 +47,19 @@ extension Node {
         return false
     }
 
-    /// Trust on first use: a new key that claims a name another key already has here is
-    /// kept apart under a distinct name, and the person running the node is told.
+    /// Trust on first use: a new key that claims a name another key already has here (or
+    /// one that looks like a key) is kept apart under a distinct name, and the person running
+    /// the node is told. Both names are quoted and escaped: they came from the network.
     func warnNameClaim(_ id: NodeID, holder: NodeID) {
         let peer = try? local.store.peer(id)
-        let claimed = (peer?.claimedName ?? "").debugDescription
-        let name = (peer?.name ?? id.shortHex).debugDescription
-        let whose = holder == me ? "this node's own name" : "the name of \(holder.shortHex)"
+        let claimed = TextSanitizer.quoted(peer?.claimedName ?? "")
+        let name = TextSanitizer.quoted(peer?.name ?? id.shortHex)
+        let whose =
+            switch holder {
+            case me: "this node's own name"
+            case id: "a name that looks like a key"
+            default: "the name of \(holder.shortHex)"
+            }
         let advice = "compare safety numbers before trusting it (confab verify \(id.shortHex))"
         let message =
             "new key \(id.shortHex) introduced itself as \(claimed), \(whose); kept apart as \(name) — \(advice)"

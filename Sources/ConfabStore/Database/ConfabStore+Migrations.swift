@@ -1,3 +1,4 @@
+import ConfabModel
 import GRDB
 
 extension ConfabStore {
@@ -147,6 +148,19 @@ extension ConfabStore {
             // Peers added with `confab peers add` are the ones a relay run with
             // `--accept known` admits; peers merely seen on the network are not.
             try db.execute(sql: "ALTER TABLE peer ADD COLUMN addedByHand INTEGER NOT NULL DEFAULT 0")
+        }
+
+        // Names are compared by skeleton (Protocol.md §8.1), which SQLite cannot compute:
+        // stored and indexed, so checking a new key's name stays one lookup however many
+        // keys a peer table holds. A change to NameSkeleton needs a migration recomputing it.
+        migrator.registerMigration("v3-peer-name-skeleton") { db in
+            try db.execute(sql: "ALTER TABLE peer ADD COLUMN nameSkeleton TEXT NOT NULL DEFAULT ''")
+            for row in try Row.fetchAll(db, sql: "SELECT id, name FROM peer") {
+                try db.execute(
+                    sql: "UPDATE peer SET nameSkeleton = ? WHERE id = ?",
+                    arguments: [NameSkeleton.of(row["name"]), row["id"] as DatabaseValue])
+            }
+            try db.execute(sql: "CREATE INDEX peer_name_skeleton ON peer(nameSkeleton)")
         }
 
         // What a peer's lies leave behind, kept as evidence: proofs that an author forked

@@ -69,5 +69,14 @@ public final class ConfabStore: Sendable {
 
     /// My display name, as others will see it.
     public func displayName() throws -> String? { try metaValue("displayName") }
-    public func setDisplayName(_ name: String) throws { try setMetaValue("displayName", name) }
+
+    /// Stored cleaned; a name that looks like a key is refused, as for peers.
+    public func setDisplayName(_ name: String) throws {
+        let name = DisplayName.cleaned(name)
+        guard !name.isEmpty, name.utf8.count <= Limits.maxNameBytes else {
+            throw StoreError.invalidInput("a display name needs 1 to \(Limits.maxNameBytes) bytes")
+        }
+        if let refusal = DisplayName.keyLikeRefusal(name) { throw StoreError.invalidInput(refusal) }
+        try setMetaValue("displayName", name)
+    }
 }

@@ -16,21 +16,24 @@ extension ConfabStore {
     }
 
     /// Adds a peer, or renames one already known. The name is what this node calls it;
-    /// the search index of its conversations follows.
+    /// the search index of its conversations follows. Names that look like keys, and names
+    /// taken here (or looking the same as one), are refused.
     public func savePeer(_ id: NodeID, name: String, now: Date = Date()) throws {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = DisplayName.cleaned(name)
         guard !name.isEmpty else { throw StoreError.invalidInput("a peer needs a name") }
         guard name.utf8.count <= Limits.maxNameBytes else {
             throw StoreError.invalidInput("the name is longer than \(Limits.maxNameBytes) bytes")
         }
         guard id != me else { throw StoreError.invalidInput("that key is this node's own identity") }
         try writer.write { db in
+            try self.checkChosenName(name, for: id, db: db)
             try db.execute(
                 sql: """
-                    INSERT INTO peer(id, name, addedAt, addedByHand) VALUES (?, ?, ?, 1)
-                    ON CONFLICT(id) DO UPDATE SET name = excluded.name, addedByHand = 1
+                    INSERT INTO peer(id, name, nameSkeleton, addedAt, addedByHand) VALUES (?, ?, ?, ?, 1)
+                    ON CONFLICT(id) DO UPDATE SET
+                        name = excluded.name, nameSkeleton = excluded.nameSkeleton, addedByHand = 1
                     """,
-                arguments: [id.bytes, name, now.millisecondsSince1970])
+                arguments: [id.bytes, name, NameSkeleton.of(name), now.millisecondsSince1970])
             let conversations = try [UInt8].fetchAll(
                 db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
             for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
@@ -52,11 +55,14 @@ extension Peer {
 
 extension ConfabStore {
     /// A peer connected and said who it is. An unknown key is remembered under the name it
-    /// gave (trust on first use binds that name to this key). If another key already goes
-    /// by that name here, or it is my own name, the new key is never merged: it is named
-    /// `name (short key)` and its claimed name is kept as a warning. Returns the conflicting
-    /// key in that case (my own key when it claimed my name), else nil. A known peer keeps
-    /// the name given here.
+    /// gave (trust on first use binds that name to this key), cleaned of invisible
+    /// characters. If another key already goes by that name here, or by one that looks the
+    /// same, or it is my own name, the new key is never merged: it is named `name (short
+    /// key)` and its claimed name is kept as a warning. A name that looks like a key is
+    /// never taken either: the key is named `peer (short key)` (or the claim without its
+    /// bracketed hex) with the same warning. Returns the key the claim collides with (my
+    /// own for my name, the new key itself for a key-like name), else nil. A known peer
+    /// keeps the name given here.
     @discardableResult
     public func notePeerSeen(
         _ id: NodeID, suggestedName: String, address: String?, now: Date = Date()
@@ -66,26 +72,13 @@ extension ConfabStore {
             var conflict: NodeID?
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
             if !known {
-                var name = suggestedName.trimmingCharacters(in: .whitespacesAndNewlines)
-                if name.isEmpty || name.utf8.count > Limits.maxNameBytes { name = id.shortHex }
-                conflict = try [UInt8].fetchOne(
-                    db, sql: "SELECT id FROM peer WHERE name = ? COLLATE NOCASE", arguments: [name]
-                ).flatMap(NodeID.init(bytes:))
-                let myName = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'")
-                if conflict == nil, let myName, myName.caseInsensitiveCompare(name) == .orderedSame { conflict = me }
-                let claimed = conflict == nil ? nil : name
-                if conflict != nil {
-                    name += " (\(id.shortHex))"
-                    // Two impostors with one short key prefix are still told apart.
-                    if try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM peer WHERE name = ? COLLATE NOCASE", arguments: [name]) != nil
-                    {
-                        name = (claimed ?? "") + " (\(id.hex))"
-                    }
-                }
+                let naming = try self.nameForNewKey(id, claiming: suggestedName, db: db)
+                conflict = naming.conflict
                 try db.execute(
-                    sql: "INSERT INTO peer(id, name, addedAt, claimedName) VALUES (?, ?, ?, ?)",
-                    arguments: [id.bytes, name, now.millisecondsSince1970, claimed])
+                    sql: "INSERT INTO peer(id, name, nameSkeleton, addedAt, claimedName) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [
+                        id.bytes, naming.name, NameSkeleton.of(naming.name), now.millisecondsSince1970, naming.claimed,
+                    ])
                 let conversations = try [UInt8].fetchAll(
                     db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
                 for conversation in conversations.compactMap(ConversationID.init(bytes:)) {

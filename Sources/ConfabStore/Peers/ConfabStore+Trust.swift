@@ -15,10 +15,12 @@ extension ConfabStore {
         try writer.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO peer(id, name, trust, addedAt) VALUES (?, ?, ?, ?)
+                    INSERT INTO peer(id, name, nameSkeleton, trust, addedAt) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET trust = excluded.trust
                     """,
-                arguments: [id.bytes, id.shortHex, trust.rawValue, now.millisecondsSince1970])
+                arguments: [
+                    id.bytes, id.shortHex, NameSkeleton.of(id.shortHex), trust.rawValue, now.millisecondsSince1970,
+                ])
         }
     }
 

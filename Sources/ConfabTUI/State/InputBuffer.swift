@@ -1,3 +1,5 @@
+import ConfabModel
+
 /// Editable text with a cursor, for the message input and the fields of overlays. Works on
 /// characters (grapheme clusters), so the cursor never lands inside an emoji or an accent.
 struct InputBuffer: Sendable, Equatable {

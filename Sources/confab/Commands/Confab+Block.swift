@@ -31,7 +31,7 @@ extension Confab {
                 try JSONOutput.print(JSONOutput.peer(info))
                 return
             }
-            let label = "\(info.name) (\(id.shortHex))"
+            let label = "\(TextSanitizer.line(info.name)) (\(id.shortHex))"
             Console.out(
                 before == .blocked
                     ? "\(label) was already blocked."

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 
 extension Confab {
@@ -19,7 +20,7 @@ extension Confab {
         func run() throws {
             let node = try global.open()
             let id = try Resolver(store: node.store).conversation(conversation)
-            let name = try node.store.conversation(id)?.displayName ?? id.shortHex
+            let name = try node.store.conversation(id).map { TextSanitizer.line($0.displayName) } ?? id.shortHex
             if !yes {
                 guard Console.stdinIsTerminal else {
                     throw CLIError("refusing to delete \(name) without confirmation; pass --yes")

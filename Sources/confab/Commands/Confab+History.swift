@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 
 extension Confab {
@@ -34,10 +35,11 @@ extension Confab {
                 return
             }
             let summary = try node.store.conversation(id)
-            Console.out(Style.bold(summary?.displayName ?? id.shortHex) + Style.dim("  (\(id.shortHex))"))
-            for warning in summary?.warnings ?? [] { Console.out("⚠ " + warning) }
+            let title = summary.map { TextSanitizer.line($0.displayName) } ?? id.shortHex
+            Console.out(Style.bold(title) + Style.dim("  (\(id.shortHex))"))
+            for warning in summary?.warnings ?? [] { Console.out("⚠ " + TextSanitizer.line(warning)) }
             guard !messages.isEmpty else {
-                let first = summary?.participants.first?.name ?? "them"
+                let first = summary?.participants.first.map { TextSanitizer.line($0.name) } ?? "them"
                 Console.out("No messages yet. Say hi to \(first): confab send \(id.shortHex) \"hi\"")
                 return
             }

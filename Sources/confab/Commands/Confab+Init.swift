@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 import Foundation
 
@@ -17,6 +18,7 @@ extension Confab {
             if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--name must not be empty")
             }
+            if let name, let refusal = DisplayName.keyLikeRefusal(name) { throw ValidationError(refusal) }
         }
 
         /// The name a new identity gets when none is given.
@@ -32,8 +34,8 @@ extension Confab {
                     "already initialised as \(try node.displayName()) (\(node.me.shortHex)) in \(directory.path); "
                         + "use --data DIR for another identity")
             }
-            let chosen = name ?? Self.loginName
-            let node = try LocalNode.initialize(directory, name: chosen)
+            let node = try LocalNode.initialize(directory, name: name ?? Self.loginName)
+            let chosen = try node.displayName()
             if output.json {
                 try JSONOutput.print(WhoAmI.Info(node: node, name: chosen))
                 return

@@ -24,7 +24,7 @@ extension ConversationFlagCommand {
         if output.json {
             try JSONOutput.print(JSONOutput.conversation(summary))
         } else {
-            Console.out("\(Self.doneMessage) \(summary.displayName) (\(id.shortHex))")
+            Console.out("\(Self.doneMessage) \(TextSanitizer.line(summary.displayName)) (\(id.shortHex))")
         }
     }
 }

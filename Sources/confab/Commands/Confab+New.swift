@@ -37,7 +37,7 @@ extension Confab {
                 try JSONOutput.print(JSONOutput.conversation(summary))
                 return
             }
-            var text = "Started \(summary.displayName) (\(created.id.shortHex))"
+            var text = "Started \(TextSanitizer.line(summary.displayName)) (\(created.id.shortHex))"
             if created.message != nil { text += " — first message sending…" }
             Console.out(text)
         }

@@ -28,16 +28,19 @@ extension Confab {
                 }
                 return
             }
+            // Names, addresses and warnings come from the network: one sanitised line each.
             if let presence, !presence.isEmpty {
-                let nameWidth = min(24, presence.map { DisplayWidth.of($0.name) }.max() ?? 4)
-                for peer in presence {
+                let names = presence.map { TextSanitizer.line($0.name) }
+                let nameWidth = min(24, names.map(DisplayWidth.of).max() ?? 4)
+                for (peer, name) in zip(presence, names) {
                     let state = peer.online ? "online " : "offline"
                     let seen = peer.lastSeen.map { " · seen " + HumanOutput.timestamps.short($0) } ?? ""
-                    let trust = peer.trust.map { $0 == "unverified" ? "" : "  " + $0 } ?? ""
+                    let trust = peer.trust.map { $0 == "unverified" ? "" : "  " + TextSanitizer.line($0) } ?? ""
+                    let address = peer.address.map(TextSanitizer.line) ?? "no address"
                     Console.out(
-                        Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + state + trust + "  "
-                            + Style.dim((peer.address ?? "no address") + seen) + "  " + Style.dim(peer.id.fingerprint))
-                    if let warning = peer.warning { Console.out("   ⚠ " + warning) }
+                        Style.bold(DisplayWidth.pad(name, to: nameWidth)) + "  " + state + trust + "  "
+                            + Style.dim(address + seen) + "  " + Style.dim(peer.id.fingerprint))
+                    if let warning = peer.warning { Console.out("   ⚠ " + TextSanitizer.line(warning)) }
                 }
                 return
             }
@@ -45,13 +48,14 @@ extension Confab {
                 Console.out("No peers yet — add one with \"confab peers add KEY --name NAME\" (see \"confab whoami\").")
                 return
             }
-            let nameWidth = min(24, peers.map { DisplayWidth.of($0.name) }.max() ?? 4)
-            for peer in peers {
+            let names = peers.map { TextSanitizer.line($0.name) }
+            let nameWidth = min(24, names.map(DisplayWidth.of).max() ?? 4)
+            for (peer, name) in zip(peers, names) {
                 let trust = peer.trust == .unverified ? "" : "  " + peer.trust.rawValue
                 Console.out(
-                    Style.bold(DisplayWidth.pad(peer.name, to: nameWidth)) + "  " + peer.id.shortHex + "  "
+                    Style.bold(DisplayWidth.pad(name, to: nameWidth)) + "  " + peer.id.shortHex + "  "
                         + Style.dim(peer.id.fingerprint) + trust)
-                if let warning = peer.warning { Console.out("   ⚠ " + warning) }
+                if let warning = peer.warning { Console.out("   ⚠ " + TextSanitizer.line(warning)) }
             }
         }
     }
@@ -80,25 +84,21 @@ extension Confab {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("--name must not be empty")
             }
+            if let refusal = DisplayName.keyLikeRefusal(name) { throw ValidationError(refusal) }
         }
 
         func run() throws {
             let node = try global.open()
             let id = NodeID(hex: key.trimmingCharacters(in: .whitespaces))!
-            let existing = try node.store.peers()
-            if let clash = existing.first(where: {
-                $0.id != id && $0.name.caseInsensitiveCompare(name) == .orderedSame
-            }) {
-                throw CLIError(
-                    "the name \"\(name)\" is already used by another key (\(clash.id.shortHex)); choose another name")
-            }
+            // The store refuses a name another key has here, or one that looks the same.
             try node.store.savePeer(id, name: name)
             let peer = try node.store.peer(id)!
             if output.json {
                 try JSONOutput.print(JSONOutput.peer(peer))
                 return
             }
-            Console.out("Added \(peer.name) (\(peer.id.shortHex)). Say hi: confab send \(peer.name) \"hi\"")
+            let name = TextSanitizer.line(peer.name)
+            Console.out("Added \(name) (\(peer.id.shortHex)). Say hi: confab send \(name) \"hi\"")
         }
     }
 }

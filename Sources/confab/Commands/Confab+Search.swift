@@ -33,11 +33,15 @@ extension Confab {
                 return
             }
             for hit in hits {
-                let place = Style.bold(hit.conversation.displayName) + Style.dim(" (\(hit.conversation.id.shortHex))")
+                // Titles, names and text come from the network: one sanitised line each.
+                let title = TextSanitizer.line(hit.conversation.displayName)
+                let place = Style.bold(title) + Style.dim(" (\(hit.conversation.id.shortHex))")
                 if let message = hit.message {
                     let when = HumanOutput.timestamps.short(message.sentAt)
-                    let snippet = Preview.line(hit.snippet ?? message.text ?? "", mine: false, limit: 200)
-                    Console.out("\(place)  \(Style.dim(when))\n   \(message.authorName): \(snippet)")
+                    let text = TextSanitizer.line(hit.snippet ?? message.text ?? "")
+                    let snippet = Preview.line(text, mine: false, limit: 200)
+                    let author = TextSanitizer.line(message.authorName)
+                    Console.out("\(place)  \(Style.dim(when))\n   \(author): \(snippet)")
                 } else {
                     Console.out("\(place)  \(Style.dim("conversation"))")
                 }

@@ -113,7 +113,8 @@ struct SendChannel {
     private let directory: DataDirectory
     private let target: String
     private(set) var viaNode: Bool
-    var name: String { (try? direct.name()) ?? target }
+    /// For people to read: a peer's name or a title, from the network, so sanitised.
+    var name: String { TextSanitizer.line((try? direct.name()) ?? target) }
 
     init(node: LocalNode, target: String) throws {
         direct = try MessageSender(store: node.store, target: target)

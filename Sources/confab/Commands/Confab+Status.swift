@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 
 extension Confab {
@@ -28,15 +29,17 @@ extension Confab {
                 return
             }
             Console.out(
-                "\(Style.bold(status.name)) (\(status.id.shortHex)) · \(status.role) · listening on \(status.listen)")
+                "\(Style.bold(TextSanitizer.line(status.name))) (\(status.id.shortHex)) · \(status.role) · "
+                    + "listening on \(status.listen)")
             Console.out(
                 status.sessions.isEmpty
                     ? "Offline — messages will be sent when a peer is reachable"
                     : "Online · \(status.sessions.count) peer\(status.sessions.count == 1 ? "" : "s")")
+            // Peers' names and addresses come from the network.
             for session in status.sessions {
-                Console.out(
-                    "   \(session.name)  \(Style.dim(session.address))\(session.initiator ? "" : Style.dim(" (incoming)"))"
-                )
+                let name = TextSanitizer.line(session.name)
+                let address = Style.dim(TextSanitizer.line(session.address))
+                Console.out("   \(name)  \(address)\(session.initiator ? "" : Style.dim(" (incoming)"))")
             }
             Console.out("\(status.outbox) entr\(status.outbox == 1 ? "y" : "ies") waiting to be sent.")
             if status.outstanding > 0 {

@@ -17,7 +17,7 @@ extension Confab {
             let node = try global.open()
             let id = try Resolver(store: node.store).peer(peer)
             guard let current = try node.store.peer(id), current.trust == .blocked else {
-                let blocked = try node.store.peers().filter { $0.trust == .blocked }.map(\.name)
+                let blocked = try node.store.peers().filter { $0.trust == .blocked }.map { TextSanitizer.line($0.name) }
                 throw CLIError(
                     "\"\(peer)\" is not blocked — blocked peers: "
                         + (blocked.isEmpty ? "none" : blocked.joined(separator: ", ")))
@@ -30,7 +30,7 @@ extension Confab {
                 return
             }
             Console.out(
-                "Unblocked \(info.name) (\(id.shortHex)): its messages show again and it can connect. "
+                "Unblocked \(TextSanitizer.line(info.name)) (\(id.shortHex)): its messages show again and it can connect. "
                     + "Compare safety numbers to verify it: confab verify \(id.shortHex)")
         }
     }

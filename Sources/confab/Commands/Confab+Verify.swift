@@ -16,11 +16,21 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer's name, key, or unique key prefix.")
+        @Argument(help: "A peer's name, key, or unique key prefix; with --confirm, its full key or fingerprint.")
         var peer: String
 
-        @Flag(help: "The numbers matched: mark this peer's key verified.")
+        @Flag(help: "The numbers matched: mark this peer's key verified (give the full key or fingerprint).")
         var confirm = false
+
+        /// A name comes from the peer itself and a prefix may match a key chosen to share
+        /// it, so what gets verified is named in full.
+        func validate() throws {
+            if confirm, Resolver.exactKey(peer) == nil {
+                throw ValidationError(
+                    "--confirm takes the peer's full key or fingerprint, not a name or key prefix (either could point "
+                        + "at another key): run \"confab verify \(peer)\" and use the command it prints")
+            }
+        }
 
         struct Result: Encodable {
             let peer: JSONOutput.PeerInfo
@@ -34,9 +44,9 @@ extension Confab {
                 throw CLIError("\"\(peer)\" is your own key; verify a peer's key instead (see \"confab peers\")")
             }
             if confirm {
-                if try node.store.peer(id)?.trust == .blocked {
+                if let stored = try node.store.peer(id), stored.trust == .blocked {
                     throw CLIError(
-                        "\(try node.store.peer(id)?.name ?? id.shortHex) is blocked; "
+                        "\(TextSanitizer.line(stored.name)) is blocked; "
                             + "run \"confab unblock \(id.shortHex)\" first if you trust this key")
                 }
                 try node.store.setTrust(id, .verified)
@@ -49,8 +59,9 @@ extension Confab {
                 try JSONOutput.print(Result(peer: JSONOutput.peer(info), safetyNumber: number.description))
                 return
             }
-            let label = "\(info.name) (\(id.shortHex))"
-            if let warning = info.warning { Console.out("⚠ \(info.name) \(warning)\n") }
+            let name = TextSanitizer.line(info.name)
+            let label = "\(name) (\(id.shortHex))"
+            if let warning = info.warning { Console.out("⚠ \(name) \(TextSanitizer.line(warning))\n") }
             Console.out("Safety number with \(Style.bold(label)):\n")
             for line in number.lines { Console.out("    " + line) }
             Console.out("\nTheir key: \(id.fingerprint)")
@@ -62,7 +73,7 @@ extension Confab {
                 Console.out(
                     """
                     Compare it with what "confab verify" shows on their machine, in person or on a call you trust.
-                    If it matches: confab verify \(String(id.hex.prefix(16))) --confirm
+                    If it matches: confab verify \(id.hex) --confirm
                     """)
             }
         }

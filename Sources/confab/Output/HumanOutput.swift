@@ -3,7 +3,9 @@ import ConfabNode
 import ConfabStore
 import Foundation
 
-/// Text output for people: aligned to the terminal, relative timestamps, badges.
+/// Text output for people: aligned to the terminal, relative timestamps, badges. Names,
+/// titles and message text come from the network, so each goes through TextSanitizer:
+/// one line for names, titles and previews, lines for message bodies.
 enum HumanOutput {
     static let timestamps = SmartTimestamp()
 
@@ -24,13 +26,15 @@ enum HumanOutput {
             let mark = c.isPinned ? "📌 " : "   "
             let time = timestamps.short(c.lastActivityAt, now: now)
             var name = c.participants.map(participantLabel).joined(separator: ", ")
-            if let title = c.title, !title.isEmpty { name += " · \(title)" }
+            if let title = c.title, !title.isEmpty { name += " · \(TextSanitizer.line(title))" }
             if c.isArchived { name += " (archived)" }
             if c.isMuted { name += " (muted)" }
             let nameWidth = max(10, width - DisplayWidth.of(mark) - DisplayWidth.of(time) - 1)
             let line1 = mark + Style.bold(DisplayWidth.pad(name, to: nameWidth)) + " " + Style.dim(time)
 
-            var preview = c.lastMessage.map { Preview.line($0.text, mine: $0.isMine, limit: 200) } ?? "No messages yet"
+            var preview =
+                c.lastMessage.map { Preview.line(TextSanitizer.line($0.text), mine: $0.isMine, limit: 200) }
+                ?? "No messages yet"
             if let status = c.lastMessage?.status { preview += " · " + label(status) }
             let badge = c.badgeCount > 0 ? " (\(c.badgeCount))" : ""
             let id = " " + c.id.shortHex
@@ -42,10 +46,11 @@ enum HumanOutput {
 
     /// A participant's name with its trust: "Bob ✓" once verified, "Bob (blocked)".
     static func participantLabel(_ participant: ConversationSummary.Participant) -> String {
+        let name = TextSanitizer.line(participant.name)
         switch participant.trust {
-        case .verified: return participant.name + " ✓"
-        case .blocked: return participant.name + " (blocked)"
-        case .unverified: return participant.name
+        case .verified: return name + " ✓"
+        case .blocked: return name + " (blocked)"
+        case .unverified: return name
         }
     }
 
@@ -67,12 +72,12 @@ enum HumanOutput {
                 lastDay = day
             }
             let time = DisplayWidth.pad(timestamps.time(message.sentAt), to: 8)
-            let name = message.isMine ? Style.accent(message.authorName) : Style.bold(message.authorName)
-            let text = message.text ?? "(message could not be decrypted)"
+            let author = TextSanitizer.line(message.authorName)
+            let name = message.isMine ? Style.accent(author) : Style.bold(author)
             let status = message.status.map { "  " + Style.dim("(\(label($0)))") } ?? ""
-            let body = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let body = message.text.map(TextSanitizer.lines) ?? ["(message could not be decrypted)"]
             lines.append("\(Style.dim(time))  \(name): \(body.first ?? "")" + (body.count == 1 ? status : ""))
-            let indent = String(repeating: " ", count: 10 + DisplayWidth.of(message.authorName) + 2)
+            let indent = String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
             for (index, line) in body.dropFirst().enumerated() {
                 lines.append(indent + line + (index == body.count - 2 ? status : ""))
             }
@@ -87,17 +92,26 @@ extension HumanOutput {
         switch event.event {
         case "message":
             guard let message = event.message else { return "message" }
-            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(message.authorName)): "
-                + (message.text ?? "(could not be decrypted)")
+            let author = TextSanitizer.line(message.authorName)
+            // Later lines are indented, so a message cannot start a line that passes for
+            // another event.
+            let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
+            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)): "
+                + (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
         case "status":
             return "\(Style.dim(String((event.conversation ?? "").prefix(8))))  your message #\(event.seq ?? 0) is "
                 + (event.status.flatMap(DeliveryStatus.init(rawValue:)).map(label) ?? "?")
         case "peer_online":
-            return "\(event.peer?.name ?? "?") is online" + (event.peer?.address.map { " at \($0)" } ?? "")
+            return "\(peerName(event)) is online"
+                + (event.peer?.address.map { " at \(TextSanitizer.line($0))" } ?? "")
         case "peer_offline":
-            return "\(event.peer?.name ?? "?") went offline"
+            return "\(peerName(event)) went offline"
         default:
-            return event.event
+            return TextSanitizer.line(event.event)
         }
+    }
+
+    private static func peerName(_ event: ControlProtocol.Event) -> String {
+        event.peer.map { TextSanitizer.line($0.name) } ?? "?"
     }
 }

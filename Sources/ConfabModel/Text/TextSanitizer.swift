@@ -1,20 +1,21 @@
 /// Makes text from the network safe to draw. A message, name or title could carry escape
 /// sequences that move the cursor, recolour the screen, set the window title or reorder
 /// what follows (bidi overrides); all of that is dropped, and line breaks of every kind
-/// become plain newlines so views decide how to show them.
-enum TextSanitizer {
+/// become plain newlines so views decide how to show them. The chat and the command line
+/// share this one, so both show network text the same way.
+public enum TextSanitizer {
     /// The text as lines: each line free of control characters.
-    static func lines(_ text: String) -> [String] {
+    public static func lines(_ text: String) -> [String] {
         clean(text, newline: "\n").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The text on one line: line breaks become spaces.
-    static func line(_ text: String) -> String {
+    public static func line(_ text: String) -> String {
         clean(text, newline: " ")
     }
 
     /// Text the user typed or pasted into an input: newlines kept as "\n", tabs as spaces.
-    static func input(_ text: String) -> String {
+    public static func input(_ text: String) -> String {
         clean(text, newline: "\n")
     }
 

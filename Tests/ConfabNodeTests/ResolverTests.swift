@@ -1,0 +1,79 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabNode
+@testable import ConfabStore
+
+/// What a person types names a key before it names a name: a peer's display name can
+/// be anything its Hello said, so it must never shadow a key, a fingerprint or a prefix.
+@Suite struct ResolverTests {
+    let store: ConfabStore
+    let bob = NodeID(SigningKeyPair.generate().publicKey)
+    let mallory = NodeID(SigningKeyPair.generate().publicKey)
+    var resolver: Resolver { Resolver(store: store) }
+
+    init() throws {
+        store = try ConfabStore.inMemory(identity: SigningKeyPair.generate())
+    }
+
+    /// Stores a name as it is, the way a Hello could set it before names were checked.
+    private func name(_ id: NodeID, _ name: String) throws {
+        try store.writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO peer(id, name, addedAt) VALUES (?, ?, 0)
+                    ON CONFLICT(id) DO UPDATE SET name = excluded.name
+                    """,
+                arguments: [id.bytes, name])
+        }
+    }
+
+    @Test func aFullKeyIsThatKeyWhateverANameSays() throws {
+        try name(bob, "bob")
+        try name(mallory, bob.hex)
+        #expect(try resolver.peer(bob.hex) == bob)
+        #expect(try resolver.peer(bob.hex.uppercased()) == bob)
+        #expect(try resolver.peer(" \(bob.hex) ") == bob)
+    }
+
+    @Test func aFingerprintIsThatKey() throws {
+        try name(bob, "bob")
+        try name(mallory, bob.fingerprint)
+        #expect(try resolver.peer(bob.fingerprint) == bob)
+    }
+
+    @Test func aUniqueKeyPrefixWinsOverAName() throws {
+        try name(bob, "bob")
+        for length in [4, 8, 16] {
+            try name(mallory, String(bob.hex.prefix(length)))
+            #expect(try resolver.peer(String(bob.hex.prefix(length))) == bob)
+        }
+    }
+
+    @Test func hexThatPrefixesNoKeyStillFindsAName() throws {
+        let short = bob.hex.hasPrefix("cafe") ? "beef" : "cafe"
+        try name(bob, short)
+        #expect(try resolver.peer(short) == bob)
+    }
+
+    @Test func namesMatchWhateverTheirCase() throws {
+        try name(bob, "Bob")
+        #expect(try resolver.peer("BOB") == bob)
+        #expect(throws: ResolveError.self) { try resolver.peer("bobby") }
+    }
+
+    /// The review's repro: a message "to Bob's key" must reach Bob, not whoever took the
+    /// key as a name.
+    @Test func sendingToAKeyReachesThatKey() throws {
+        try name(bob, "bob")
+        try name(mallory, bob.hex)
+        var sender = try MessageSender(store: store, target: bob.hex)
+        let sent = try sender.send("for bob only")
+        #expect(sent.created)
+        #expect(try store.conversation(sent.entry.conversationID)?.participants.map(\.id) == [bob])
+        #expect(try resolver.conversation(bob.hex) == sent.entry.conversationID)
+        #expect(try resolver.conversation(String(bob.hex.prefix(16))) == sent.entry.conversationID)
+    }
+}
