@@ -1,9 +1,10 @@
 import ConfabCrypto
 import ConfabModel
-import ConfabStore
 import ConfabSync
 import ConfabWire
 import Foundation
+
+@testable import ConfabStore
 
 /// Nodes made of an in-memory store and a sync engine, connected by in-memory "sessions":
 /// messages are queued per link and delivered until nothing is left to say. No sockets;
@@ -97,6 +98,11 @@ final class SyncHarness {
 }
 
 extension ConfabStore {
+    /// The conversation key, read the way the store's own tests do, for signing test entries.
+    func conversationKeyForTests(_ conversation: ConversationID) throws -> [UInt8]? {
+        try conversationKey(conversation)
+    }
+
     func texts(_ conversation: ConversationID) throws -> [String] {
         try history(conversation, limit: 1_000_000).compactMap(\.text)
     }

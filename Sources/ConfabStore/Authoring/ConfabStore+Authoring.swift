@@ -230,3 +230,14 @@ extension Array where Element: Hashable {
         return filter { seen.insert($0).inserted }
     }
 }
+
+extension ConfabStore {
+    /// The key of a conversation this node can read; internal (tests sign entries with it).
+    func conversationKey(_ conversation: ConversationID) throws -> [UInt8]? {
+        try writer.read { db in
+            try [UInt8].fetchOne(
+                db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes])
+        }
+    }
+}

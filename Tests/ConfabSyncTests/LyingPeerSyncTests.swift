@@ -1,0 +1,115 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import ConfabWire
+import Foundation
+import Testing
+
+/// What one peer says about others changes only what it may change (Protocol.md §15), at
+/// the level of the sync engine: in-memory stores, messages through the real codec.
+@Suite struct LyingPeerSyncTests {
+    let harness = SyncHarness()
+    let alice: SyncHarness.Node
+    let bob: SyncHarness.Node
+    let carol: SyncHarness.Node
+
+    init() throws {
+        alice = try .init(name: "alice", seed: 1)
+        bob = try .init(name: "bob", seed: 2)
+        carol = try .init(name: "carol", seed: 3)
+        for node in [alice, bob, carol] { harness.add(node) }
+    }
+
+    /// A message of `author`'s, at `seq`, on whatever branch `previous` says.
+    private func message(
+        _ text: String, by author: SyncHarness.Node, in id: ConversationID, seq: UInt64, previous: EntryHash?,
+        clock: VectorClock
+    ) throws -> [UInt8] {
+        let key = SecureBytes(try #require(try author.store.conversationKeyForTests(id)))
+        let sealed = try ConversationCipher.sealMessage(
+            text, key: key, conversationID: id, author: author.id, seq: seq)
+        return EntryCodec.encode(
+            EntryCodec.sign(
+                EntryDraft(
+                    conversationID: id, seq: seq, previous: previous, timestamp: 1_800_000_000_000 + Int64(seq),
+                    clock: clock, body: .message(sealed: sealed)),
+                with: author.keys))
+    }
+
+    @Test func aForkProofReachesMembersWhoNeverSawEitherBranch() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        try harness.run()
+        harness.disconnect(alice, bob)
+        // Carol signs two different seq 1; Alice gets both.
+        let clock = VectorClock([alice.id: 2])
+        let a = try message("one thing", by: carol, in: id, seq: 1, previous: nil, clock: clock)
+        let b = try message("another", by: carol, in: id, seq: 1, previous: nil, clock: clock)
+        _ = try alice.engine.handle(.entries([a]), from: carol.id)
+        let output = try alice.engine.handle(.entries([b]), from: carol.id)
+        #expect(output.misbehavior == nil)
+        #expect(output.forkProofs.map(\.author) == [carol.id])
+        #expect(try alice.store.forkedAuthors(in: id).map(\.author) == [carol.id])
+        // Bob held neither branch: the proof comes with Alice's Hello, and Bob stops taking
+        // Carol's log too.
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(try bob.store.forkedAuthors(in: id).map(\.author) == [carol.id])
+        #expect(throws: AppendRejection.self) { try bob.store.append(b) }
+        #expect(harness.misbehavior.isEmpty)
+    }
+
+    @Test func aProofThatDoesNotCheckIsIgnored() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "hi")
+        harness.connect(alice, bob)
+        try harness.run()
+        let entry = try alice.store.entries(in: id, author: alice.id, after: 0)[1]
+        let output = try bob.engine.handle(.forkProof(first: entry, second: entry), from: alice.id)
+        #expect(output.misbehavior == nil && output.forkProofs.isEmpty)
+        #expect(try bob.store.forkedAuthors(in: id).isEmpty)
+    }
+
+    @Test func aLyingClockEmptiesNoOutbox() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "queued")
+        harness.connect(alice, bob)
+        try harness.run()
+        harness.disconnect(alice, bob)
+        _ = try alice.store.sendMessage("nobody has this yet", to: id)
+        let before = try alice.store.outboxCount()
+        // Bob (or anyone claiming to be a relay) says it holds far more of Alice's log.
+        harness.connect(alice, bob)
+        _ = try alice.engine.handle(.hello(.init(displayName: "bob", role: .person, listenPort: 1)), from: bob.id)
+        let output = try alice.engine.handle(
+            .clocks([.init(conversation: id, clock: VectorClock([alice.id: 1000, bob.id: 1]))]), from: bob.id)
+        // Nothing left the outbox on the claim: what alice has not yet sent bob is sent now.
+        #expect(try alice.store.outboxCount() == before)
+        let sent = output.replies.flatMap { message -> [[UInt8]] in
+            if case .entries(let entries) = message { return entries }
+            return []
+        }
+        #expect(try sent.map { try EntryCodec.decode($0).seq }.contains(3))
+    }
+
+    @Test func heldButUnsharedAndUnknownConversationsGetTheSameAnswer() throws {
+        let (shared, _) = try alice.store.createConversation(with: [carol.id], firstMessage: "not bob's")
+        harness.connect(alice, bob)
+        try harness.run()
+        let unknown = ConversationID.random()
+        let claim = VectorClock([bob.id: 1])
+        let a = try alice.engine.handle(.clocks([.init(conversation: shared, clock: claim)]), from: bob.id)
+        let b = try alice.engine.handle(.clocks([.init(conversation: unknown, clock: claim)]), from: bob.id)
+        #expect(a.replies == [.clocks([.init(conversation: shared, clock: VectorClock())])])
+        #expect(b.replies == [.clocks([.init(conversation: unknown, clock: VectorClock())])])
+    }
+
+    @Test func untrustedRelayClaimsGetNothing() throws {
+        let (_, _) = try alice.store.createConversation(with: [carol.id], firstMessage: "private")
+        alice.engine.trustsRelay = { _ in false }
+        alice.engine.peerConnected(bob.id)
+        let output = try alice.engine.handle(
+            .hello(.init(displayName: "relay", role: .relay, listenPort: 1)), from: bob.id)
+        #expect(output.replies == [.clocks([])])
+    }
+}
