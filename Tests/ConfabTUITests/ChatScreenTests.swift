@@ -99,6 +99,17 @@ import Testing
         #expect(Fixtures.render(state).text[0].contains("Bob ✔ verified · online"))
     }
 
+    @Test func theHeaderWarnsOfAForkedAuthorAndAKeyThatDoesNotOpen() {
+        var summary = Fixtures.summary(1)
+        summary.forkedAuthors = [Fixtures.bob]
+        let forked = Fixtures.state(width: 120, conversations: [summary], open: 1, history: [])
+        #expect(Fixtures.render(forked).text[0].contains("⚠ Bob signed two histories"))
+        summary.forkedAuthors = []
+        summary.keyProblem = true
+        let unreadable = Fixtures.state(width: 120, conversations: [summary], open: 1, history: [])
+        #expect(Fixtures.render(unreadable).text[0].contains("⚠ cannot be read here"))
+    }
+
     @Test func theStatusBarSaysOnlineOrOffline() {
         var state = Fixtures.state()
         var bar = Fixtures.render(state).text.last!

@@ -177,8 +177,9 @@ public final class PlainChat {
             id = try Resolver(store: local.store).conversation(text)
         }
         open = id
-        let name = try local.store.conversation(id)?.displayName ?? id.shortHex
-        write("— \(TextSanitizer.line(name)) —")
+        let summary = try local.store.conversation(id)
+        write("— \(TextSanitizer.line(summary?.displayName ?? id.shortHex)) —")
+        for warning in summary?.warnings ?? [] { write("⚠ " + TextSanitizer.line(warning)) }
         try history(20)
         try markRead()
     }

@@ -44,6 +44,13 @@ struct ChatHeaderView {
             line.append(isPair ? " · " + word : " (\(word))", online ? Palette.online : Palette.offline)
         }
         if summary.isMuted { line.append("  (muted)", Palette.muted) }
+        // What a peer's lie left behind (Protocol.md §4.5, §7.1): said where it is read,
+        // ahead of anything the line has to cut.
+        if summary.keyProblem { line.append("  ⚠ cannot be read here (wrong key)", Palette.warning) }
+        for author in summary.forkedAuthors {
+            let name = summary.participants.first { $0.id == author }?.name ?? author.shortHex
+            line.append("  ⚠ \(TextSanitizer.line(name)) signed two histories", Palette.warning)
+        }
         return line
     }
 }

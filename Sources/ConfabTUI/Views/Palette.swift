@@ -28,6 +28,7 @@ enum Palette {
     static let online = TextStyle(foreground: .green)
     static let offline = TextStyle(foreground: .brightBlack, dim: true)
     static let verified = TextStyle(foreground: .green, bold: true)
+    static let warning = TextStyle(foreground: .yellow, bold: true)
     static let statusBar = TextStyle(reverse: true)
     static let statusOffline = TextStyle(foreground: .yellow, bold: true, reverse: true)
     static let border = TextStyle(foreground: .cyan)
