@@ -104,6 +104,30 @@ import Testing
         #expect(b.replies == [.clocks([.init(conversation: unknown, clock: VectorClock())])])
     }
 
+    /// H5: claims at the seq limit across many shared conversations once overflowed the
+    /// count the chat asks for every second, and the node died.
+    @Test func outstandingCountSaturatesInsteadOfTrapping() throws {
+        var ids: [ConversationID] = []
+        for _ in 0..<1030 { ids.append(try bob.store.createConversation(with: [alice.id]).id) }
+        bob.engine.peerConnected(alice.id)
+        _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
+        let authors = (0..<64).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
+        let claim = VectorClock(Dictionary(uniqueKeysWithValues: authors.map { ($0, Limits.maxSeq) }))
+        for chunk in stride(from: 0, to: ids.count, by: 360) {
+            let items = ids[chunk..<min(chunk + 360, ids.count)].map {
+                SessionMessage.ConversationClock(conversation: $0, clock: claim)
+            }
+            _ = try bob.engine.handle(.clocks(items), from: alice.id)
+        }
+        #expect(try bob.engine.outstandingEntries() == Int.max)
+        // Conversations nobody shares with the peer are not remembered at all.
+        let made = (0..<100).map { _ in SessionMessage.ConversationClock(conversation: .random(), clock: claim) }
+        carol.engine.peerConnected(alice.id)
+        _ = try carol.engine.handle(.hello(.init(displayName: "x", role: .person, listenPort: 1)), from: alice.id)
+        _ = try carol.engine.handle(.clocks(made), from: alice.id)
+        #expect(try carol.engine.outstandingEntries() == 0)
+    }
+
     @Test func untrustedRelayClaimsGetNothing() throws {
         let (_, _) = try alice.store.createConversation(with: [carol.id], firstMessage: "private")
         alice.engine.trustsRelay = { _ in false }

@@ -28,6 +28,12 @@ public actor Node {
     private let inbox: AsyncStream<NodeInput>
     private let inboxContinuation: AsyncStream<NodeInput>.Continuation
     private var presence: [NodeID: PeerPresence] = [:]
+    /// Peers this node's person chose or shares a conversation with (the store's redial
+    /// candidates), re-read every housekeeping tick: beacons from them are dialled first.
+    private var chosenPeers: Set<NodeID> = []
+    var beaconDials = BeaconDialPolicy()
+    /// Keys in the presence map at most; the least recently seen without a session give way.
+    static let maxPresence = 1024
     private var watchers: [UInt64: AsyncStream<NodeEvent>.Continuation] = [:]
     private var reportedStatus: [ConversationID: [UInt64: DeliveryStatus]] = [:]
     private var nextWatcher: UInt64 = 0
@@ -113,7 +119,12 @@ public actor Node {
         // Peers met before are dialled at their last known address too, so a node finds its
         // peers again after a restart even where broadcasts do not reach.
         let staticKeys = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
-        for peer in try local.store.peers() where !staticKeys.contains(peer.id) {
+        // Only peers the person chose or shares a conversation with: a stranger's Hello
+        // must not turn into a dial loop after every restart (strangers are forgotten too).
+        try local.store.pruneStrangers()
+        let candidates = try local.store.redialCandidates()
+        chosenPeers = Set(candidates.map(\.id))
+        for peer in candidates where !staticKeys.contains(peer.id) {
             guard let address = peer.address else { continue }
             let target = "\(peer.id.hex)@\(address)"
             tasks.append(Task { [weak self] in await self?.keepDialing(target) })
@@ -176,15 +187,19 @@ public actor Node {
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false, address: nil)
         case .beacon(let beacon, let from):
-            guard !blockList.contains(beacon.node) else { return }
-            // A beacon's source address is not authenticated (anyone can replay a beacon from
-            // elsewhere): it is only where to dial. A peer's address is recorded once a
-            // handshake from or to it succeeds.
-            updatePresence(beacon.node, connected: nil, address: nil, seen: true)
+            guard !blockList.contains(beacon.node), let host = Self.host(of: from) else { return }
+            // A beacon's key is free to make and its source address unauthenticated (anyone
+            // can replay one from elsewhere): it is only a hint where to dial, within the
+            // limits of BeaconDialPolicy. A stranger shows in presence once a session with it
+            // opens; a peer's address is recorded once a handshake succeeds.
+            let chosen = chosenPeers.contains(beacon.node)
+            if chosen || presence[beacon.node] != nil {
+                updatePresence(beacon.node, connected: nil, address: nil, seen: true)
+            }
             if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node),
-                let host = Self.host(of: from)
+                beaconDials.mayDial(beacon.node, at: "\(host):\(beacon.tcpPort)", known: chosen, now: .now)
             {
-                dial(host: host, port: Int(beacon.tcpPort), remote: beacon.node)
+                dialFromBeacon(host: host, port: Int(beacon.tcpPort), remote: beacon.node)
             }
         }
     }
@@ -266,8 +281,11 @@ public actor Node {
     /// Another process (a CLI command without the node) may write to the store; a change
     /// in the total of all heads means new entries to offer.
     private func housekeeping() async {
+        var ticks = 0
         while !Task.isCancelled, !stopped {
             try? await Task.sleep(for: .milliseconds(300))
+            ticks += 1
+            if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
             if let version = try? currentStoreVersion(), version != storeVersion {
                 storeVersion = version
                 if let output = try? engine.resyncAll() { apply(output) }
@@ -298,6 +316,11 @@ public actor Node {
     private func updatePresence(_ id: NodeID, connected: Bool?, address: String?, seen: Bool = false) {
         guard id != me else { return }
         let known = (try? local.store.peer(id)) ?? nil
+        if presence[id] == nil { makeRoomInPresence() }
+        refreshPresence(id, known: known, connected: connected, address: address, seen: seen)
+    }
+
+    private func refreshPresence(_ id: NodeID, known: Peer?, connected: Bool?, address: String?, seen: Bool) {
         let name = known?.name
         var entry =
             presence[id]
@@ -316,8 +339,20 @@ public actor Node {
         if entry.online != wasOnline { emit(entry.online ? .peerOnline(entry) : .peerOffline(entry)) }
     }
 
+    /// Keeps the map within `maxPresence`: the entry seen longest ago without a session goes.
+    private func makeRoomInPresence() {
+        guard presence.count >= Self.maxPresence else { return }
+        let oldest = presence.values.filter { !$0.connected }.min {
+            ($0.lastSeen ?? .distantPast) < ($1.lastSeen ?? .distantPast)
+        }
+        if let oldest { presence[oldest.id] = nil }
+    }
+
+    /// Every tick: who went offline. One query for all the names and trust, not one each.
     private func expirePresence() {
-        for id in presence.keys { updatePresence(id, connected: nil, address: nil) }
+        let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
+        for id in presence.keys { refreshPresence(id, known: known[id], connected: nil, address: nil, seen: false) }
+        chosenPeers = Set(((try? local.store.redialCandidates()) ?? []).map(\.id))
     }
 
     public func peers() -> [PeerPresence] {
@@ -366,6 +401,25 @@ public actor Node {
 
     func hasNoSession(with peer: NodeID) -> Bool { sessions.session(with: peer) == nil }
 
+    private func dialFromBeacon(host: String, port: Int, remote: NodeID) {
+        let sessions = self.sessions!
+        let logger = self.logger
+        Task { [weak self] in
+            var connected = false
+            do {
+                _ = try await sessions.dial(host: host, port: port, remote: remote)
+                connected = true
+            } catch {
+                logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
+            }
+            await self?.beaconDialFinished(remote, connected: connected)
+        }
+    }
+
+    private func beaconDialFinished(_ remote: NodeID, connected: Bool) {
+        beaconDials.finished(remote, connected: connected, now: .now)
+    }
+
     func dial(host: String, port: Int, remote: NodeID) {
         let sessions = self.sessions!
         let logger = self.logger
@@ -407,8 +461,9 @@ public actor Node {
         }
     }
 
+    /// At most 16 keys, chosen peers only: the address's last known owner first.
     private func candidateKeys(for target: StaticPeer) throws -> [NodeID] {
-        let peers = try local.store.peers()
+        let peers = Array(try local.store.redialCandidates().prefix(16))
         let address = "\(target.host):\(target.port)"
         return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)
     }

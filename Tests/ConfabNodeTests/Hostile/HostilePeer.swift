@@ -38,10 +38,10 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
     /// Dials a node, and says Hello with whatever name and role the test picks.
     @discardableResult
     func connect(
-        to node: NodeProcess, displayName: String? = nil, role: NodeRole = .person
+        to node: NodeProcess, displayName: String? = nil, role: NodeRole = .person, listenPort: UInt16 = 0
     ) async throws -> PeerSession {
         let session = try await sessions.dial(host: "127.0.0.1", port: try node.listenPort(), remote: try node.nodeID())
-        session.send(.hello(.init(displayName: displayName ?? name, role: role, listenPort: 0)))
+        session.send(.hello(.init(displayName: displayName ?? name, role: role, listenPort: listenPort)))
         return session
     }
 
