@@ -14,5 +14,5 @@ public protocol EntryAdmission: AnyObject {
 
     /// An admitted entry was not stored after all (a duplicate, not yet applicable, or
     /// invalid): its `size` is no longer counted.
-    func notStored(size: Int)
+    func notStored(_ entry: EntryPeek, size: Int)
 }

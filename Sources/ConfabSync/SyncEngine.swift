@@ -187,7 +187,7 @@ public final class SyncEngine {
         let results = try store.append(batch: batch, keepsOthers: role == .relay)
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             let appended = if case .success(.appended) = result { true } else { false }
-            if counted[index], !appended { admission?.notStored(size: bytes.count) }
+            if !appended, let peek = counted[index] { admission?.notStored(peek, size: bytes.count) }
             try absorb(bytes, result, from: peer, into: &output, touched: &touched, messages: &messagesFromOthers)
             if output.misbehavior != nil { return output }
         }
@@ -312,16 +312,16 @@ public final class SyncEngine {
     /// are acknowledged like the rest, so the sender learns they were not stored.
     private func admitted(
         _ batch: [[UInt8]], from peer: NodeID, output: inout SyncOutput, touched: inout Set<ConversationID>
-    ) throws -> (entries: [[UInt8]], counted: [Bool]) {
-        guard let admission else { return (batch, Array(repeating: false, count: batch.count)) }
+    ) throws -> (entries: [[UInt8]], counted: [EntryPeek?]) {
+        guard let admission else { return (batch, Array(repeating: nil, count: batch.count)) }
         var kept: [[UInt8]] = []
-        var counted: [Bool] = []
+        var counted: [EntryPeek?] = []
         var participants: [ConversationID: [NodeID]] = [:]
         for bytes in batch {
             // Undecodable entries go on to validation, which rejects them as it always does.
             guard let peek = EntryCodec.peek(bytes) else {
                 kept.append(bytes)
-                counted.append(false)
+                counted.append(nil)
                 continue
             }
             // A held conversation's participants are the ones stored; a create entry's own
@@ -339,7 +339,7 @@ public final class SyncEngine {
                 touched.insert(peek.conversation)
             } else {
                 kept.append(bytes)
-                counted.append(true)
+                counted.append(peek)
             }
         }
         return (kept, counted)

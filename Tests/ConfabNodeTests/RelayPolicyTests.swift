@@ -58,7 +58,7 @@ import Testing
         #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == nil)
         #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == "quota")
         // An admitted entry that was not stored after all gives its bytes back.
-        policy.notStored(size: 100)
+        policy.notStored(peek(author: known), size: 100)
         #expect(policy.storedBytes == 850)
     }
 

@@ -20,7 +20,7 @@ import Testing
             return nil
         }
 
-        func notStored(size: Int) { held -= size }
+        func notStored(_ entry: EntryPeek, size: Int) { held -= size }
     }
 
     @Test func refusedEntriesAreNotStoredStayQueuedAndFollowOnceAdmitted() throws {

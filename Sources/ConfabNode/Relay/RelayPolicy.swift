@@ -68,7 +68,7 @@ final class RelayPolicy: EntryAdmission {
         return nil
     }
 
-    func notStored(size: Int) {
+    func notStored(_ entry: EntryPeek, size: Int) {
         storedBytes -= size
     }
 

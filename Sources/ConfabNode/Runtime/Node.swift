@@ -32,6 +32,7 @@ public actor Node {
     /// candidates), re-read every housekeeping tick: beacons from them are dialled first.
     private var chosenPeers: Set<NodeID> = []
     var beaconDials = BeaconDialPolicy()
+    private var receiptPacer = ReceiptPacer()
     /// Keys in the presence map at most; the least recently seen without a session give way.
     static let maxPresence = 1024
     private var watchers: [UInt64: AsyncStream<NodeEvent>.Continuation] = [:]
@@ -51,7 +52,13 @@ public actor Node {
         local = try LocalNode.open(options.directory)
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
         operations = try NodeOperations(options: options, store: local.store)
-        engine.admission = operations.policy
+        let admission: any EntryAdmission
+        if let policy = operations.policy {
+            admission = policy
+        } else {
+            admission = try AuthorQuota(limit: options.authorQuotaBytes, store: local.store, logger: options.logger)
+        }
+        engine.admission = admission
         // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
         let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         engine.trustsRelay = Self.relayTrust(
@@ -216,14 +223,20 @@ public actor Node {
         }
         publish(output)
         recordOperations(output, from: session)
-        if !output.pendingReceipts.isEmpty {
-            do {
-                apply(try engine.acknowledgeDelivery(output.pendingReceipts))
-            } catch {
-                logger.error("could not write a delivered receipt: \(error)")
-            }
-        }
+        if !output.pendingReceipts.isEmpty { acknowledgeDelivery(output.pendingReceipts) }
         storeVersion = (try? currentStoreVersion()) ?? storeVersion
+    }
+
+    /// Writes the delivered receipts that are due (at most one per conversation every
+    /// `ReceiptPacer.interval`); the others follow on a later housekeeping tick.
+    private func acknowledgeDelivery(_ arrived: Set<ConversationID>) {
+        let due = receiptPacer.due(arrived, now: .now)
+        guard !due.isEmpty else { return }
+        do {
+            apply(try engine.acknowledgeDelivery(due))
+        } catch {
+            logger.error("could not write a delivered receipt: \(error)")
+        }
     }
 
     private func publish(_ output: SyncOutput) {
@@ -286,6 +299,7 @@ public actor Node {
             try? await Task.sleep(for: .milliseconds(300))
             ticks += 1
             if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
+            if receiptPacer.isWaiting { acknowledgeDelivery([]) }
             if let version = try? currentStoreVersion(), version != storeVersion {
                 storeVersion = version
                 if let output = try? engine.resyncAll() { apply(output) }

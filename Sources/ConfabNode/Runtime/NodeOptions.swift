@@ -18,6 +18,9 @@ public struct NodeOptions: Sendable {
     public var logger = Logger(label: "confab")
     /// Set for a relay: its admission policy, quota and rate limit.
     public var relay: RelayConfiguration?
+    /// A person's node stores at most this many bytes of entries per author (a relay has
+    /// its own quota instead).
+    public var authorQuotaBytes = AuthorQuota.defaultLimit
     /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
     public var metricsAddress: String?
 

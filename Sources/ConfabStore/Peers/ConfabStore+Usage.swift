@@ -15,3 +15,17 @@ extension ConfabStore {
         try writer.read { db in Int(try Double.fetchOne(db, sql: "SELECT total(length(raw)) FROM entry") ?? 0) }
     }
 }
+
+extension ConfabStore {
+    /// The bytes of stored entries per author: what a person's per-author quota counts.
+    public func storedEntryBytesByAuthor() throws -> [NodeID: Int] {
+        try writer.read { db in
+            var bytes: [NodeID: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT author, total(length(raw)) AS size FROM entry GROUP BY author")
+            {
+                bytes[row.nodeID("author")] = Int(row["size"] as Double)
+            }
+            return bytes
+        }
+    }
+}
