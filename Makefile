@@ -8,7 +8,7 @@ ARGS ?=
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := tmux iproute2 python3 jq
 
-.PHONY: deps test-deps build run test fuzz bench proto format clean
+.PHONY: deps test-deps build run test fuzz fuzz-long bench proto format clean
 
 # Installs only what is missing; needs root (or sudo) the first time.
 deps:
@@ -49,6 +49,12 @@ bench: deps
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	./Fuzz/run.sh $(FUZZ_SECONDS)
+
+# The scheduled run: every fuzzer to 10 million executions (or a day), growing and then
+# minimising the corpus kept in Fuzz/Corpus, which is committed.
+FUZZ_LONG_RUNS ?= 10000000
+fuzz-long: deps
+	FUZZ_RUNS=$(FUZZ_LONG_RUNS) FUZZ_KEEP_CORPUS=1 ./Fuzz/run.sh 86400
 
 # Regenerates the committed Swift code from Proto/*.proto. Needs protoc and protoc-gen-swift
 # (built from swift-protobuf, version matching Package.swift) on PATH.

@@ -33,6 +33,15 @@ let package = Package(
             dependencies: fuzzerDependencies + [.product(name: "ConfabTUI", package: "Confab")]
         ),
         .executableTarget(
+            name: "FuzzSyncSession",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabSync", package: "Confab"),
+                .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),

@@ -2,6 +2,12 @@
 # Builds the libFuzzer targets of this package and runs each one for SECONDS seconds.
 #
 #   Fuzz/run.sh SECONDS [TARGET...]
+#   FUZZ_RUNS=10000000 FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 86400   (make fuzz-long)
+#
+# FUZZ_RUNS stops each fuzzer after that many executions instead (SECONDS still bounds
+# it). The corpus kept in the repository, Fuzz/Corpus/<target>, seeds every run; with
+# FUZZ_KEEP_CORPUS=1 new inputs go there, and the result is minimised (libFuzzer -merge)
+# so that it stays small enough to commit.
 #
 # Every executable target in Fuzz/Package.swift is a fuzzer and is found automatically
 # (from `swift package describe`), so adding a target there is all a new fuzzer needs;
@@ -50,12 +56,23 @@ for target in "${targets[@]}"; do
         failed=$((failed + 1))
         continue
     fi
-    echo "== $target: fuzzing for ${seconds}s (corpus $corpus)"
+    seed="Corpus/$target"
+    mkdir -p "$seed"
+    dirs=("$corpus" "$seed")
+    [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]] && dirs=("$seed")
+    limits=(-max_total_time="$seconds")
+    [[ -n "${FUZZ_RUNS:-}" ]] && limits+=(-runs="$FUZZ_RUNS")
+    echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})"
     # -timeout: an input that takes over 10 s counts as a hang, i.e. a failure.
-    if "$binary" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1; then
+    if "$binary" "${limits[@]}" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" "${dirs[@]}" >"$log" 2>&1; then
         echo "   ok: $(grep -m1 -E '^Done [0-9]+ runs' "$log" || echo 'finished')," \
-            "corpus $(find "$corpus" -type f | wc -l) inputs"
+            "corpus $(find "${dirs[0]}" -type f | wc -l) inputs"
+        if [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]]; then
+            rm -rf "$seed.min" && mkdir -p "$seed.min"
+            "$binary" -merge=1 "$seed.min" "$seed" >>"$log" 2>&1 && rm -rf "$seed" && mv "$seed.min" "$seed"
+            echo "   corpus minimised to $(find "$seed" -type f | wc -l) inputs in $seed"
+        fi
         passed=$((passed + 1))
     else
         status=$?

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where a node keeps its files: `--data DIR`, else `$CONFAB_HOME`, else
 /// `$XDG_DATA_HOME/confab`, else `~/.local/share/confab`.
 public struct DataDirectory: Sendable, Equatable {
@@ -27,10 +31,25 @@ public struct DataDirectory: Sendable, Equatable {
     public var identityFile: URL { url.appendingPathComponent("identity.key") }
     public var databaseFile: URL { url.appendingPathComponent("confab.sqlite") }
 
-    /// Creates the directory (owner-only: it holds secrets and private messages).
+    /// Creates the directory (owner-only: it holds secrets and private messages). An
+    /// existing one must belong to this user; one that others may enter is made owner-only
+    /// (`--data /tmp/x` would otherwise leave the store open to every local user).
     public func create() throws {
         try FileManager.default.createDirectory(
             at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw DataDirectoryError("cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_uid == getuid() else {
+            throw DataDirectoryError(
+                "the data directory \(path) belongs to another user; choose one of your own with --data DIR")
+        }
+        if info.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            throw DataDirectoryError(
+                "the data directory \(path) is open to other users and cannot be made private: run \"chmod 700 \(path)\""
+            )
+        }
     }
 
     private static func expand(_ path: String, _ environment: [String: String]) -> String {
@@ -38,4 +57,10 @@ public struct DataDirectory: Sendable, Equatable {
         let home = environment["HOME"] ?? NSHomeDirectory()
         return home + path.dropFirst()
     }
+}
+
+/// The data directory cannot be used safely; the text says why and what to do.
+public struct DataDirectoryError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

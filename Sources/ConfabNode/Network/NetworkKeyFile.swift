@@ -47,10 +47,12 @@ public enum NetworkKeyFile {
 
     /// Replaces the file atomically: written 0600 beside it, synced, renamed into place.
     public static func save(_ key: NetworkKey, to url: URL) throws(NetworkKeyError) {
-        let temporary = url.path + ".tmp-\(getpid())"
+        // A fresh name, created exclusively and never through a link: nobody can have
+        // prepared the file this key is written to.
+        let temporary = url.path + ".tmp-\(getpid())-\(Hex.encode(Random.bytes(4)))"
         var contents = Array((key.hex + "\n").utf8)
         defer { contents.wipe() }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .unwritable(url.path, String(cString: strerror(errno))) }
         let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0

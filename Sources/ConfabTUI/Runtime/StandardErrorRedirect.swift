@@ -16,7 +16,9 @@ public final class StandardErrorRedirect {
     /// Appends to `path` (created 0600). Throws if the file cannot be opened.
     public init(to path: String) throws {
         self.path = path
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        // Never through a link: a link planted in the data directory could make the log
+        // append to any file the user can write.
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
         }

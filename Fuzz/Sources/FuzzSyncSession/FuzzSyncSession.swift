@@ -1,0 +1,48 @@
+import CLibFuzzerDriver
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import ConfabWire
+
+// A whole hostile session at the sync level: the input is a sequence of session messages
+// (each a 2-byte big-endian length and that many bytes), decoded as from the network and
+// handed to a real engine over an in-memory store that holds one conversation with the
+// peer. Whatever the peer says — clocks at the seq limit, Wants, fork proofs, entries —
+// the engine answers or refuses, never traps, and its progress count stays computable.
+
+private let me = try! SigningKeyPair(seed: [UInt8](repeating: 0x11, count: 32))
+private let peerKeys = try! SigningKeyPair(seed: [UInt8](repeating: 0x22, count: 32))
+private let peer = NodeID(peerKeys.publicKey)
+private let store: ConfabStore = {
+    let store = try! ConfabStore.inMemory(identity: me)
+    _ = try! store.createConversation(with: [peer], title: "fuzz", firstMessage: "hello")
+    return store
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    let engine = SyncEngine(store: store, role: input.first.map { $0 & 1 == 1 ? .relay : .person } ?? .person)
+    engine.trustsRelay = { _ in input.count % 2 == 0 }
+    engine.peerConnected(peer)
+    _ = try? engine.handle(.hello(.init(displayName: "peer", role: .relay, listenPort: 1)), from: peer)
+    var offset = 1
+    while offset + 2 <= input.count {
+        let length = Int(input[offset]) << 8 | Int(input[offset + 1])
+        offset += 2
+        let end = min(input.count, offset + length)
+        let unit = input[offset..<end]
+        offset = end
+        guard let message = try? SessionCodec.decode(unit) else { continue }
+        _ = try? engine.handle(message, from: peer)
+    }
+    _ = try? engine.outstandingEntries()
+    engine.peerDisconnected(peer)
+    return 0
+}
+
+@_cdecl("FuzzSyncSession_main")
+public func libFuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    confab_run_libfuzzer(argc, argv)
+}
