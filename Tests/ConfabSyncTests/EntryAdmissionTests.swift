@@ -59,6 +59,49 @@ import Testing
     }
 }
 
+/// L1: a bogus create entry in the same batch cannot speak for a conversation that is held.
+@Suite struct AdmissionParticipantsTests {
+    final class Recorder: EntryAdmission {
+        var seen: [[NodeID]] = []
+        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
+            seen.append(participants)
+            return nil
+        }
+        func notStored(_ entry: EntryPeek, size: Int) {}
+    }
+
+    @Test func aHeldConversationsParticipantsComeFromTheStore() throws {
+        let alice = try SyncHarness.Node(name: "alice", seed: 1)
+        let bob = try SyncHarness.Node(name: "bob", seed: 2)
+        let mallory = try SyncHarness.Node(name: "mallory", seed: 4)
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
+        for bytes in try alice.store.entries(in: id, author: alice.id, after: 0) {
+            try relay.store.append(bytes, keepsOthers: true)
+        }
+        let recorder = Recorder()
+        relay.engine.admission = recorder
+        relay.engine.peerConnected(mallory.id)
+        _ = try relay.engine.handle(.hello(.init(displayName: "m", role: .person, listenPort: 1)), from: mallory.id)
+        // Mallory's "create" for the held id names itself; then an entry of the conversation.
+        let bogus = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: 1_800_000_000_000, clock: VectorClock(),
+                body: .create(
+                    CreateBody(
+                        participants: [
+                            .init(id: mallory.id, sealedKey: [UInt8](repeating: 1, count: 80)),
+                            .init(id: relay.id, sealedKey: [UInt8](repeating: 1, count: 80)),
+                        ], sealedTitle: [], nonce: [UInt8](repeating: 2, count: 16),
+                        keyCommitment: [UInt8](repeating: 3, count: 32)))),
+            with: mallory.keys)
+        let next = try alice.store.sendMessage("two", to: id)
+        _ = try relay.engine.handle(.entries([EntryCodec.encode(bogus), EntryCodec.encode(next)]), from: mallory.id)
+        #expect(recorder.seen.count == 2)
+        #expect(recorder.seen.allSatisfy { Set($0) == [alice.id, bob.id] })
+    }
+}
+
 @Suite struct InvalidEntryCategoryTests {
     @Test func anInvalidEntryClosesTheSessionAndNamesItsCategory() throws {
         let alice = try SyncHarness.Node(name: "alice", seed: 1)
