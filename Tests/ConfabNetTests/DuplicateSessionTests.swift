@@ -36,12 +36,13 @@ struct DuplicateSessionTests {
             handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
     }
 
-    enum Outcome: Equatable { case kept, replacing(UInt64), duplicate(of: UInt64), refused }
+    enum Outcome: Equatable { case kept, replacing(UInt64), evicting(UInt64), duplicate(of: UInt64), refused }
 
     func register(_ session: PeerSession, on core: SessionCore) -> Outcome {
         switch core.register(session) {
         case .kept: return .kept
         case .replacing(let old): return .replacing(old.id)
+        case .evicting(let victim): return .evicting(victim.id)
         case .duplicate(let winner): return .duplicate(of: winner.id)
         case .refused: return .refused
         }

@@ -16,12 +16,15 @@ struct SecretHandshakeHandlerTests {
 
     func side(
         _ role: SecretHandshakeHandler.Role, identity: SigningKeyPair, networkKey: NetworkKey = .default,
-        timeout: TimeAmount = .seconds(10)
+        timeout: TimeAmount = .seconds(10), firstMessageTimeout: TimeAmount? = nil
     ) throws -> Side {
         let tail = TailRecorder()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([
-            SecretHandshakeHandler(role: role, identity: identity, networkKey: networkKey, timeout: timeout), tail,
+            SecretHandshakeHandler(
+                role: role, identity: identity, networkKey: networkKey, timeout: timeout,
+                firstMessageTimeout: firstMessageTimeout),
+            tail,
         ])
         return Side(channel: channel, tail: tail)
     }
@@ -135,6 +138,45 @@ struct SecretHandshakeHandlerTests {
         server.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
         #expect(!server.channel.isActive)
         #expect(server.tail.errors.first as? SessionError == .handshakeTimedOut(after: .seconds(3)))
+    }
+
+    @Test func aServerClosesAConnectionThatSendsNoMessage1InTime() throws {
+        let server = try side(.server, identity: Keys.bob, timeout: .seconds(10), firstMessageTimeout: .seconds(3))
+        try server.channel.activate()
+        // 63 of the 64 bytes are not message 1.
+        try server.channel.writeInbound(ByteBuffer(bytes: [UInt8](repeating: 1, count: 63)))
+        server.channel.embeddedEventLoop.advanceTime(by: .milliseconds(2999))
+        #expect(server.channel.isActive)
+        server.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!server.channel.isActive)
+        #expect(try server.channel.drainOutbound().isEmpty)
+        #expect(server.tail.errors.first as? SessionError == .firstMessageTimedOut(after: .seconds(3)))
+    }
+
+    @Test func afterMessage1OnlyTheWholeHandshakeBoundApplies() throws {
+        let server = try side(.server, identity: Keys.bob, timeout: .seconds(10), firstMessageTimeout: .seconds(3))
+        try server.channel.activate()
+        server.channel.embeddedEventLoop.advanceTime(by: .seconds(2))
+        let client = try SecretHandshakeClient(
+            networkKey: NetworkKey.default.bytes, keyPair: Keys.alice, serverPublicKey: Keys.bob.publicKey)
+        try server.channel.writeInbound(ByteBuffer(bytes: client.challenge))
+        #expect(try server.channel.drainOutbound().count == SecretHandshake.challengeLength)
+        server.channel.embeddedEventLoop.advanceTime(by: .milliseconds(7999))
+        #expect(server.channel.isActive)
+        server.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!server.channel.isActive)
+        #expect(server.tail.errors.map { $0 as? SessionError } == [.handshakeTimedOut(after: .seconds(10))])
+    }
+
+    @Test func theFirstMessageTimerIsTheServersOnly() throws {
+        // A client waits for message 2 under the whole-handshake bound alone.
+        let client = try side(
+            .client(server: Keys.bob.id), identity: Keys.alice, timeout: .seconds(10), firstMessageTimeout: .seconds(3))
+        try client.channel.activate()
+        client.channel.embeddedEventLoop.advanceTime(by: .milliseconds(9999))
+        #expect(client.channel.isActive)
+        client.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(client.tail.errors.first as? SessionError == .handshakeTimedOut(after: .seconds(10)))
     }
 
     @Test func theTimeoutIsCancelledOnSuccess() throws {

@@ -326,9 +326,9 @@ struct SessionServiceTests {
             let bob = try await TestNode.start(Keys.bob, group: group)
             let carol = try await TestNode.start(Keys.carol, group: group)
             _ = try await bob.dial(alice)
-            // Closed at accept, with Carol's first message possibly unread: an end of stream
-            // or a reset, depending on timing.
-            await #expect(throws: (any Error).self) { _ = try await carol.dial(alice) }
+            // Refused inside the handshake once Alice knows it is a new peer, like any
+            // refused key (the limit on sessions is ConnectionSlotTests' subject).
+            await #expect(throws: SessionError.handshakeInterrupted) { _ = try await carol.dial(alice) }
             #expect(alice.service.statistics.refused == 1)
             #expect(alice.service.sessions.map(\.remote) == [bob.id])
             for node in [alice, bob, carol] { try await node.shutdown() }

@@ -111,12 +111,20 @@ final class ConnectionLog: Sendable {
 
 /// A TCP connection to 127.0.0.1:`port` that speaks only what the test makes it say. With
 /// `handshakeAs`, it runs the client side of the handshake and then nothing else: no
-/// framing, no keepalive, so the test writes raw plaintext into the box-stream.
+/// framing, no keepalive, so the test writes raw plaintext into the box-stream. With
+/// `from`, the connection leaves from that loopback address (any of 127.0.0.0/8 on Linux),
+/// so a test can play several hosts.
 func connectByHand(
-    group: any EventLoopGroup, port: Int, handshakeAs identity: SigningKeyPair? = nil, server: NodeID? = nil
+    group: any EventLoopGroup, port: Int, handshakeAs identity: SigningKeyPair? = nil, server: NodeID? = nil,
+    from source: String? = nil
 ) async throws -> (any Channel, ConnectionLog) {
     let log = ConnectionLog()
-    let channel = try await ClientBootstrap(group: group)
+    var bootstrap = ClientBootstrap(group: group)
+    if let source {
+        bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0))
+    }
+    let channel =
+        try await bootstrap
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 if let identity, let server {

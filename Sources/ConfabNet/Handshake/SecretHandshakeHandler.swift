@@ -9,8 +9,12 @@ import NIOCore
 ///
 /// On success it fires `SecretHandshakeCompleted` and passes on any bytes that arrived
 /// behind the last handshake message (the server may start its box-stream right after
-/// message 4, in the same segment). On any failure, including the timeout, it fires the
+/// message 4, in the same segment). On any failure, including the timeouts, it fires the
 /// error and closes the connection at once without sending anything more (§3.10).
+///
+/// Two timers: the whole handshake must complete within `timeout`, and a server also
+/// closes a connection whose message 1 has not arrived within `firstMessageTimeout`, since
+/// a genuine client sends it at once and a silent one only holds a handshake slot.
 final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -37,17 +41,23 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     private let identity: SigningKeyPair
     private let networkKey: NetworkKey
     private let timeout: TimeAmount
-    private let admit: @Sendable (NodeID) -> Bool
+    private let firstMessageTimeout: TimeAmount?
+    private let refusal: @Sendable (NodeID) -> SessionError?
     private var state = State.notStarted
     private var received: ByteBuffer
     private var timer: Scheduled<Void>?
+    private var firstMessageTimer: Scheduled<Void>?
 
+    /// `refusal` is asked once a server has learnt the client's key, before message 4: a
+    /// reason refuses the client (nil admits it).
     init(
         role: Role, identity: SigningKeyPair, networkKey: NetworkKey, timeout: TimeAmount,
-        admit: @escaping @Sendable (NodeID) -> Bool = { _ in true }
+        firstMessageTimeout: TimeAmount? = nil,
+        refusal: @escaping @Sendable (NodeID) -> SessionError? = { _ in nil }
     ) {
         self.role = role
-        self.admit = admit
+        self.refusal = refusal
+        self.firstMessageTimeout = firstMessageTimeout
         self.identity = identity
         self.networkKey = networkKey
         self.timeout = timeout
@@ -70,8 +80,7 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        cancelTimers()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -120,6 +129,11 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             self.fail(context: context, error: SessionError.handshakeTimedOut(after: timeout))
         }
+        if case .server = role, let firstMessageTimeout {
+            firstMessageTimer = context.eventLoop.assumeIsolated().scheduleTask(in: firstMessageTimeout) {
+                self.fail(context: context, error: SessionError.firstMessageTimedOut(after: firstMessageTimeout))
+            }
+        }
         do {
             switch role {
             case .client(let server):
@@ -146,12 +160,14 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             complete(with: try client.receiveServerAccept(message), context: context)
         case .serverAwaitingChallenge(var server):
             let challenge = try server.receiveClientChallenge(message)
+            firstMessageTimer?.cancel()
+            firstMessageTimer = nil
             state = .serverAwaitingAuth(server)
             send(challenge, context: context)
         case .serverAwaitingAuth(var server):
             let (accept, outcome) = try server.receiveClientAuth(message)
             let client = NodeID(outcome.remotePublicKey)
-            guard admit(client) else { throw SessionError.refused(client) }
+            if let refusal = refusal(client) { throw refusal }
             send(accept, context: context)
             complete(with: outcome, context: context)
         case .notStarted, .completed, .failed:
@@ -164,8 +180,7 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     private func complete(with outcome: SecretHandshakeOutcome, context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        cancelTimers()
         do {
             let decryptor = try BoxStreamDecryptor(outcome: outcome)
             let encryptor = try BoxStreamEncryptor(outcome: outcome)
@@ -194,10 +209,16 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             .serverAwaitingAuth:
             state = .failed
         }
-        timer?.cancel()
-        timer = nil
+        cancelTimers()
         received.clear()
         context.fireErrorCaught(error)
         context.close(promise: nil)
+    }
+
+    private func cancelTimers() {
+        timer?.cancel()
+        timer = nil
+        firstMessageTimer?.cancel()
+        firstMessageTimer = nil
     }
 }

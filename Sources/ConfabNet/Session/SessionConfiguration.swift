@@ -13,14 +13,34 @@ public struct SessionConfiguration: Sendable {
     /// A connection that has not completed the handshake by then is closed. Also bounds
     /// the TCP connect of a dial.
     public var handshakeTimeout: TimeAmount = .seconds(10)
+    /// An accepted connection that has not delivered the handshake's message 1 (64 bytes)
+    /// by then is closed. A genuine client sends it as soon as it connects, so only a
+    /// connection that means to hold a handshake slot without a key waits this long.
+    public var firstMessageTimeout: TimeAmount = .seconds(3)
     /// A Ping is sent when nothing was written for this long.
     public var pingInterval: TimeAmount = .seconds(15)
     /// A session is closed when nothing was read for this long. Should be a few times
     /// `pingInterval`, since the peer's Pings are what keep a quiet session alive.
     public var deadPeerTimeout: TimeAmount = .seconds(45)
-    /// Connections beyond this many (in handshake or established, either direction) are
-    /// refused: accepted ones are closed at once, dials throw.
+    /// Established sessions (either direction) beyond this many are refused, unless the
+    /// new one is with a known key and a session with an unknown key can make way for it
+    /// (`isKnown`). Connections still in their handshake never count here.
     public var maxSessions: Int = 64
+    /// Accepted connections still in their handshake beyond this many are closed at once.
+    /// They have proved nothing yet, so they get a budget of their own rather than a share
+    /// of `maxSessions`.
+    public var maxPendingHandshakes: Int = 16
+    /// The same, for accepted connections from one IP address, so that one host cannot
+    /// take the whole `maxPendingHandshakes` budget.
+    public var maxPendingHandshakesPerAddress: Int = 4
+    /// This node's own dials under way (connecting or in their handshake) beyond this many
+    /// throw at once. Dials never count against the budgets of accepted connections.
+    public var maxDials: Int = 16
+    /// Whether a key is one this node's person chose (added by hand, verified, sharing a
+    /// conversation). When `maxSessions` is reached, a session with a known key closes the
+    /// oldest session with an unknown key instead of being refused. Asked only at the limit,
+    /// never under a lock, but possibly on an event loop: must be quick.
+    public var isKnown: @Sendable (NodeID) -> Bool = { _ in false }
     /// Asked, on an event loop, once an accepting handshake has learnt the client's key:
     /// false refuses it before message 4 (Protocol.md §3.5), so the client never gets a
     /// session. Must be quick and must not block.

@@ -6,10 +6,23 @@ import NIOCore
 /// What a `SessionService` shares with the handlers of its connections: the live
 /// connections, the session kept for each peer, dials in flight, counters and the delegate.
 /// Every decision that two connections could race on is taken here, under one lock.
+///
+/// Three budgets, so that no kind of connection can take another's place (Protocol.md
+/// §10.6): accepted connections in their handshake (in all and per source address), this
+/// node's own dials under way, and established sessions, where a known key may make an
+/// unknown key's session give way.
 final class SessionCore: Sendable {
     struct Connection: Sendable {
         let channel: any Channel
         let handler: NIOLoopBound<SessionHandler>
+    }
+
+    enum Origin {
+        /// Accepted by a listener from this IP address: counts against the handshake budgets
+        /// until its handshake is done.
+        case accepted(from: String)
+        /// Dialled by this node: counted by `beginDial`, never against accepted connections.
+        case dialled
     }
 
     enum Registration {
@@ -17,6 +30,9 @@ final class SessionCore: Sendable {
         case kept
         /// Keep the new session; the old one must close.
         case replacing(PeerSession)
+        /// Keep the new session, which took the place of this session with an unknown key at
+        /// the session limit; that one must close.
+        case evicting(PeerSession)
         /// The new session lost the duplicate rule to this one and must close.
         case duplicate(of: PeerSession)
         case refused(SessionError)
@@ -28,14 +44,49 @@ final class SessionCore: Sendable {
         case started(EventLoopPromise<PeerSession>)
     }
 
+    /// What the session limit says about one more session with a key.
+    private enum Room {
+        /// Under the limit, or a session with this key is kept already (the duplicate rule
+        /// decides which stays, and the count does not change).
+        case free
+        /// At the limit; this session with an unknown key is the one to give way.
+        case evicting(PeerSession)
+        case full
+    }
+
+    /// One step of a rule run under the lock: done, or in need of knowing whether some keys
+    /// are known before it can decide.
+    private enum Step<Outcome> {
+        case done(Outcome)
+        case ask([NodeID])
+    }
+
+    private struct Tracked {
+        let connection: Connection
+        /// The source address of an accepted connection still in its handshake; nil once the
+        /// handshake is done, and for dials.
+        var pendingFrom: String?
+    }
+
     private struct State {
         var delegate: (any SessionDelegate)?
-        var connections: [UInt64: Connection] = [:]
+        var connections: [UInt64: Tracked] = [:]
+        var pendingHandshakes = 0
+        var pendingHandshakesFrom: [String: Int] = [:]
         var kept: [NodeID: PeerSession] = [:]
         var dials: [NodeID: EventLoopFuture<PeerSession>] = [:]
         var listeners: [any Channel] = []
         var shuttingDown = false
         var statistics = SessionStatistics()
+
+        /// Gives back the handshake slot of connection `id`, if it holds one. Safe to repeat.
+        mutating func endHandshake(_ id: UInt64) {
+            guard let source = connections[id]?.pendingFrom else { return }
+            connections[id]?.pendingFrom = nil
+            pendingHandshakes -= 1
+            pendingHandshakesFrom[source, default: 1] -= 1
+            if pendingHandshakesFrom[source] == 0 { pendingHandshakesFrom[source] = nil }
+        }
     }
 
     private static let lastConnectionID = NIOLockedValueBox<UInt64>(0)
@@ -69,50 +120,146 @@ final class SessionCore: Sendable {
 
     func session(with node: NodeID) -> PeerSession? { state.withLockedValue { $0.kept[node] } }
 
+    var dialsUnderWay: Int { state.withLockedValue { $0.dials.count } }
+
     // MARK: Connections
 
-    /// Counts a new connection against `maxSessions`, or refuses it.
-    func admit(id: UInt64, _ connection: Connection, accepted: Bool) throws(SessionError) {
-        let limit = configuration.maxSessions
+    /// Tracks a new connection, or refuses it. An accepted one takes a handshake slot, within
+    /// `maxPendingHandshakesPerAddress` for its source and `maxPendingHandshakes` in all.
+    func admit(id: UInt64, _ connection: Connection, origin: Origin) throws(SessionError) {
+        let perAddress = configuration.maxPendingHandshakesPerAddress
+        let inAll = configuration.maxPendingHandshakes
         let refusal: SessionError? = state.withLockedValue { state in
-            if accepted { state.statistics.accepted += 1 }
-            if state.shuttingDown {
-                state.statistics.refused += 1
-                return .shuttingDown
+            var pendingFrom: String?
+            if case .accepted(let source) = origin {
+                state.statistics.accepted += 1
+                pendingFrom = source
             }
-            guard state.connections.count < limit else {
+            let refusal: SessionError? =
+                if state.shuttingDown {
+                    .shuttingDown
+                } else if let source = pendingFrom, state.pendingHandshakesFrom[source, default: 0] >= perAddress {
+                    .tooManyHandshakesFromAddress(limit: perAddress)
+                } else if pendingFrom != nil, state.pendingHandshakes >= inAll {
+                    .tooManyHandshakes(limit: inAll)
+                } else {
+                    nil
+                }
+            if refusal != nil {
                 state.statistics.refused += 1
-                return .tooManySessions(limit: limit)
+                return refusal
             }
-            state.connections[id] = connection
+            if let source = pendingFrom {
+                state.pendingHandshakes += 1
+                state.pendingHandshakesFrom[source, default: 0] += 1
+            }
+            state.connections[id] = Tracked(connection: connection, pendingFrom: pendingFrom)
             return nil
         }
         if let refusal { throw refusal }
     }
 
     func release(id: UInt64) {
-        state.withLockedValue { _ = $0.connections.removeValue(forKey: id) }
+        state.withLockedValue { state in
+            state.endHandshake(id)
+            state.connections[id] = nil
+        }
     }
 
-    // MARK: One session per peer
+    // MARK: One session per peer, and the session limit
 
-    /// Decides whether a session that just completed its handshake is kept (Protocol.md
-    /// §10.5): of two sessions with the same peer, the one dialled by the node with the
-    /// smaller key wins; if the same node dialled both, the newer wins, since the older is
-    /// most likely a connection the peer has already given up on.
+    /// Asked by an accepting handshake once it has learnt the client's key, before it sends
+    /// message 4: a session `register` would refuse is refused there instead, so that the
+    /// client sees the same refusal as for any other (Protocol.md §3.10). `register` still
+    /// decides, since other sessions may come or go in between.
+    func refusal(toEstablishWith remote: NodeID) -> SessionError? {
+        let limit = configuration.maxSessions
+        return decide { state, known, final -> Step<SessionError?> in
+            if state.shuttingDown { return .done(.shuttingDown) }
+            switch room(for: remote, in: state, known: known, final: final) {
+            case .ask(let keys):
+                return .ask(keys)
+            case .done(.free), .done(.evicting):
+                return .done(nil)
+            case .done(.full):
+                state.statistics.refused += 1
+                return .done(.tooManySessions(limit: limit))
+            }
+        }
+    }
+
+    /// Decides whether a session that just completed its handshake is kept, and gives back
+    /// its handshake slot.
+    ///
+    /// With the same peer (Protocol.md §10.5): of two sessions, the one dialled by the node
+    /// with the smaller key wins; if the same node dialled both, the newer wins, since the
+    /// older is most likely a connection the peer has already given up on.
+    ///
+    /// With a new peer at `maxSessions` (§10.6): a known key takes the place of the oldest
+    /// session with an unknown key, the one with the smallest connection id (connection ids
+    /// only grow, so this is the order connections were opened in, whatever the timing of
+    /// handshakes); anything else is refused. Which keys are known is asked at that moment,
+    /// so a peer that became known during its session is not evicted.
     func register(_ session: PeerSession) -> Registration {
-        state.withLockedValue { state in
-            if state.shuttingDown { return .refused(.shuttingDown) }
-            guard let existing = state.kept[session.remote] else {
+        let limit = configuration.maxSessions
+        return decide { state, known, final -> Step<Registration> in
+            state.endHandshake(session.id)
+            if state.shuttingDown { return .done(.refused(.shuttingDown)) }
+            if let existing = state.kept[session.remote] {
+                state.statistics.duplicates += 1
+                guard prefers(session, over: existing) else { return .done(.duplicate(of: existing)) }
                 state.kept[session.remote] = session
-                return .kept
+                return .done(.replacing(existing))
             }
-            state.statistics.duplicates += 1
-            if prefers(session, over: existing) {
+            switch room(for: session.remote, in: state, known: known, final: final) {
+            case .ask(let keys):
+                return .ask(keys)
+            case .done(.free):
                 state.kept[session.remote] = session
-                return .replacing(existing)
+                return .done(.kept)
+            case .done(.evicting(let victim)):
+                state.kept[victim.remote] = nil
+                state.kept[session.remote] = session
+                state.statistics.evicted += 1
+                return .done(.evicting(victim))
+            case .done(.full):
+                state.statistics.refused += 1
+                return .done(.refused(.tooManySessions(limit: limit)))
             }
-            return .duplicate(of: existing)
+        }
+    }
+
+    /// The session limit's rule, shared by every decision that needs it so that they agree.
+    /// Whether a key is known may take a store read, so the rule asks for it rather than
+    /// finding out under the lock. On the final run a kept key not asked about yet (its
+    /// session arrived meanwhile) counts as known, so it is never evicted unasked.
+    private func room(for remote: NodeID, in state: State, known: [NodeID: Bool], final: Bool) -> Step<Room> {
+        if state.kept[remote] != nil || state.kept.count < configuration.maxSessions { return .done(.free) }
+        guard let remoteIsKnown = known[remote] else { return final ? .done(.full) : .ask([remote]) }
+        guard remoteIsKnown else { return .done(.full) }
+        let unasked = state.kept.keys.filter { known[$0] == nil }
+        if !unasked.isEmpty && !final { return .ask(unasked) }
+        let victim = state.kept.values.filter { known[$0.remote] == false }.min { $0.id < $1.id }
+        return .done(victim.map(Room.evicting) ?? .full)
+    }
+
+    /// Runs `rule` under the lock until it is done, asking `configuration.isKnown` outside
+    /// the lock whenever it needs to know about keys. The third run is final, so a rule
+    /// that keeps meeting new sessions still ends.
+    private func decide<Outcome>(
+        _ rule: (inout State, _ known: [NodeID: Bool], _ final: Bool) -> Step<Outcome>
+    ) -> Outcome {
+        var known: [NodeID: Bool] = [:]
+        var run = 0
+        while true {
+            run += 1
+            let final = run >= 3
+            switch state.withLockedValue({ rule(&$0, known, final) }) {
+            case .done(let outcome):
+                return outcome
+            case .ask(let keys):
+                for key in keys where known[key] == nil { known[key] = configuration.isKnown(key) }
+            }
         }
     }
 
@@ -136,17 +283,31 @@ final class SessionCore: Sendable {
 
     /// Joins a dial to `remote` that is already under way, or returns the session already
     /// kept, so that one node never races itself with two connections to the same peer.
+    /// A new dial must fit within `maxDials`, and is refused before it sends anything when
+    /// the session limit would refuse its session anyway.
     func beginDial(to remote: NodeID, on eventLoop: any EventLoop) throws(SessionError) -> DialStart {
-        let start: DialStart? = state.withLockedValue { state in
-            if state.shuttingDown { return nil }
-            if let existing = state.kept[remote] { return .existing(existing) }
-            if let running = state.dials[remote] { return .joined(running) }
-            let promise = eventLoop.makePromise(of: PeerSession.self)
-            state.dials[remote] = promise.futureResult
-            return .started(promise)
+        let dialLimit = configuration.maxDials
+        let sessionLimit = configuration.maxSessions
+        let start = decide { state, known, final -> Step<Result<DialStart, SessionError>> in
+            if state.shuttingDown { return .done(.failure(.shuttingDown)) }
+            if let existing = state.kept[remote] { return .done(.success(.existing(existing))) }
+            if let running = state.dials[remote] { return .done(.success(.joined(running))) }
+            guard state.dials.count < dialLimit else { return .done(.failure(.tooManyDials(limit: dialLimit))) }
+            switch room(for: remote, in: state, known: known, final: final) {
+            case .ask(let keys):
+                return .ask(keys)
+            case .done(.full):
+                return .done(.failure(.tooManySessions(limit: sessionLimit)))
+            case .done(.free), .done(.evicting):
+                let promise = eventLoop.makePromise(of: PeerSession.self)
+                state.dials[remote] = promise.futureResult
+                return .done(.success(.started(promise)))
+            }
         }
-        guard let start else { throw .shuttingDown }
-        return start
+        switch start {
+        case .success(let start): return start
+        case .failure(let error): throw error
+        }
     }
 
     func endDial(to remote: NodeID, _ future: EventLoopFuture<PeerSession>) {
@@ -172,7 +333,7 @@ final class SessionCore: Sendable {
             state.shuttingDown = true
             let listeners = state.listeners
             state.listeners = []
-            return (listeners, Array(state.connections.values))
+            return (listeners, state.connections.values.map(\.connection))
         }
     }
 

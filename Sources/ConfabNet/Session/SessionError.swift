@@ -6,11 +6,15 @@ import NIOCore
 public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     private enum Reason: Equatable, Sendable {
         case handshakeTimedOut(TimeAmount)
+        case firstMessageTimedOut(TimeAmount)
         case handshakeInterrupted
         case connectionLost
         case messageTooLarge(length: Int, limit: Int)
         case peerSilent(TimeAmount)
         case tooManySessions(limit: Int)
+        case tooManyHandshakes(limit: Int)
+        case tooManyHandshakesFromAddress(limit: Int)
+        case tooManyDials(limit: Int)
         case shuttingDown
         case connectedToSelf
         case refused(String)
@@ -21,6 +25,12 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The handshake did not complete within the configured time.
     public static func handshakeTimedOut(after timeout: TimeAmount) -> SessionError {
         SessionError(reason: .handshakeTimedOut(timeout))
+    }
+
+    /// An accepted connection did not deliver the handshake's message 1 within
+    /// `SessionConfiguration.firstMessageTimeout`.
+    public static func firstMessageTimedOut(after timeout: TimeAmount) -> SessionError {
+        SessionError(reason: .firstMessageTimedOut(timeout))
     }
 
     /// The connection ended before the handshake completed. A server on another network
@@ -43,9 +53,26 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         SessionError(reason: .peerSilent(timeout))
     }
 
-    /// The connection would exceed `SessionConfiguration.maxSessions`.
+    /// The session would exceed `SessionConfiguration.maxSessions`, and no session with an
+    /// unknown key could make way for it.
     public static func tooManySessions(limit: Int) -> SessionError {
         SessionError(reason: .tooManySessions(limit: limit))
+    }
+
+    /// The accepted connection would exceed `SessionConfiguration.maxPendingHandshakes`.
+    public static func tooManyHandshakes(limit: Int) -> SessionError {
+        SessionError(reason: .tooManyHandshakes(limit: limit))
+    }
+
+    /// The accepted connection would exceed
+    /// `SessionConfiguration.maxPendingHandshakesPerAddress` for its source address.
+    public static func tooManyHandshakesFromAddress(limit: Int) -> SessionError {
+        SessionError(reason: .tooManyHandshakesFromAddress(limit: limit))
+    }
+
+    /// The dial would exceed `SessionConfiguration.maxDials`.
+    public static func tooManyDials(limit: Int) -> SessionError {
+        SessionError(reason: .tooManyDials(limit: limit))
     }
 
     /// The service is shutting down and accepts no new sessions.
@@ -71,6 +98,8 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         switch reason {
         case .handshakeTimedOut(let timeout):
             return "handshake not completed within \(timeout.milliseconds) ms"
+        case .firstMessageTimedOut(let timeout):
+            return "handshake message 1 not received within \(timeout.milliseconds) ms"
         case .handshakeInterrupted:
             return "connection closed during the handshake (wrong network key or peer key?)"
         case .connectionLost:
@@ -81,6 +110,12 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
             return "nothing received from the peer for \(timeout.milliseconds) ms"
         case .tooManySessions(let limit):
             return "session limit of \(limit) reached"
+        case .tooManyHandshakes(let limit):
+            return "limit of \(limit) connections in handshake reached"
+        case .tooManyHandshakesFromAddress(let limit):
+            return "limit of \(limit) connections in handshake from one address reached"
+        case .tooManyDials(let limit):
+            return "limit of \(limit) dials under way reached"
         case .shuttingDown:
             return "session service is shutting down"
         case .connectedToSelf:

@@ -200,6 +200,12 @@ final class SessionHandler: ChannelInboundHandler {
                 guard case .waiting(let waiting, let buffered) = self.phase, waiting === session else { return }
                 self.announce(session, buffered: buffered, context: context)
             }
+        case .evicting(let victim):
+            logger.info(
+                "session limit reached: closing the oldest session with an unknown key",
+                metadata: ["closing": "\(victim)"])
+            victim.close(reason: "session limit")
+            announce(session, context: context)
         case .duplicate(let winner):
             logger.debug("closing duplicate session", metadata: ["kept": "\(winner.id)"])
             phase = .dropped
@@ -212,10 +218,11 @@ final class SessionHandler: ChannelInboundHandler {
         case .refused(let error):
             phase = .dropped
             firstError = error
+            logger.info("closing connection", metadata: ["reason": "\(error)"])
             context.close(promise: nil)
         }
         switch decision {
-        case .kept, .replacing:
+        case .kept, .replacing, .evicting:
             dialPromise?.succeed(session)
         case .duplicate(let winner):
             dialPromise?.succeed(winner)

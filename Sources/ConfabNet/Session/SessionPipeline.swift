@@ -28,11 +28,16 @@ enum SessionPipeline {
             handshakeRole = .server
             session = SessionHandler(core: core, connectionID: id, isInitiator: false, dialPromise: nil)
         }
-        let accepted = if case .responder = role { true } else { false }
+        let origin: SessionCore.Origin
+        switch role {
+        case .initiator: origin = .dialled
+        // Per IP, not per port: a host opens as many ports as it likes.
+        case .responder: origin = .accepted(from: channel.remoteAddress?.ipAddress ?? "unknown")
+        }
         try core.admit(
             id: id,
             SessionCore.Connection(channel: channel, handler: NIOLoopBound(session, eventLoop: channel.eventLoop)),
-            accepted: accepted)
+            origin: origin)
         channel.closeFuture.whenComplete { _ in core.release(id: id) }
 
         var logger = configuration.logger
@@ -41,7 +46,10 @@ enum SessionPipeline {
         try channel.pipeline.syncOperations.addHandlers([
             SecretHandshakeHandler(
                 role: handshakeRole, identity: configuration.identity, networkKey: configuration.networkKey,
-                timeout: configuration.handshakeTimeout, admit: configuration.admit),
+                timeout: configuration.handshakeTimeout, firstMessageTimeout: configuration.firstMessageTimeout,
+                refusal: { client in
+                    configuration.admit(client) ? core.refusal(toEstablishWith: client) : .refused(client)
+                }),
             ByteToMessageHandler(SessionMessageDecoder()),
             SessionMessageEncoder(logger: logger),
             KeepaliveHandler(pingInterval: configuration.pingInterval, deadPeerTimeout: configuration.deadPeerTimeout),

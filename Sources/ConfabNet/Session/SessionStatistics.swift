@@ -2,9 +2,12 @@
 public struct SessionStatistics: Sendable, Equatable {
     /// TCP connections accepted by the listeners (including those then refused).
     public var accepted = 0
-    /// Connections closed at once because `maxSessions` was reached or the service was
-    /// shutting down.
+    /// Connections closed because a limit was reached (handshakes in all or from one
+    /// address when accepted, `maxSessions` when established) or the service was shutting
+    /// down.
     public var refused = 0
+    /// Sessions with unknown keys closed to make way for a known key at `maxSessions`.
+    public var evicted = 0
     /// Connections (either direction) that ended before their handshake completed.
     public var handshakeFailures = 0
     /// Sessions reported open to the delegate.

@@ -78,6 +78,11 @@ public actor Node {
             identity: local.identity, networkKey: options.networkKey, logger: logger)
         configuration.maxSessions = 64
         configuration.admit = { [blockList] in !blockList.contains($0) }
+        // Keys the person chose on the command line, or in the store, keep a way in when
+        // strangers hold every session.
+        let chosen = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
+            .union(operations.policy?.configuration.allow ?? [])
+        configuration.isKnown = { [store = local.store] in chosen.contains($0) || (try? store.isKnownPeer($0)) == true }
         try reloadTrust()
         configuration.entryRateLimiter = operations.rateLimiter
         sessions = SessionService(configuration: configuration, group: group, delegate: delegate)

@@ -1,0 +1,33 @@
+import ConfabModel
+import GRDB
+
+extension ConfabStore {
+    /// Whether this node's person chose to deal with `id`: added it by hand, verified it, or
+    /// shares a conversation with it that this node created or wrote a message in. Being a
+    /// participant of a conversation someone else created is not enough until this node
+    /// writes in it: anyone holding the network key may create one, which would make every
+    /// throwaway key known. A blocked key is never known.
+    public func isKnownPeer(_ id: NodeID) throws -> Bool {
+        guard id != me else { return false }
+        return try writer.read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT CASE
+                            WHEN EXISTS (SELECT 1 FROM peer WHERE id = :id AND trust = 'blocked') THEN 0
+                            WHEN EXISTS (
+                                SELECT 1 FROM peer WHERE id = :id AND (addedByHand = 1 OR trust = 'verified')) THEN 1
+                            ELSE EXISTS (
+                                SELECT 1 FROM participant them
+                                JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
+                                JOIN conversation ON conversation.id = them.conversationId
+                                WHERE them.nodeId = :id
+                                    AND (conversation.creator = :me OR EXISTS (
+                                        SELECT 1 FROM message
+                                        WHERE message.conversationId = conversation.id AND message.author = :me)))
+                        END
+                        """),
+                arguments: ["id": id.bytes, "me": me.bytes]) ?? false
+        }
+    }
+}
