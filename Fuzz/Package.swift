@@ -39,7 +39,8 @@ let package = Package(
                 .product(name: "ConfabStore", package: "Confab"),
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
-            ]
+            ],
+            exclude: ["libfuzzer.options"]
         ),
         .executableTarget(
             name: "FuzzEntryDecoder",

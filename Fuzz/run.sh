@@ -61,6 +61,12 @@ for target in "${targets[@]}"; do
     dirs=("$corpus" "$seed")
     [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]] && dirs=("$seed")
     limits=(-max_total_time="$seconds")
+    # Per-target libFuzzer flags, one per line (FuzzSyncSession keeps a store for the whole
+    # run, whose statement cache LeakSanitizer cannot follow through Swift's tagged pointers).
+    if [[ -f "Sources/$target/libfuzzer.options" ]]; then
+        mapfile -t extra < "Sources/$target/libfuzzer.options"
+        limits+=("${extra[@]}")
+    fi
     [[ -n "${FUZZ_RUNS:-}" ]] && limits+=(-runs="$FUZZ_RUNS")
     echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})"
     # -timeout: an input that takes over 10 s counts as a hang, i.e. a failure.
