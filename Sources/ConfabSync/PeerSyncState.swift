@@ -24,6 +24,35 @@ struct PeerSyncState {
     /// The last clock announced to it per conversation, so the same clock is not announced
     /// twice in a row (two nodes re-announcing to each other would never stop).
     var announced: [ConversationID: VectorClock] = [:]
+    /// Bytes of entries sent to it per conversation (pushed or in answer to Want) since it
+    /// last acknowledged that conversation with a Clocks naming it; their sum is held
+    /// within the engine's `byteWindow`.
+    var unacknowledged: [ConversationID: Int] = [:]
+    var unacknowledgedBytes = 0
+    /// Conversations whose entries waited for room in the byte window: offered again when
+    /// an acknowledgement makes room.
+    var starved: Set<ConversationID> = []
+    /// Per conversation and author, the highest seq sent in answer to a Want: later Wants
+    /// are answered only beyond it, so asking again gets nothing twice (Protocol.md §12.2).
+    var served: [ConversationID: VectorClock] = [:]
 
     var helloReceived: Bool { role != nil }
+}
+
+extension PeerSyncState {
+    /// What the byte window still lets through.
+    func room(within window: Int) -> Int { window - unacknowledgedBytes }
+
+    mutating func noteSent(_ bytes: Int, in conversation: ConversationID) {
+        guard bytes > 0 else { return }
+        unacknowledged[conversation, default: 0] += bytes
+        unacknowledgedBytes += bytes
+    }
+
+    /// The peer named the conversation in a Clocks: it has handled every Entries message it
+    /// acknowledges that way (an honest peer acknowledges each one, stored or not, §12 step
+    /// 4), so none of that conversation's bytes count as in flight any more.
+    mutating func acknowledge(_ conversation: ConversationID) {
+        unacknowledgedBytes -= unacknowledged.removeValue(forKey: conversation) ?? 0
+    }
 }

@@ -16,6 +16,10 @@ public final class SyncEngine {
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
+    /// Bytes of entries that may be in flight to one peer, pushed or in answer to Want:
+    /// what a peer that reads slowly, or not at all, makes this node buffer for it. An
+    /// entry larger than the window goes when nothing else is in flight.
+    public var byteWindow = 2 << 20
     /// Asked about every entry a peer offers before it is stored; nil admits everything.
     public var admission: (any EntryAdmission)?
     /// Whether a peer that says it is a relay is trusted as one (offered every
@@ -62,13 +66,7 @@ public final class SyncEngine {
             return try handleEntries(entries, from: peer)
         case .want(let want):
             guard peers[peer]?.helloReceived == true else { return misbehaving("want before hello") }
-            var output = SyncOutput()
-            if try shouldShare(want.conversation, with: peer) {
-                let entries = try store.entries(
-                    in: want.conversation, author: want.author, after: want.after, limit: batchSize)
-                output.replies += SessionCodec.entriesMessages(entries, maxCount: batchSize)
-            }
-            return output
+            return try answer(want, from: peer)
         case .forkProof(let first, let second):
             guard peers[peer]?.helloReceived == true else { return misbehaving("fork proof before hello") }
             var output = SyncOutput()
@@ -163,6 +161,7 @@ public final class SyncEngine {
                 continue
             }
             peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
+            peers[peer]?.acknowledge(conversation)
             let written = peers[peer]?.written[conversation] ?? 0
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
@@ -176,7 +175,48 @@ public final class SyncEngine {
             }
         }
         if !announce.isEmpty { output.replies += SessionCodec.clocksMessages(announce) }
+        output.replies += try offerStarved(to: peer)
         return output
+    }
+
+    /// Answers a Want only beyond what earlier Wants of this session got, and only within
+    /// the byte window, so that asking again, or faster than it acknowledges, gets a peer
+    /// nothing more (Protocol.md §12.2).
+    private func answer(_ want: SessionMessage.Want, from peer: NodeID) throws -> SyncOutput {
+        var output = SyncOutput()
+        guard var state = peers[peer] else { return output }
+        let room = state.room(within: byteWindow)
+        guard room > 0, try shouldShare(want.conversation, with: peer) else { return output }
+        let after = max(want.after, state.served[want.conversation]?[want.author] ?? 0)
+        let held = try store.sequencedEntries(
+            in: want.conversation, author: want.author, after: after, limit: batchSize)
+        var entries: [[UInt8]] = []
+        var bytes = 0
+        var last = after
+        for entry in held {
+            if bytes + entry.raw.count > room, !(entries.isEmpty && state.unacknowledgedBytes == 0) { break }
+            entries.append(entry.raw)
+            bytes += entry.raw.count
+            last = entry.seq
+        }
+        guard !entries.isEmpty else { return output }
+        state.served[want.conversation, default: VectorClock()].merge(VectorClock([want.author: last]))
+        state.noteSent(bytes, in: want.conversation)
+        peers[peer] = state
+        output.replies = SessionCodec.entriesMessages(entries, maxCount: batchSize)
+        return output
+    }
+
+    /// The conversations the byte window held back, offered again now that an
+    /// acknowledgement may have made room; those that still do not fit wait again.
+    private func offerStarved(to peer: NodeID) throws -> [SessionMessage] {
+        guard let starved = peers[peer]?.starved, !starved.isEmpty else { return [] }
+        peers[peer]?.starved = []
+        var messages: [SessionMessage] = []
+        for conversation in starved.sorted() {
+            messages += try missingEntries(conversation, for: peer)
+        }
+        return messages
     }
 
     private func handleEntries(_ batch: [[UInt8]], from peer: NodeID) throws -> SyncOutput {
@@ -373,6 +413,11 @@ public final class SyncEngine {
     /// The creator's create entry has the smallest sum of all and goes first.
     private func missingEntries(_ conversation: ConversationID, for peer: NodeID) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
+        let byteRoom = state.room(within: byteWindow)
+        guard byteRoom > 0 else {
+            peers[peer]?.starved.insert(conversation)
+            return []
+        }
         let mine = try store.clock(of: conversation)
         let theirs = state.theirs[conversation] ?? VectorClock()
         var sent = (state.sent[conversation] ?? VectorClock()).merging(theirs)
@@ -403,12 +448,21 @@ public final class SyncEngine {
         }
         candidates.sort { ($0.clockSum, $0.author, $0.seq) < ($1.clockSum, $1.author, $1.seq) }
         var offered: [[UInt8]] = []
+        var bytes = 0
         for candidate in candidates where candidate.clockSum <= cutoff {
+            // A prefix of the display order holds a prefix of each author's log, and
+            // nothing in it depends on what waits for room.
+            if bytes + candidate.raw.count > byteRoom, !(offered.isEmpty && state.unacknowledgedBytes == 0) {
+                state.starved.insert(conversation)
+                break
+            }
             offered.append(candidate.raw)
+            bytes += candidate.raw.count
             sent[candidate.author] = max(sent[candidate.author], candidate.seq)
             if candidate.author == me { state.written[conversation] = max(written, candidate.seq) }
         }
         state.sent[conversation] = sent
+        state.noteSent(bytes, in: conversation)
         peers[peer] = state
         return SessionCodec.entriesMessages(offered, maxCount: batchSize)
     }

@@ -180,4 +180,32 @@ struct DuplicateSessionTests {
             try await l.shutdown()
         }
     }
+
+    // MARK: What waits while a replaced session closes
+
+    @Test func whatWaitsForAReplacedSessionToCloseIsBoundedInBytes() throws {
+        let core = core(small)
+        // The kept session's close never completes (its handler is in no pipeline), so the
+        // new one waits, buffering what arrives.
+        let oldChannel = EmbeddedChannel()
+        let oldHandler = SessionHandler(
+            core: core, connectionID: SessionCore.makeConnectionID(), isInitiator: false, dialPromise: nil)
+        let old = PeerSession(
+            id: SessionCore.makeConnectionID(), remote: large.id, isInitiator: false, channel: oldChannel,
+            handler: NIOLoopBound(oldHandler, eventLoop: oldChannel.eventLoop))
+        guard case .kept = core.register(old) else {
+            Issue.record("the first session should be kept")
+            return
+        }
+        let channel = EmbeddedChannel(
+            handler: SessionHandler(
+                core: core, connectionID: SessionCore.makeConnectionID(), isInitiator: false, dialPromise: nil))
+        try channel.activate()
+        channel.pipeline.fireUserInboundEventTriggered(SecretHandshakeCompleted(remote: large.id))
+        let megabyte = SessionMessage.entries(Array(repeating: [UInt8](repeating: 7, count: 60_000), count: 16))
+        for _ in 0..<8 { try channel.writeInbound(megabyte) }
+        #expect(channel.isActive, "7.7 MB is within the bound")
+        try channel.writeInbound(megabyte)
+        #expect(!channel.isActive, "a ninth message of 1 MB was buffered too")
+    }
 }

@@ -98,6 +98,30 @@ struct EntryRateLimitHandlerTests {
         #expect(counter.reads == before)
     }
 
+    @Test func readsStopWhileManyMessagesOfOtherKindsWait() throws {
+        let (channel, tail, counter) = try channel(EntryRateLimiter(entriesPerSecond: 1, burst: 1))
+        try channel.writeInbound(entries(2))  // passes, leaving a debt
+        try channel.writeInbound(entries(1))  // waits
+        // No entries at all, but each waits behind that one all the same.
+        for _ in 0..<1100 { try channel.writeInbound(SessionMessage.clocks([])) }
+        #expect(tail.messages.count == 1)
+        let before = counter.reads
+        channel.pipeline.read()
+        #expect(counter.reads == before, "a read went through while 1100 Clocks were held")
+    }
+
+    @Test func readsStopWhileLargeMessagesOfOtherKindsWait() throws {
+        let (channel, _, counter) = try channel(EntryRateLimiter(entriesPerSecond: 1, burst: 1))
+        try channel.writeInbound(entries(2))
+        try channel.writeInbound(entries(1))
+        let proof = SessionMessage.forkProof(
+            first: [UInt8](repeating: 1, count: 65_536), second: [UInt8](repeating: 2, count: 65_536))
+        for _ in 0..<40 { try channel.writeInbound(proof) }  // 5 MB held, not one entry
+        let before = counter.reads
+        channel.pipeline.read()
+        #expect(counter.reads == before)
+    }
+
     @Test func theBucketRefillsAtItsRateUpToTheBurst() {
         var bucket = TokenBucket(rate: 100, burst: 50, now: .uptimeNanoseconds(0))
         #expect(bucket.take(50, now: .uptimeNanoseconds(0)) == .zero)

@@ -100,4 +100,19 @@ struct FramingTests {
         }
         #expect(try channel.drainOutbound().isEmpty)
     }
+
+    @Test func aMessageOverTheLimitEndsTheSession() throws {
+        // The layer above may count what it held as sent: the session must not go on
+        // without it, or the peer would never be offered it again.
+        let tail = MessageTail()
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([
+            SessionMessageEncoder(maxMessageBytes: 100, logger: quietLogger()), tail,
+        ])
+        try channel.activate()
+        channel.writeAndFlush(SessionMessage.entries([[UInt8](repeating: 1, count: 200)]), promise: nil)
+        #expect(!channel.isActive)
+        #expect(tail.errors.count == 1)
+        #expect(try channel.drainOutbound().isEmpty)
+    }
 }

@@ -70,6 +70,20 @@ struct KeepaliveHandlerTests {
         #expect(tail.messages == [.bye("later")])
     }
 
+    @Test func noPongIsWrittenWhileUnwritableAndOnlyTheLatestPingIsAnsweredAfter() throws {
+        let (channel, tail) = try channel()
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        for nonce in 1...1000 { try channel.writeInbound(SessionMessage.ping(UInt64(nonce))) }
+        #expect(try written(channel).isEmpty)
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try written(channel) == [.pong(1000)])
+        channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try written(channel).isEmpty)
+        #expect(tail.messages.isEmpty)
+    }
+
     @Test func closesAfterTheDeadPeerTimeoutWithoutReads() throws {
         let (channel, tail) = try channel()
         channel.embeddedEventLoop.advanceTime(by: dead - .milliseconds(1))

@@ -5,8 +5,9 @@ import NIOCore
 /// Encodes outbound session messages with their length prefix.
 ///
 /// A message over the limit is refused here, before anything is written: the peer would
-/// close the session on it, and the message would be lost all the same. Its write fails
-/// and the refusal is logged, since it means the layer above did not chunk its data.
+/// close the session on it. The layer above did not chunk its data, and may count what
+/// the message held as sent, so the write fails and so does the session: what the
+/// session was sent is then forgotten with it, and offered again in the next one.
 final class SessionMessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = SessionMessage
     typealias OutboundOut = ByteBuffer
@@ -25,6 +26,8 @@ final class SessionMessageEncoder: ChannelOutboundHandler {
             let error = SessionError.messageTooLarge(bytes.count, limit: maxMessageBytes)
             logger.error("not sending session message", metadata: ["reason": "\(error)"])
             promise?.fail(error)
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
             return
         }
         var buffer = context.channel.allocator.buffer(capacity: SessionFraming.lengthPrefixBytes + bytes.count)

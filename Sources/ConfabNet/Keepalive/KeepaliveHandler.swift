@@ -3,10 +3,13 @@ import NIOCore
 
 /// Keeps a quiet session provably alive, and ends one whose peer has gone.
 ///
-/// After `pingInterval` without anything written it sends a Ping; it answers every Ping
-/// with a Pong carrying the same nonce; it swallows both, so the layers above never see
-/// them. When nothing at all has been read for `deadPeerTimeout` (a live peer pings at
-/// least every `pingInterval`) it fires `SessionError.peerSilent` and closes the channel.
+/// After `pingInterval` without anything written it sends a Ping; it answers a Ping with a
+/// Pong carrying the same nonce; it swallows both, so the layers above never see them.
+/// While the channel is not writable (the peer is not taking what it is sent) no Pong is
+/// written: only the latest Ping is answered once it is writable again, so a peer that
+/// floods Pings and reads nothing cannot make the node queue a Pong for each. When nothing
+/// at all has been read for `deadPeerTimeout` (a live peer pings at least every
+/// `pingInterval`) it fires `SessionError.peerSilent` and closes the channel.
 ///
 /// The clocks start with `SecretHandshakeCompleted`: before that the handshake's own
 /// timeout applies and nothing may be written.
@@ -23,6 +26,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
     private var lastWrite = NIODeadline.uptimeNanoseconds(0)
     private var pingTimer: Scheduled<Void>?
     private var silenceTimer: Scheduled<Void>?
+    private var unansweredPing: UInt64?
 
     init(pingInterval: TimeAmount, deadPeerTimeout: TimeAmount) {
         self.pingInterval = pingInterval
@@ -38,13 +42,24 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         lastRead = context.eventLoop.now
         switch Self.unwrapInboundIn(data) {
         case .ping(let nonce):
-            lastWrite = context.eventLoop.now
-            context.writeAndFlush(Self.wrapOutboundOut(.pong(nonce)), promise: nil)
+            guard context.channel.isWritable else {
+                unansweredPing = nonce
+                return
+            }
+            pong(nonce, context: context)
         case .pong:
             break
         case .hello, .clocks, .entries, .want, .bye, .forkProof:
             context.fireChannelRead(data)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let nonce = unansweredPing {
+            unansweredPing = nil
+            pong(nonce, context: context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -59,6 +74,11 @@ final class KeepaliveHandler: ChannelDuplexHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         disarm()
+    }
+
+    private func pong(_ nonce: UInt64, context: ChannelHandlerContext) {
+        lastWrite = context.eventLoop.now
+        context.writeAndFlush(Self.wrapOutboundOut(.pong(nonce)), promise: nil)
     }
 
     private func arm(context: ChannelHandlerContext) {

@@ -10,9 +10,10 @@ import NIOCore
 /// entries acknowledged later.
 ///
 /// Reading goes on while messages wait, so Pings and Pongs keep the session alive, up to
-/// `maxHeldEntries` or `maxHeldBytes` (whichever comes first, so a peer sending the largest
-/// entries cannot make us hold more than a few megabytes); beyond that reads stop and TCP
-/// pushes back on the sender. (An honest
+/// `maxHeldEntries`, `maxHeldMessages` or `maxHeldBytes` (whichever comes first; every held
+/// message counts, whatever its kind, so neither the largest entries nor a stream of
+/// Clocks behind one Entries message can make us hold more than a few megabytes); beyond
+/// that reads stop and TCP pushes back on the sender. (An honest
 /// sender keeps at most its flow-control window in flight, so that only bites a peer that
 /// ignores acknowledgements or has very many logs to send at once.)
 final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler {
@@ -22,6 +23,7 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
     typealias OutboundOut = SessionMessage
 
     static let maxHeldEntries = 4096
+    static let maxHeldMessages = 1024
     static let maxHeldBytes = 4 << 20
 
     private let limiter: EntryRateLimiter
@@ -52,11 +54,13 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
         if held.isEmpty, pass(message, context: context) { return }
         held.append(message)
         heldEntries += message.entryCount
-        heldBytes += message.entryBytes
+        heldBytes += message.approximateBytes
         scheduleRelease(context: context)
     }
 
-    private var mayRead: Bool { heldEntries < Self.maxHeldEntries && heldBytes < Self.maxHeldBytes }
+    private var mayRead: Bool {
+        heldEntries < Self.maxHeldEntries && held.count < Self.maxHeldMessages && heldBytes < Self.maxHeldBytes
+    }
 
     func read(context: ChannelHandlerContext) {
         guard mayRead else {
@@ -116,7 +120,7 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
         while let next = held.first, pass(next, context: context) {
             held.removeFirst()
             heldEntries -= next.entryCount
-            heldBytes -= next.entryBytes
+            heldBytes -= next.approximateBytes
         }
         if !held.isEmpty { scheduleRelease(context: context) }
         if readPending, mayRead {
@@ -129,11 +133,6 @@ final class EntryRateLimitHandler: ChannelInboundHandler, ChannelOutboundHandler
 extension SessionMessage {
     fileprivate var entryCount: Int {
         if case .entries(let entries) = self { return entries.count }
-        return 0
-    }
-
-    fileprivate var entryBytes: Int {
-        if case .entries(let entries) = self { return entries.reduce(0) { $0 + $1.count } }
         return 0
     }
 }

@@ -19,9 +19,11 @@ public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
 
     let channel: any Channel
     private let handler: NIOLoopBound<SessionHandler>
+    private let inbox: SessionInbox?
 
     init(
-        id: UInt64, remote: NodeID, isInitiator: Bool, channel: any Channel, handler: NIOLoopBound<SessionHandler>
+        id: UInt64, remote: NodeID, isInitiator: Bool, channel: any Channel, handler: NIOLoopBound<SessionHandler>,
+        inbox: SessionInbox? = nil
     ) {
         self.id = id
         self.remote = remote
@@ -30,6 +32,7 @@ public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
         self.isInitiator = isInitiator
         self.channel = channel
         self.handler = handler
+        self.inbox = inbox
     }
 
     public func send(_ message: SessionMessage) {
@@ -46,6 +49,17 @@ public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
     public func close(reason: String) {
         onLoop { $0.closeGracefully(reason: reason) }
     }
+
+    /// Says that the delegate is done with a message this session delivered, so the session
+    /// may read more (`SessionConfiguration.inboxLimit`). Call it once per message, from
+    /// any thread; without an inbox limit it does nothing.
+    public func consumed(_ message: SessionMessage) {
+        inbox?.consumed(message)
+    }
+
+    /// False while more is waiting to be written than the write buffer's high-water mark
+    /// allows (`SessionConfiguration.writeBufferWaterMark`): replies that can wait should.
+    public var isWritable: Bool { channel.isWritable }
 
     /// Completes once the connection is closed (after `sessionDidClose`, if it was open).
     public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }

@@ -47,6 +47,17 @@ public struct SessionConfiguration: Sendable {
     public var admit: @Sendable (NodeID) -> Bool = { _ in true }
     /// When set, every peer's entries are read no faster than its rate (a relay's `--rate`).
     public var entryRateLimiter: EntryRateLimiter?
+    /// For a delegate that queues messages and handles them later: a session stops reading
+    /// while the messages it delivered that the delegate has not consumed yet
+    /// (`PeerSession.consumed`) reach this limit. Nil, for a delegate that handles each
+    /// message in its callback, reads on regardless.
+    public var inboxLimit: InboxLimit?
+    /// A session is closed once more than this many bytes written to it wait for the peer
+    /// to take them.
+    public var maxOutboundBacklog = 8 << 20
+    /// Replies that can wait (a Pong, an answer to Want) are held back while more than
+    /// `high` bytes wait to be written, until fewer than `low` do.
+    public var writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 512 << 10, high: 2 << 20)
     public var logger: Logger
 
     public init(

@@ -18,6 +18,7 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         case shuttingDown
         case connectedToSelf
         case refused(String)
+        case outboundBacklog(pending: Int, limit: Int)
     }
 
     private let reason: Reason
@@ -89,6 +90,12 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         SessionError(reason: .refused("\(key)"))
     }
 
+    /// More bytes waited to be written than `SessionConfiguration.maxOutboundBacklog`: the
+    /// peer is not reading what it is sent.
+    public static func outboundBacklog(_ pending: Int, limit: Int) -> SessionError {
+        SessionError(reason: .outboundBacklog(pending: pending, limit: limit))
+    }
+
     public var isRefusal: Bool {
         if case .refused = reason { return true }
         return false
@@ -122,6 +129,8 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
             return "the peer holds our own key"
         case .refused(let key):
             return "refused the key \(key.prefix(8)) after the handshake proved it"
+        case .outboundBacklog(let pending, let limit):
+            return "the peer is not reading: \(pending) bytes wait to be sent, over the limit of \(limit)"
         }
     }
 }

@@ -17,7 +17,7 @@ final class SessionHandler: ChannelInboundHandler {
         case handshaking
         /// Kept, but announced only once the session it replaced has reported its close,
         /// so the delegate never sees two open sessions with one peer.
-        case waiting(PeerSession, buffered: [SessionMessage])
+        case waiting(PeerSession, buffered: [SessionMessage], bytes: Int)
         case open(PeerSession)
         /// Lost the duplicate rule or was refused; never announced, so never reported closed.
         case dropped
@@ -25,8 +25,10 @@ final class SessionHandler: ChannelInboundHandler {
     }
 
     /// Messages that may arrive while a replaced session is closing; more means the
-    /// close is stuck and this session is not worth keeping.
+    /// close is stuck and this session is not worth keeping. Counted in bytes too, since
+    /// 1024 messages may each be 1 MiB.
     private static let maxBufferedMessages = 1024
+    private static let maxBufferedBytes = 8 << 20
 
     private let core: SessionCore
     private let connectionID: UInt64
@@ -38,6 +40,8 @@ final class SessionHandler: ChannelInboundHandler {
     private var firstError: (any Error)?
     private var context: ChannelHandlerContext?
     private var logger: Logger
+    /// What the delegate has not consumed yet, when it consumes later (`inboxLimit`).
+    let inbox: SessionInbox?
 
     init(
         core: SessionCore, connectionID: UInt64, isInitiator: Bool, dialPromise: EventLoopPromise<PeerSession>?
@@ -47,6 +51,7 @@ final class SessionHandler: ChannelInboundHandler {
         self.isInitiator = isInitiator
         self.dialPromise = dialPromise
         self.logger = core.configuration.logger
+        self.inbox = core.configuration.inboxLimit.map(SessionInbox.init)
         logger[metadataKey: "connection"] = "\(connectionID)"
     }
 
@@ -84,15 +89,16 @@ final class SessionHandler: ChannelInboundHandler {
         switch phase {
         case .open(let session):
             deliver(message, on: session, context: context)
-        case .waiting(let session, var buffered):
-            guard buffered.count < Self.maxBufferedMessages else {
-                logger.warning("closing session: too many messages while the replaced session closes")
+        case .waiting(let session, var buffered, let bytes):
+            let size = message.approximateBytes
+            guard buffered.count < Self.maxBufferedMessages, bytes + size <= Self.maxBufferedBytes else {
+                logger.warning("closing session: too much arrived while the replaced session closes")
                 phase = .dropped
                 context.close(promise: nil)
                 return
             }
             buffered.append(message)
-            phase = .waiting(session, buffered: buffered)
+            phase = .waiting(session, buffered: buffered, bytes: bytes + size)
         case .handshaking, .dropped, .closed:
             break
         }
@@ -126,7 +132,7 @@ final class SessionHandler: ChannelInboundHandler {
             if error != nil { core.record { $0.failed += 1 } }
             logger.debug("session closed", metadata: ["reason": "\(error.map { "\($0)" } ?? "orderly")"])
             core.delegate?.sessionDidClose(session, error: error)
-        case .waiting(let session, _):
+        case .waiting(let session, _, _):
             core.unregister(session)
         case .dropped, .closed:
             break
@@ -187,17 +193,17 @@ final class SessionHandler: ChannelInboundHandler {
         }
         let session = PeerSession(
             id: connectionID, remote: remote, isInitiator: isInitiator, channel: context.channel,
-            handler: NIOLoopBound(self, eventLoop: context.eventLoop))
+            handler: NIOLoopBound(self, eventLoop: context.eventLoop), inbox: inbox)
         let decision = core.register(session)
         switch decision {
         case .kept:
             announce(session, context: context)
         case .replacing(let old):
             logger.debug("replacing duplicate session", metadata: ["replaced": "\(old.id)"])
-            phase = .waiting(session, buffered: [])
+            phase = .waiting(session, buffered: [], bytes: 0)
             old.close(reason: "duplicate session")
             old.closeFuture.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in
-                guard case .waiting(let waiting, let buffered) = self.phase, waiting === session else { return }
+                guard case .waiting(let waiting, let buffered, _) = self.phase, waiting === session else { return }
                 self.announce(session, buffered: buffered, context: context)
             }
         case .evicting(let victim):
@@ -244,6 +250,7 @@ final class SessionHandler: ChannelInboundHandler {
     }
 
     private func deliver(_ message: SessionMessage, on session: PeerSession, context: ChannelHandlerContext) {
+        inbox?.delivered(message)
         core.delegate?.session(session, didReceive: message)
         if case .bye(let reason) = message {
             // The peer's own text: quoted and escaped so it cannot forge a log line.

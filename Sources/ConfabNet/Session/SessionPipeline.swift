@@ -3,10 +3,11 @@ import NIOCore
 
 /// Assembles a session's pipeline on a new connection.
 ///
-/// From the head: byte counting, handshake (replaced by box-stream decrypt and encrypt once
-/// it is done), message framing in and out, keepalive, the rate limit when one is set, and
-/// the session handler. Each has one job; the
-/// order is what makes errors from below skip the goodbye and errors from above send it.
+/// From the head: byte counting, the outbound backlog limit, handshake (replaced by
+/// box-stream decrypt and encrypt once it is done), message framing in and out, keepalive,
+/// the rate limit when one is set, the inbox limit when one is set, and the session
+/// handler. Each has one job; the order is what makes errors from below skip the goodbye
+/// and errors from above send it.
 enum SessionPipeline {
     enum Role {
         case initiator(remote: NodeID, dialPromise: EventLoopPromise<PeerSession>)
@@ -42,7 +43,11 @@ enum SessionPipeline {
 
         var logger = configuration.logger
         logger[metadataKey: "connection"] = "\(id)"
-        try channel.pipeline.syncOperations.addHandler(ByteCountingHandler(core: core))
+        try channel.syncOptions?.setOption(.writeBufferWaterMark, value: configuration.writeBufferWaterMark)
+        try channel.pipeline.syncOperations.addHandlers([
+            ByteCountingHandler(core: core),
+            OutboundBacklogHandler(limit: configuration.maxOutboundBacklog, core: core),
+        ])
         try channel.pipeline.syncOperations.addHandlers([
             SecretHandshakeHandler(
                 role: handshakeRole, identity: configuration.identity, networkKey: configuration.networkKey,
@@ -56,6 +61,9 @@ enum SessionPipeline {
         ])
         if let limiter = configuration.entryRateLimiter {
             try channel.pipeline.syncOperations.addHandler(EntryRateLimitHandler(limiter: limiter, logger: logger))
+        }
+        if let inbox = session.inbox {
+            try channel.pipeline.syncOperations.addHandler(InboxLimitHandler(inbox: inbox))
         }
         try channel.pipeline.syncOperations.addHandler(session)
     }

@@ -19,6 +19,11 @@ public struct SessionStatistics: Sendable, Equatable {
     /// Bytes read from and written to every connection, on the wire.
     public var bytesReceived = 0
     public var bytesSent = 0
+    /// The most bytes that ever waited on one connection for the socket to take them.
+    public var largestOutboundBacklog = 0
+    /// Sessions closed because more than `SessionConfiguration.maxOutboundBacklog` bytes
+    /// waited for a peer that was not reading.
+    public var backlogClosed = 0
 
     public init() {}
 }

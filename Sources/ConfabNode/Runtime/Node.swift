@@ -85,6 +85,9 @@ public actor Node {
         configuration.isKnown = { [store = local.store] in chosen.contains($0) || (try? store.isKnownPeer($0)) == true }
         try reloadTrust()
         configuration.entryRateLimiter = operations.rateLimiter
+        // Every session's messages wait in the one inbox this actor works through: each
+        // session may fill only its own share of it.
+        configuration.inboxLimit = InboxLimit()
         sessions = SessionService(configuration: configuration, group: group, delegate: delegate)
         let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
         listenAddress = address
@@ -165,6 +168,10 @@ public actor Node {
 
     private func processInbox() async {
         for await input in inbox {
+            // Handled (or dropped): the session may read on once enough is consumed.
+            defer { if case .message(let session, let message) = input { session.consumed(message) } }
+            // An answer to Want can wait: one the peer is not reading is not written.
+            if case .message(let session, .want) = input, !session.isWritable { continue }
             do {
                 try await handle(input)
             } catch {
@@ -515,7 +522,9 @@ enum NodeInput: Sendable {
     case beacon(Beacon, SocketAddress)
 }
 
-/// Turns session callbacks (on NIO threads) into ordered node inputs.
+/// Turns session callbacks (on NIO threads) into ordered node inputs. The stream itself is
+/// unbounded, but each session stops reading while its messages in it are not consumed
+/// (`SessionConfiguration.inboxLimit`), so what sessions queue here is bounded per session.
 final class SessionBridge: SessionDelegate {
     let continuation: AsyncStream<NodeInput>.Continuation
 

@@ -25,13 +25,16 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
 
     var id: NodeID { NodeID(keys.publicKey) }
 
-    init(name: String) throws {
+    /// With `reading` false, each session stops reading from the socket after the first
+    /// message it delivers (it never consumes it): a peer that asks and never reads.
+    init(name: String, reading: Bool = true) throws {
         self.name = name
         keys = SigningKeyPair.generate()
         store = try ConfabStore.inMemory(identity: keys)
         var configuration = SessionConfiguration(
             identity: keys, networkKey: .default, logger: Logger(label: "hostile.\(name)"))
         configuration.maxSessions = 16
+        if !reading { configuration.inboxLimit = InboxLimit(messages: 1, bytes: 1) }
         service.withLockedValue { $0 = SessionService(configuration: configuration, group: group, delegate: self) }
     }
 
@@ -48,10 +51,15 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
     private var sessions: SessionService { service.withLockedValue { $0! } }
 
     func send(_ message: SessionMessage, to node: NodeProcess) throws {
+        try send([message], to: node)
+    }
+
+    /// All in one write.
+    func send(_ messages: [SessionMessage], to node: NodeProcess) throws {
         guard let session = sessions.session(with: try node.nodeID()) else {
             throw NodeProcess.Failure("\(name) has no session with \(node.name)")
         }
-        session.send(message)
+        session.send(messages)
     }
 
     func isConnected(to node: NodeProcess) throws -> Bool { sessions.session(with: try node.nodeID()) != nil }

@@ -1,0 +1,26 @@
+import ConfabWire
+
+extension SessionMessage {
+    /// About how many bytes the message takes, on the wire and once decoded, for limits that
+    /// count bytes held. Only the parts a peer can make large are counted exactly; the rest
+    /// is a fixed allowance, so the estimate costs no encoding.
+    var approximateBytes: Int {
+        switch self {
+        case .entries(let entries):
+            return entries.reduce(16) { $0 + $1.count + 16 }
+        case .clocks(let clocks):
+            // A conversation id and a dictionary per item; a key and a seq per author.
+            return clocks.reduce(16) { $0 + 64 + $1.clock.width * 48 }
+        case .forkProof(let first, let second):
+            return 16 + first.count + second.count
+        case .hello(let hello):
+            return 64 + hello.displayName.utf8.count + hello.features.reduce(0) { $0 + 16 + $1.utf8.count }
+        case .bye(let reason):
+            return 16 + reason.utf8.count
+        case .want:
+            return 64
+        case .ping, .pong:
+            return 16
+        }
+    }
+}
