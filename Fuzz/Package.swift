@@ -40,7 +40,7 @@ let package = Package(
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
             ],
-            exclude: ["libfuzzer.options"]
+            exclude: ["asan.options"]
         ),
         .executableTarget(
             name: "FuzzEntryDecoder",

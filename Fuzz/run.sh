@@ -61,22 +61,20 @@ for target in "${targets[@]}"; do
     dirs=("$corpus" "$seed")
     [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]] && dirs=("$seed")
     limits=(-max_total_time="$seconds")
-    # Per-target libFuzzer flags, one per line (FuzzSyncSession keeps a store for the whole
-    # run, whose statement cache LeakSanitizer cannot follow through Swift's tagged pointers).
-    if [[ -f "Sources/$target/libfuzzer.options" ]]; then
-        mapfile -t extra < "Sources/$target/libfuzzer.options"
-        limits+=("${extra[@]}")
-    fi
+    # Per-target sanitizer options (FuzzSyncSession keeps one store for the whole run, whose
+    # statement cache LeakSanitizer cannot follow through Swift's tagged pointers).
+    asan_options=""
+    [[ -f "Sources/$target/asan.options" ]] && asan_options=$(<"Sources/$target/asan.options")
     [[ -n "${FUZZ_RUNS:-}" ]] && limits+=(-runs="$FUZZ_RUNS")
     echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})"
     # -timeout: an input that takes over 10 s counts as a hang, i.e. a failure.
-    if "$binary" "${limits[@]}" -timeout=10 -print_final_stats=1 \
+    if ASAN_OPTIONS="$asan_options" "$binary" "${limits[@]}" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "${dirs[@]}" >"$log" 2>&1; then
         echo "   ok: $(grep -m1 -E '^Done [0-9]+ runs' "$log" || echo 'finished')," \
             "corpus $(find "${dirs[0]}" -type f | wc -l) inputs"
         if [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]]; then
             rm -rf "$seed.min" && mkdir -p "$seed.min"
-            "$binary" -merge=1 "$seed.min" "$seed" >>"$log" 2>&1 && rm -rf "$seed" && mv "$seed.min" "$seed"
+            ASAN_OPTIONS="$asan_options" "$binary" -merge=1 "$seed.min" "$seed" >>"$log" 2>&1 && rm -rf "$seed" && mv "$seed.min" "$seed"
             echo "   corpus minimised to $(find "$seed" -type f | wc -l) inputs in $seed"
         fi
         passed=$((passed + 1))

@@ -6,7 +6,8 @@ import ConfabModel
 ///
 /// - a key whose dial failed waits before it is dialled again: 2 s, doubling to 5 min;
 /// - keys this node does not know share a budget: 2 dials a second, 8 at once at most;
-/// - one address is dialled for at most one unknown key every 30 s;
+/// - one address is dialled for at most one unknown key every 30 s (that key may be
+///   dialled there again, after its own backoff);
 /// - at most 8 beacon dials are in flight at any time.
 ///
 /// Pure and driven by the caller's clock, so it is tested without waiting.
@@ -24,7 +25,7 @@ struct BeaconDialPolicy {
     private var tokens = unknownBurst
     private var tokensAt: ContinuousClock.Instant?
     private var backoff: [NodeID: (wait: Duration, until: ContinuousClock.Instant)] = [:]
-    private var addressUntil: [String: ContinuousClock.Instant] = [:]
+    private var addressUntil: [String: (key: NodeID, until: ContinuousClock.Instant)] = [:]
 
     /// Whether to dial `key` at `address` now; when true the dial counts as in flight until
     /// `finished` is called.
@@ -32,12 +33,12 @@ struct BeaconDialPolicy {
         guard inFlight.count < Self.maxInFlight, !inFlight.contains(key) else { return false }
         if let wait = backoff[key], now < wait.until { return false }
         if !known {
-            if let until = addressUntil[address], now < until { return false }
+            if let claimed = addressUntil[address], claimed.key != key, now < claimed.until { return false }
             refill(now)
             guard tokens >= 1 else { return false }
             tokens -= 1
-            addressUntil[address] = now + Self.addressQuiet
-            if addressUntil.count > Self.memory { addressUntil = addressUntil.filter { $0.value > now } }
+            addressUntil[address] = (key, now + Self.addressQuiet)
+            if addressUntil.count > Self.memory { addressUntil = addressUntil.filter { $0.value.until > now } }
         }
         inFlight.insert(key)
         return true

@@ -138,7 +138,7 @@ public actor Node {
         // must not turn into a dial loop after every restart (strangers are forgotten too).
         try local.store.pruneStrangers()
         let candidates = try local.store.redialCandidates()
-        chosenPeers = Set(candidates.map(\.id))
+        chosenPeers = Set(try local.store.chosenPeers().map(\.id))
         for peer in candidates where !staticKeys.contains(peer.id) {
             guard let address = peer.address else { continue }
             let target = "\(peer.id.hex)@\(address)"
@@ -378,7 +378,7 @@ public actor Node {
     private func expirePresence() {
         let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
         for id in presence.keys { refreshPresence(id, known: known[id], connected: nil, address: nil, seen: false) }
-        chosenPeers = Set(((try? local.store.redialCandidates()) ?? []).map(\.id))
+        chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
     }
 
     public func peers() -> [PeerPresence] {
@@ -489,7 +489,7 @@ public actor Node {
 
     /// At most 16 keys, chosen peers only: the address's last known owner first.
     private func candidateKeys(for target: StaticPeer) throws -> [NodeID] {
-        let peers = Array(try local.store.redialCandidates().prefix(16))
+        let peers = Array(try local.store.chosenPeers().prefix(16))
         let address = "\(target.host):\(target.port)"
         return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)
     }

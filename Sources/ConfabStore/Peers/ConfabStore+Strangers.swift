@@ -22,12 +22,18 @@ extension ConfabStore {
     /// Peers worth dialling at their remembered address: chosen ones only, never strangers
     /// and never blocked keys.
     public func redialCandidates() throws -> [Peer] {
+        try chosenPeers().filter { $0.address != nil }
+    }
+
+    /// Peers the person chose or shares a conversation with, not blocked, most recently
+    /// seen first (the keys worth trying for a static peer given without one).
+    public func chosenPeers() throws -> [Peer] {
         try writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT p.* FROM peer p WHERE p.address IS NOT NULL AND p.trust != 'blocked'
-                    AND \(Self.chosenPeer("p")) ORDER BY p.lastSeenAt DESC
+                    SELECT p.* FROM peer p WHERE p.trust != 'blocked'
+                    AND \(Self.chosenPeer("p")) ORDER BY COALESCE(p.lastSeenAt, p.addedAt) DESC
                     """
             ).map(Peer.init(row:))
         }

@@ -13,6 +13,22 @@ import Testing
         // 2,000 fresh keys all naming one address: one dial.
         let allowed = (0..<2000).filter { _ in policy.mayDial(key(), at: "127.0.0.4:9100", known: false, now: start) }
         #expect(allowed.count == 1)
+        // The key that got the address may come back to it, after its own backoff.
+        var policy3 = BeaconDialPolicy()
+        let peer = key()
+        do {
+            let allowed = policy3.mayDial(peer, at: "127.0.0.6:7461", known: false, now: start)
+            #expect(allowed)
+        }
+        policy3.finished(peer, connected: false, now: start)
+        do {
+            let allowed = policy3.mayDial(key(), at: "127.0.0.6:7461", known: false, now: start + .seconds(3))
+            #expect(!allowed)
+        }
+        do {
+            let allowed = policy3.mayDial(peer, at: "127.0.0.6:7461", known: false, now: start + .seconds(3))
+            #expect(allowed)
+        }
         // Fresh keys at fresh addresses: the burst, then the rate.
         var policy2 = BeaconDialPolicy()
         var count = 0
