@@ -24,6 +24,10 @@ struct PeerSyncState {
     /// The last clock announced to it per conversation, so the same clock is not announced
     /// twice in a row (two nodes re-announcing to each other would never stop).
     var announced: [ConversationID: VectorClock] = [:]
+    /// Conversations not held here (or not shared with the peer) it was answered about:
+    /// each once, and at most `maxAnswered` in a session.
+    var answered: Set<ConversationID> = []
+    static let maxAnswered = 4096
     /// Bytes of entries sent to it per conversation (pushed or in answer to Want) since it
     /// last acknowledged that conversation with a Clocks naming it; their sum is held
     /// within the engine's `byteWindow`.

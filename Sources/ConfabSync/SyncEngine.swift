@@ -151,8 +151,13 @@ public final class SyncEngine {
                 // once, so nobody learns which conversations this node holds. For one not
                 // held it is how an invitation arrives: the peer sends the whole
                 // conversation, its create entry first. The peer's claim is not kept.
-                if !item.clock.isEmpty, peers[peer]?.announced[conversation] == nil {
-                    peers[peer]?.announced[conversation] = VectorClock()
+                // At most `maxAnswered` such answers per session: a flood of made-up ids
+                // costs this node a bounded set, freed with the session.
+                if !item.clock.isEmpty, peers[peer]?.announced[conversation] == nil,
+                    let answered = peers[peer]?.answered, !answered.contains(conversation),
+                    answered.count < PeerSyncState.maxAnswered
+                {
+                    peers[peer]?.answered.insert(conversation)
                     announce.append(.init(conversation: conversation, clock: VectorClock()))
                     if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
                         peers[peer]?.invited[conversation] = item.clock
@@ -243,7 +248,9 @@ public final class SyncEngine {
         var acks: [SessionMessage.ConversationClock] = []
         for conversation in touched.sorted() {
             let mine = try store.clock(of: conversation)
-            peers[peer]?.announced[conversation] = mine
+            // Only held conversations are remembered: entries naming made-up ids are
+            // answered (with an empty clock) but leave nothing behind.
+            if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
             acks.append(.init(conversation: conversation, clock: mine))
         }
         if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }

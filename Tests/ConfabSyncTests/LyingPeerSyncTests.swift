@@ -1,10 +1,11 @@
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
-import ConfabSync
 import ConfabWire
 import Foundation
 import Testing
+
+@testable import ConfabSync
 
 /// What one peer says about others changes only what it may change (Protocol.md §15), at
 /// the level of the sync engine: in-memory stores, messages through the real codec.
@@ -126,6 +127,22 @@ import Testing
         _ = try carol.engine.handle(.hello(.init(displayName: "x", role: .person, listenPort: 1)), from: alice.id)
         _ = try carol.engine.handle(.clocks(made), from: alice.id)
         #expect(try carol.engine.outstandingEntries() == 0)
+    }
+
+    /// A Clocks flood of made-up ids: each answered once, at most 4,096 in a session.
+    @Test func madeUpConversationsCostABoundedAnswer() throws {
+        alice.engine.peerConnected(bob.id)
+        _ = try alice.engine.handle(.hello(.init(displayName: "bob", role: .person, listenPort: 1)), from: bob.id)
+        let claim = VectorClock([bob.id: 5])
+        var answered = 0
+        for _ in 0..<2 {
+            let items = (0..<3000).map { _ in SessionMessage.ConversationClock(conversation: .random(), clock: claim) }
+            for reply in try alice.engine.handle(.clocks(items), from: bob.id).replies {
+                if case .clocks(let clocks) = reply { answered += clocks.count }
+            }
+        }
+        #expect(answered == PeerSyncState.maxAnswered)
+        #expect(try alice.engine.outstandingEntries() == 0)
     }
 
     @Test func untrustedRelayClaimsGetNothing() throws {
