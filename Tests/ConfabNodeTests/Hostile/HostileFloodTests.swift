@@ -54,6 +54,35 @@ import Glibc
         #expect(try alice.cli(["send", "bob", "still here", "--wait", "--timeout", "10"]).status == 0)
     }
 
+    /// H7: silent connections (no key needed) once took all 64 slots and locked every peer
+    /// out; now they have a small budget of their own and must speak within 3 s.
+    @Test func silentConnectionsLockNobodyOut() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let (alice, bob) = (nodes[0], nodes[1])
+        defer { for node in nodes { try? node.stop() } }
+        try alice.start()
+        let port = try alice.listenPort()
+        var silent: [any Channel] = []
+        for i in 0..<70 {
+            let source = try SocketAddress(ipAddress: "127.0.0.\(2 + i % 5)", port: 0)
+            if let channel = try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(to: source).connect(host: "127.0.0.1", port: port).get()
+            {
+                silent.append(channel)
+            }
+        }
+        defer { for channel in silent { channel.close(promise: nil) } }
+        // Bob comes while they are held, finds Alice, and they talk.
+        try bob.start()
+        try await waitUntil(timeout: 20, "bob to reach alice") { try bob.onlinePeers() == ["alice"] }
+        #expect(try bob.cli(["send", "alice", "made it", "--wait", "--timeout", "10"]).status == 0)
+        // The silent ones were let go.
+        try await waitUntil(timeout: 10, "the silent connections to be closed") {
+            silent.allSatisfy { !$0.isActive }
+        }
+    }
+
     @Test func strangersThatSaidHelloAreNotRedialledAfterARestart() async throws {
         let root = try temporaryRoot()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)

@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import ConfabWire
 import Foundation
@@ -44,5 +45,39 @@ import Testing
         }
         #expect(peak - before < 48 << 20, "alice grew by \((peak - before) >> 20) MiB")
         #expect(try alice.cli(["status"]).status == 0)
+    }
+
+    /// The Clocks flood of the review (40 messages of 4,096 made-up conversations, each
+    /// with five authors at the seq limit) once cost 122 MiB that stayed after the session
+    /// closed: now a bounded answer, nothing kept, and peers still talk meanwhile.
+    @Test func aClocksFloodOfMadeUpConversationsLeavesNothingBehind() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let (alice, bob) = (nodes[0], nodes[1])
+        defer { for node in nodes { try? node.stop() } }
+        try alice.start()
+        try bob.start()
+        try await waitUntil(timeout: 20, "alice and bob to meet") { try alice.onlinePeers() == ["bob"] }
+        let pid = try #require(alice.process?.processIdentifier)
+        let mallory = try HostilePeer(name: "mallory")
+        try await mallory.connect(to: alice)
+        try await Task.sleep(for: .milliseconds(500))
+        let before = try #require(residentBytes(pid))
+
+        let authors = (0..<5).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
+        let claim = VectorClock(Dictionary(uniqueKeysWithValues: authors.map { ($0, Limits.maxSeq) }))
+        for _ in 0..<40 {
+            let items = (0..<4096).map { _ in SessionMessage.ConversationClock(conversation: .random(), clock: claim) }
+            try mallory.send(.clocks(items), to: alice)
+        }
+        // Alice and Bob keep talking during the flood.
+        #expect(try bob.cli(["send", "alice", "during", "--wait", "--timeout", "20"]).status == 0)
+        let status = try #require(try alice.cli(["status", "--json"]).json() as? [String: Any])
+        #expect(status["outstanding"] as? Int == 0)
+        await mallory.shutdown()
+        try await Task.sleep(for: .seconds(1))
+        let after = try #require(residentBytes(pid))
+        #expect(after - before < 32 << 20, "alice kept \((after - before) >> 20) MiB after the flood")
+        #expect(try alice.cli(["send", "bob", "after", "--wait", "--timeout", "10"]).status == 0)
     }
 }
