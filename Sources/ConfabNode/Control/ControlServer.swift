@@ -17,15 +17,33 @@ public final class ControlServer: Sendable {
         unlink(path)
         let channel = try await ServerBootstrap(group: group)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(ControlHandler(node: node, logger: logger))
+                // The file's mode keeps other users out; the kernel's word on who connected
+                // holds even if that mode was loosened by hand.
+                Self.peerIsOwner(channel).flatMap { isOwner in
+                    guard isOwner else {
+                        logger.warning("control socket: refused a connection from another user")
+                        return channel.close()
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(ControlHandler(node: node, logger: logger))
+                    }
                 }
             }
             .bind(unixDomainSocketPath: path)
             .get()
         chmod(path, 0o600)
         return ControlServer(channel: channel, path: path)
+    }
+
+    /// Whether the process at the other end runs as this user (`SO_PEERCRED`).
+    private static func peerIsOwner(_ channel: any Channel) -> EventLoopFuture<Bool> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(false)
+        }
+        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
+        return credentials.map { $0.uid == getuid() }.recover { _ in false }
     }
 
     private init(channel: any Channel, path: String) {
@@ -117,4 +135,11 @@ final class ControlHandler: ChannelInboundHandler, Sendable {
         let buffer = channel.allocator.buffer(string: text + "\n")
         channel.writeAndFlush(buffer, promise: nil)
     }
+}
+
+/// Linux's `struct ucred` (pid, uid, gid), which Glibc's Swift module does not export.
+struct PeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
 }
