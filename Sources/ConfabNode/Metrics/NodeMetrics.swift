@@ -38,9 +38,11 @@ final class NodeMetrics: Sendable {
         rateLimitPauses = Counter(label: "confab_rate_limit_pauses_total", factory: factory)
     }
 
-    /// Inputs refused or rejected, by reason: `quota`, `not_allowed`, `unknown_key`; an
-    /// invalid entry's category (`bad_signature`, `fork`, … as in Protocol.md §7); `protocol`
-    /// for other violations. The last two close the session.
+    /// Inputs refused or rejected, by reason: `quota`, `author_quota`, `not_allowed`,
+    /// `unknown_key`; an entry's rejection category (`bad_signature`, `fork`,
+    /// `missing_dependency`, … as in Protocol.md §7); `protocol` for other violations;
+    /// connections a limit turned away (`connection_limit`), sessions evicted for a known
+    /// peer (`evicted`) and closed for not reading (`not_reading`).
     func rejected(_ reason: String, count: Int = 1) {
         Counter(label: "confab_rejected_total", dimensions: [("reason", reason)], factory: factory)
             .increment(by: Int64(count))

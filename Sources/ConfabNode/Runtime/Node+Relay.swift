@@ -141,6 +141,14 @@ extension Node {
         if statistics.bytesSent > last.bytesSent {
             metrics.bytesSent.increment(by: Int64(statistics.bytesSent - last.bytesSent))
         }
+        // Connections turned away by a limit, by which one: what an operator watches for
+        // during a flood (README, Resource limits).
+        for (reason, now, before) in [
+            ("connection_limit", statistics.refused, last.refused), ("evicted", statistics.evicted, last.evicted),
+            ("not_reading", statistics.backlogClosed, last.backlogClosed),
+        ] where now > before {
+            metrics.rejected(reason, count: now - before)
+        }
         operations.lastStatistics = statistics
         if let limiter = operations.rateLimiter {
             let pauses = limiter.pauseCount
