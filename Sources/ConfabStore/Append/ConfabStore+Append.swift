@@ -126,6 +126,10 @@ extension ConfabStore {
                 throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
             }
         } else {
+            // A proof can arrive (ForkProof) before any entry of its author is held here.
+            guard try !hasForkProof(entry.conversationID, author: entry.author, db: db) else {
+                throw AppendRejection.forkedAuthor
+            }
             guard entry.seq == 1 else { throw AppendRejection.gap(expected: 1, got: entry.seq) }
         }
 
