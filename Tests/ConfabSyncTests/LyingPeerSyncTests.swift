@@ -59,6 +59,8 @@ import Testing
         try harness.run()
         #expect(try bob.store.forkedAuthors(in: id).map(\.author) == [carol.id])
         #expect(throws: AppendRejection.self) { try bob.store.append(b) }
+        // The proof came before either branch: neither is taken.
+        #expect(try bob.store.texts(id) == ["hi"])
         #expect(harness.misbehavior.isEmpty)
     }
 
