@@ -12,6 +12,7 @@ final class BatchContext {
     private let now: Date
     private var participants: [ConversationID: [NodeID]] = [:]
     private var heads: [ConversationID: [NodeID: UInt64]] = [:]
+    private var forked: [ConversationID: Set<NodeID>] = [:]
     private var keys: [ConversationID: [UInt8]?] = [:]
     private var activity: [ConversationID: Int64] = [:]
     private var blocked: Set<NodeID>?
@@ -33,6 +34,22 @@ final class BatchContext {
         }
         heads[conversation] = fetched
         return fetched
+    }
+
+    /// Authors proven to have forked their log in the conversation (Protocol.md §7.1).
+    func forkedAuthors(_ conversation: ConversationID, db: Database) throws -> Set<NodeID> {
+        if let cached = forked[conversation] { return cached }
+        let fetched = Set(
+            try [UInt8].fetchAll(
+                db.cachedStatement(sql: "SELECT author FROM fork_proof WHERE conversationId = ?"),
+                arguments: [conversation.bytes]
+            ).compactMap(NodeID.init(bytes:)))
+        forked[conversation] = fetched
+        return fetched
+    }
+
+    func noteForked(_ conversation: ConversationID, author: NodeID) {
+        forked[conversation]?.insert(author)
     }
 
     func noteHead(_ conversation: ConversationID, author: NodeID, seq: UInt64) {

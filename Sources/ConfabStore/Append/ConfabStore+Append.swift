@@ -38,7 +38,7 @@ extension ConfabStore {
                     do {
                         return .success(try self.insert(entry, raw: bytes, db: db, now: now, context: context))
                     } catch let rejection as AppendRejection {
-                        try self.keepEvidence(of: rejection, entry: entry, db: db, now: now)
+                        try self.keepEvidence(of: rejection, entry: entry, db: db, now: now, context: context)
                         return .failure(rejection)
                     }
                 }
@@ -59,8 +59,13 @@ extension ConfabStore {
     /// What a rejection proves is kept: a fork proof against its author, and an entry of
     /// my own that I do not hold yet (signed by me, so my log really is that long: I must
     /// not write at those seqs until it arrives).
-    private func keepEvidence(of rejection: AppendRejection, entry: Entry, db: Database, now: Date) throws {
-        if let proof = rejection.proof { _ = try insertForkProof(proof, db: db, now: now) }
+    private func keepEvidence(
+        of rejection: AppendRejection, entry: Entry, db: Database, now: Date, context: BatchContext
+    ) throws {
+        if let proof = rejection.proof {
+            _ = try insertForkProof(proof, db: db, now: now)
+            context.noteForked(proof.conversation, author: proof.author)
+        }
         if rejection.category == .gap, entry.author == me {
             try db.cachedStatement(
                 sql: """
@@ -104,7 +109,7 @@ extension ConfabStore {
                 }
                 return .duplicate
             }
-            guard try !hasForkProof(entry.conversationID, author: entry.author, db: db) else {
+            guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
                 throw AppendRejection.forkedAuthor
             }
             guard entry.seq == headSeq + 1 else { throw AppendRejection.gap(expected: headSeq + 1, got: entry.seq) }
@@ -127,7 +132,7 @@ extension ConfabStore {
             }
         } else {
             // A proof can arrive (ForkProof) before any entry of its author is held here.
-            guard try !hasForkProof(entry.conversationID, author: entry.author, db: db) else {
+            guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
                 throw AppendRejection.forkedAuthor
             }
             guard entry.seq == 1 else { throw AppendRejection.gap(expected: 1, got: entry.seq) }

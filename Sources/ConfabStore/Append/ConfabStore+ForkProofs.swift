@@ -57,10 +57,4 @@ extension ConfabStore {
         ])
         return db.changesCount > 0
     }
-
-    func hasForkProof(_ conversation: ConversationID, author: NodeID, db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM fork_proof WHERE conversationId = ? AND author = ?"),
-            arguments: [conversation.bytes, author.bytes]) != nil
-    }
 }
