@@ -114,8 +114,9 @@ public final class SyncEngine {
         var output = SyncOutput()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             peers[peer]?.announced = [:]
-            output.push(try announcement(for: peer), to: peer)
-            for conversation in try sharedClocks(with: peer).keys {
+            let shared = try sharedClocks(with: peer)
+            output.push(announcement(shared, to: peer), to: peer)
+            for conversation in shared.keys.sorted() {
                 output.push(try missingEntries(conversation, for: peer), to: peer)
             }
         }
@@ -130,11 +131,11 @@ public final class SyncEngine {
         peers[peer]?.role = hello.role
         peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
         var output = SyncOutput()
-        output.replies = try announcement(for: peer)
+        let shared = try sharedClocks(with: peer)
+        output.replies = announcement(shared, to: peer)
         // What this node knows against an author of a shared conversation, the peer learns
         // too, so it stops taking that author's log as well.
-        let shared = Set(try sharedClocks(with: peer).keys)
-        for proof in try store.forkProofs(in: shared) {
+        for proof in try store.forkProofs(in: Set(shared.keys)) {
             output.replies.append(.forkProof(first: proof.first, second: proof.second))
         }
         return output
@@ -393,9 +394,9 @@ public final class SyncEngine {
     }
 
     /// The Clocks message for a peer: what it should know we hold.
-    private func announcement(for peer: NodeID) throws -> [SessionMessage] {
+    private func announcement(_ shared: [ConversationID: VectorClock], to peer: NodeID) -> [SessionMessage] {
         var items: [SessionMessage.ConversationClock] = []
-        for (conversation, clock) in try sharedClocks(with: peer).sorted(by: { $0.key < $1.key }) {
+        for (conversation, clock) in shared.sorted(by: { $0.key < $1.key }) {
             peers[peer]?.announced[conversation] = clock
             items.append(.init(conversation: conversation, clock: clock))
         }

@@ -10,16 +10,13 @@ import Testing
 /// What one peer says about others changes only what it may change (Protocol.md §15), at
 /// the level of the sync engine: in-memory stores, messages through the real codec.
 @Suite struct LyingPeerSyncTests {
-    let harness = SyncHarness()
+    let harness: SyncHarness
     let alice: SyncHarness.Node
     let bob: SyncHarness.Node
     let carol: SyncHarness.Node
 
     init() throws {
-        alice = try .init(name: "alice", seed: 1)
-        bob = try .init(name: "bob", seed: 2)
-        carol = try .init(name: "carol", seed: 3)
-        for node in [alice, bob, carol] { harness.add(node) }
+        (harness, alice, bob, carol) = try SyncHarness.trio()
     }
 
     /// A message of `author`'s, at `seq`, on whatever branch `previous` says.

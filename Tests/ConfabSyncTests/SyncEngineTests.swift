@@ -7,16 +7,13 @@ import Foundation
 import Testing
 
 @Suite struct SyncEngineTests {
-    let harness = SyncHarness()
+    let harness: SyncHarness
     let alice: SyncHarness.Node
     let bob: SyncHarness.Node
     let carol: SyncHarness.Node
 
     init() throws {
-        alice = try .init(name: "alice", seed: 1)
-        bob = try .init(name: "bob", seed: 2)
-        carol = try .init(name: "carol", seed: 3)
-        for node in [alice, bob, carol] { harness.add(node) }
+        (harness, alice, bob, carol) = try SyncHarness.trio()
     }
 
     @Test func queuedMessagesLeaveOnConnectAndMoveToDeliveredThenRead() throws {

@@ -38,6 +38,14 @@ final class SyncHarness {
 
     func add(_ node: Node) { nodes[node.id] = node }
 
+    /// A harness with Alice, Bob and Carol, the cast of most sync tests.
+    static func trio() throws -> (harness: SyncHarness, alice: Node, bob: Node, carol: Node) {
+        let harness = SyncHarness()
+        let nodes = try [("alice", UInt8(1)), ("bob", 2), ("carol", 3)].map { try Node(name: $0.0, seed: $0.1) }
+        for node in nodes { harness.add(node) }
+        return (harness, nodes[0], nodes[1], nodes[2])
+    }
+
     /// Opens a session: both engines learn of each other and say hello.
     func connect(_ a: Node, _ b: Node) {
         links.insert([a.id, b.id].sorted())

@@ -312,6 +312,8 @@ public actor Node {
             ticks += 1
             if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
             if receiptPacer.isWaiting { acknowledgeDelivery([]) }
+            // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
+            if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
             if let version = try? currentStoreVersion(), version != storeVersion {
                 storeVersion = version
                 if let output = try? engine.resyncAll() { apply(output) }
@@ -378,7 +380,6 @@ public actor Node {
     private func expirePresence() {
         let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
         for id in presence.keys { refreshPresence(id, known: known[id], connected: nil, address: nil, seen: false) }
-        chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
     }
 
     public func peers() -> [PeerPresence] {

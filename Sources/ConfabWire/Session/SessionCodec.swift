@@ -65,24 +65,7 @@ public enum SessionCodec {
     /// every one of which encodes within `maxMessageBytes`: entries of up to 64 KiB would
     /// otherwise make a message of a few hundred of them too large to send.
     public static func entriesMessages(_ entries: [[UInt8]], maxCount: Int = maxEntriesPerMessage) -> [SessionMessage] {
-        // SessionMessage field 3 (tag, length of at most 3 bytes for 1 MiB) around Entries,
-        // whose body is, per entry, field 1's tag, the entry's length and the entry.
-        let budget = maxMessageBytes - 4
-        var messages: [SessionMessage] = []
-        var batch: [[UInt8]] = []
-        var size = 0
-        for entry in entries {
-            let cost = 1 + varintLength(entry.count) + entry.count
-            if !batch.isEmpty, batch.count >= maxCount || size + cost > budget {
-                messages.append(.entries(batch))
-                batch = []
-                size = 0
-            }
-            batch.append(entry)
-            size += cost
-        }
-        if !batch.isEmpty { messages.append(.entries(batch)) }
-        return messages
+        batches(entries, maxCount: maxCount, length: \.count).map { .entries($0) }
     }
 
     /// Splits conversation clocks, in order, into Clocks messages of at most
@@ -90,23 +73,33 @@ public enum SessionCodec {
     /// `maxMessageBytes` (a clock of 64 authors takes about 2.9 KB). No clocks at all make
     /// one empty Clocks message.
     public static func clocksMessages(_ clocks: [SessionMessage.ConversationClock]) -> [SessionMessage] {
+        let batches = batches(clocks, maxCount: maxClocksPerMessage) { item in
+            (try? wireClock(item).serializedBytes() as [UInt8])?.count ?? 0
+        }
+        return batches.isEmpty ? [.clocks([])] : batches.map { .clocks($0) }
+    }
+
+    /// Items in order, cut into runs of at most `maxCount` whose encoding as one repeated
+    /// field fits a message: each item costs its tag, its length's varint and its bytes, and
+    /// 4 bytes are left for the SessionMessage field around them.
+    private static func batches<Item>(_ items: [Item], maxCount: Int, length: (Item) -> Int) -> [[Item]] {
         let budget = maxMessageBytes - 4
-        var messages: [SessionMessage] = []
-        var batch: [SessionMessage.ConversationClock] = []
+        var batches: [[Item]] = []
+        var batch: [Item] = []
         var size = 0
-        for item in clocks {
-            let length = (try? wireClock(item).serializedBytes() as [UInt8])?.count ?? 0
-            let cost = 1 + varintLength(length) + length
-            if !batch.isEmpty, batch.count >= maxClocksPerMessage || size + cost > budget {
-                messages.append(.clocks(batch))
+        for item in items {
+            let bytes = length(item)
+            let cost = 1 + varintLength(bytes) + bytes
+            if !batch.isEmpty, batch.count >= maxCount || size + cost > budget {
+                batches.append(batch)
                 batch = []
                 size = 0
             }
             batch.append(item)
             size += cost
         }
-        if !batch.isEmpty || messages.isEmpty { messages.append(.clocks(batch)) }
-        return messages
+        if !batch.isEmpty { batches.append(batch) }
+        return batches
     }
 
     private static func wireClock(_ item: SessionMessage.ConversationClock) -> Confab_V1_ConversationClock {
