@@ -25,7 +25,10 @@ public final class SyncEngine {
     /// Whether a peer that says it is a relay is trusted as one (offered every
     /// conversation held). A claim in Hello alone gets nothing (Protocol.md §14.1).
     public var trustsRelay: (NodeID) -> Bool = { _ in false }
+    /// The engine's clock, for pacing receipts; tests pass a virtual one.
+    public var now: @Sendable () -> ContinuousClock.Instant = { .now }
     var peers: [NodeID: PeerSyncState] = [:]
+    private var receiptPacer = ReceiptPacer()
     /// Entries that arrived before what they follow or depend on, kept a while and tried
     /// again as more arrives (Protocol.md §12 step 4).
     var deferred = DeferredEntries()
@@ -39,8 +42,6 @@ public final class SyncEngine {
         self.logger = logger
     }
 
-    public var connectedPeers: [NodeID] { Array(peers.keys) }
-
     /// A session opened: the peer's state starts empty until its Hello arrives.
     public func peerConnected(_ peer: NodeID) {
         peers[peer] = PeerSyncState()
@@ -49,8 +50,6 @@ public final class SyncEngine {
     public func peerDisconnected(_ peer: NodeID) {
         peers[peer] = nil
     }
-
-    public func role(of peer: NodeID) -> NodeRole? { peers[peer]?.role }
 
     /// Handles one message from a peer.
     public func handle(_ message: SessionMessage, from peer: NodeID) throws -> SyncOutput {
@@ -84,9 +83,16 @@ public final class SyncEngine {
         }
     }
 
-    /// Entries were written here (authored, or stored from a peer): offer them to every
-    /// connected peer that should have them.
-    public func localAppended(_ entries: [Entry], except source: NodeID? = nil) throws -> SyncOutput {
+    /// Entries were written here: offer them to every connected peer that should have them.
+    /// The output's `appended` holds them, so the node publishes them like received ones.
+    public func didWrite(_ entries: [Entry]) throws -> SyncOutput {
+        var output = try offerStored(entries, except: nil)
+        output.appended = entries
+        return output
+    }
+
+    /// Offers stored entries to every connected peer that should have them but `source`.
+    func offerStored(_ entries: [Entry], except source: NodeID?) throws -> SyncOutput {
         var output = SyncOutput()
         let conversations = Set(entries.map(\.conversationID))
         for peer in peers.keys where peer != source && peers[peer]?.helloReceived == true {
@@ -256,8 +262,10 @@ public final class SyncEngine {
         }
         if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }
         // New entries go on to every other peer that should have them.
-        output.merge(try localAppended(output.appended, except: peer))
-        output.pendingReceipts = messagesFromOthers
+        output.merge(try offerStored(output.appended, except: peer))
+        // Then the delivered receipt, paced: it is written after the messages are stored,
+        // so the node publishes them in one output.
+        output.merge(try writeReceipts(receiptPacer.due(messagesFromOthers, now: now())))
         return output
     }
 
@@ -331,16 +339,23 @@ public final class SyncEngine {
         }
     }
 
+    /// Writes the delivered receipts that came due since the last call (a timer, every
+    /// fraction of a second: `ReceiptPacer` holds back receipts for a conversation that had
+    /// one less than its interval ago).
+    public func tick() throws -> SyncOutput {
+        guard receiptPacer.isWaiting else { return SyncOutput() }
+        return try writeReceipts(receiptPacer.due([], now: now()))
+    }
+
     /// Stored messages of others are delivered: one coalesced receipt per conversation,
     /// offered to every connected peer that should have it, the sender included.
-    public func acknowledgeDelivery(_ conversations: Set<ConversationID>) throws -> SyncOutput {
+    private func writeReceipts(_ conversations: Set<ConversationID>) throws -> SyncOutput {
         var receipts: [Entry] = []
         for conversation in conversations.sorted() {
             if let receipt = try store.acknowledgeDelivery(conversation) { receipts.append(receipt) }
         }
-        var output = try localAppended(receipts)
-        output.appended = receipts
-        return output
+        guard !receipts.isEmpty else { return SyncOutput() }
+        return try didWrite(receipts)
     }
 
     // MARK: Helpers

@@ -14,10 +14,6 @@ public struct SyncOutput: Sendable {
     public var statusChanged: Set<ConversationID> = []
     /// Set when the peer sent something no honest node sends: the session must close.
     public var misbehavior: String?
-    /// Conversations where messages of others were stored: the caller passes them to
-    /// `acknowledgeDelivery` once it has published what arrived, so the delivered receipt's
-    /// write does not delay the message itself.
-    public var pendingReceipts: Set<ConversationID> = []
     /// Entries the admission policy refused, by reason: not stored, not acknowledged.
     public var refused: [String: Int] = [:]
     /// Set with `misbehavior` when an entry was invalid: its rejection category (§7).
@@ -41,7 +37,6 @@ public struct SyncOutput: Sendable {
         for (peer, messages) in other.pushes { push(messages, to: peer) }
         appended += other.appended
         statusChanged.formUnion(other.statusChanged)
-        pendingReceipts.formUnion(other.pendingReceipts)
         refused.merge(other.refused, uniquingKeysWith: +)
         notStored.merge(other.notStored, uniquingKeysWith: +)
         forkProofs += other.forkProofs

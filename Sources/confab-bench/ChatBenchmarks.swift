@@ -15,7 +15,7 @@ enum ChatBenchmarks {
     static let width = 120
     static let height = 40
 
-    static func run(conversations: Int, perConversation: Int, confab: URL?) throws {
+    static func run(conversations: Int, perConversation: Int, confab: URL?) async throws {
         // CONFAB_BENCH_CHAT_DIR keeps the fixture (built on first use) for repeated runs.
         let kept = ProcessInfo.processInfo.environment["CONFAB_BENCH_CHAT_DIR"].map { URL(fileURLWithPath: $0) }
         let directory =
@@ -48,7 +48,7 @@ enum ChatBenchmarks {
                 local: local, options: NodeOptions(directory: local.directory), width: width, height: height,
                 colors: true,
                 screen: .init(draw: { frame in output.add(frame) }, notify: { _, _ in }))
-            try session.showLocalState()
+            try await session.showLocalState()
             bytes = output.firstFrameBytes
             firstFrames.append(output.firstFrameSeconds)
             fullLists.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)

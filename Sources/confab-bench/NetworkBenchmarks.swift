@@ -49,10 +49,13 @@ enum NetworkBenchmarks {
     static func latency(messages: Int) async throws -> [Double] {
         let pair = try await makeNodes()
         defer { try? FileManager.default.removeItem(at: pair.root) }
-        let events = await pair.bob.events()
+        let events = pair.bob.events()
         try await pair.bob.start()
+        let messenger = pair.alice.messenger
         // Wait for the session (the first message also creates the conversation).
-        _ = try await pair.alice.send("warm-up", to: "bob")
+        let first = try await messenger.send(
+            "warm-up", to: Resolver(store: pair.alice.local.store).messageTarget("bob"))
+        let bob = MessageTarget.conversation(first.conversation)
         var iterator = events.makeAsyncIterator()
         while let event = await iterator.next() {
             if case .message(let m) = event, m.text == "warm-up" { break }
@@ -62,7 +65,7 @@ enum NetworkBenchmarks {
         for i in 0..<messages {
             let text = "latency \(i)"
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = try await pair.alice.send(text, to: "bob")
+            _ = try await messenger.send(text, to: bob)
             sendOnly.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             while let event = await iterator.next() {
                 if case .message(let m) = event, m.text == text { break }

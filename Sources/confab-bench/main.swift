@@ -119,7 +119,7 @@ row("sends, one fsync'd txn each", single, singleTime, ceilingName: "verify", ce
 if !CommandLine.arguments.contains("--no-chat") {
     let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "confab")
-    try ChatBenchmarks.run(
+    try await ChatBenchmarks.run(
         conversations: 1_000, perConversation: 100,
         confab: FileManager.default.isExecutableFile(atPath: release.path) ? release : nil)
 }

@@ -12,7 +12,7 @@ import Glibc
         let script = """
             import socket
             s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect("\(socket)")
-            s.sendall(b'{"id": 1, "method": "status"}\\n')
+            s.sendall(b'{"v": 1, "id": 1, "method": "status"}\\n')
             try: print(s.recv(65536).decode())
             except Exception as e: print("error", e)
             """

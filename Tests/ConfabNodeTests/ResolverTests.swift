@@ -10,12 +10,13 @@ import Testing
 /// be anything its Hello said, so it must never shadow a key, a fingerprint or a prefix.
 @Suite struct ResolverTests {
     let store: ConfabStore
+    let identity = SigningKeyPair.generate()
     let bob = NodeID(SigningKeyPair.generate().publicKey)
     let mallory = NodeID(SigningKeyPair.generate().publicKey)
     var resolver: Resolver { Resolver(store: store) }
 
     init() throws {
-        store = try ConfabStore.inMemory(identity: SigningKeyPair.generate())
+        store = try ConfabStore.inMemory(identity: identity)
     }
 
     /// Stores a name as it is, the way a Hello could set it before names were checked.
@@ -66,14 +67,18 @@ import Testing
 
     /// The review's repro: a message "to Bob's key" must reach Bob, not whoever took the
     /// key as a name.
-    @Test func sendingToAKeyReachesThatKey() throws {
+    @Test func sendingToAKeyReachesThatKey() async throws {
         try name(bob, "bob")
         try name(mallory, bob.hex)
-        var sender = try MessageSender(store: store, target: bob.hex)
-        let sent = try sender.send("for bob only")
+        let target = try resolver.messageTarget(bob.hex)
+        #expect(target == .newConversation(with: bob))
+        let local = LocalNode(
+            directory: DataDirectory(url: URL(fileURLWithPath: "/nonexistent")), identity: identity, store: store)
+        let sent = try await LocalMessenger(local: local).send("for bob only", to: target)
         #expect(sent.created)
-        #expect(try store.conversation(sent.entry.conversationID)?.participants.map(\.id) == [bob])
-        #expect(try resolver.conversation(bob.hex) == sent.entry.conversationID)
-        #expect(try resolver.conversation(String(bob.hex.prefix(16))) == sent.entry.conversationID)
+        #expect(try store.conversation(sent.conversation)?.participants.map(\.id) == [bob])
+        #expect(try resolver.conversation(bob.hex) == sent.conversation)
+        #expect(try resolver.conversation(String(bob.hex.prefix(16))) == sent.conversation)
+        #expect(try resolver.messageTarget(bob.hex) == .conversation(sent.conversation))
     }
 }

@@ -130,20 +130,4 @@ import Testing
         }
         #expect(try groupTexts(alice).count == 3)
     }
-
-    @Test func theTrustControlMethodChecksItsParam() async throws {
-        let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        defer { try? alice.stop() }
-        try alice.start(discovery: false)
-        let directory = DataDirectory(url: alice.data)
-        await #expect(throws: NodeError.control("trust: param peer must be a key (64 hex characters)")) {
-            try await ControlClient.request(
-                directory, method: "trust", params: ["peer": "bob"], as: ControlProtocol.Empty.self)
-        }
-        _ = try await ControlClient.request(
-            directory, method: "trust", params: ["peer": String(repeating: "ab", count: 32)],
-            as: ControlProtocol.Empty.self)
-        _ = try await ControlClient.request(directory, method: "trust", as: ControlProtocol.Empty.self)
-    }
 }

@@ -106,7 +106,7 @@ import Testing
         #expect(entryCount(replies) < 101)
         // A local write offers nothing more either, until Bob acknowledges.
         let entry = try alice.store.sendMessage("one more", to: id)
-        #expect(entryCount(try alice.engine.localAppended([entry]).pushes[bob.id] ?? []) == 0)
+        #expect(entryCount(try alice.engine.didWrite([entry]).pushes[bob.id] ?? []) == 0)
         let sent = UInt64(entryCount(replies))
         let acknowledgement = SessionMessage.clocks([.init(conversation: id, clock: VectorClock([alice.id: sent]))])
         #expect(entryCount(try alice.engine.handle(acknowledgement, from: bob.id).replies) > 0)

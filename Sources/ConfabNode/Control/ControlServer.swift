@@ -5,135 +5,181 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// Serves the control socket: a Unix domain socket in the data directory, mode 0600, so
-/// only the node's owner can drive it.
+/// Serves the control socket (Protocol.md §13): a Unix domain socket in the data directory,
+/// mode 0600, so only the node's owner can drive it. Each request is answered by the node's
+/// `LocalMessenger`, so the socket does exactly what a front end in the node's own process
+/// would do.
 public final class ControlServer: Sendable {
-    private let channel: any Channel
+    public static let socketName = "control.sock"
+    /// A request line longer than this closes the connection.
+    public static let maxLineBytes = 256 * 1024
+
+    private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
     public let path: String
 
-    public static func start(node: Node, group: any EventLoopGroup, logger: Logger) async throws -> ControlServer {
-        let path = node.local.directory.url.appendingPathComponent(ControlProtocol.socketName).path
+    public static func socketPath(_ directory: DataDirectory) -> String {
+        directory.url.appendingPathComponent(socketName).path
+    }
+
+    /// Whether a node seems to serve this data directory (its socket exists).
+    public static func mightBeRunning(_ directory: DataDirectory) -> Bool {
+        FileManager.default.fileExists(atPath: socketPath(directory))
+    }
+
+    /// Binds the socket; `run` serves it.
+    static func bind(_ directory: DataDirectory, group: any EventLoopGroup) async throws -> ControlServer {
+        let path = socketPath(directory)
         // A socket file left by a node that died; the node lock proves nobody serves it.
         unlink(path)
-        let channel = try await ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
-                // The file's mode keeps other users out; the kernel's word on who connected
-                // holds even if that mode was loosened by hand.
-                Self.peerIsOwner(channel).flatMap { isOwner in
-                    guard isOwner else {
-                        logger.warning("control socket: refused a connection from another user")
-                        return channel.close()
-                    }
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(ControlHandler(node: node, logger: logger))
-                    }
+        let server = try await ServerBootstrap(group: group)
+            .bind(unixDomainSocketPath: path) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-            .bind(unixDomainSocketPath: path)
-            .get()
         chmod(path, 0o600)
-        return ControlServer(channel: channel, path: path)
+        return ControlServer(server: server, path: path)
     }
 
-    /// Whether the process at the other end runs as this user (`SO_PEERCRED`).
-    private static func peerIsOwner(_ channel: any Channel) -> EventLoopFuture<Bool> {
-        guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeSucceededFuture(false)
-        }
-        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
-            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
-        return credentials.map { $0.uid == getuid() }.recover { _ in false }
-    }
-
-    private init(channel: any Channel, path: String) {
-        self.channel = channel
+    private init(server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, path: String) {
+        self.server = server
         self.path = path
     }
 
-    public func stop() async {
-        try? await channel.close()
+    /// Serves connections, each on its own child task, until cancelled or closed.
+    func run(messenger: LocalMessenger, logger: Logger) async {
+        do {
+            try await server.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in connections {
+                        group.addTask { await Self.serve(connection, messenger: messenger, logger: logger) }
+                    }
+                }
+            }
+        } catch {
+            logger.debug("control socket closed: \(error)")
+        }
+    }
+
+    public func close() async {
+        try? await server.channel.close()
         unlink(path)
     }
-}
 
-/// Splits the byte stream into lines, refusing a line longer than the limit.
-struct LineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
-
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - buffer.readerIndex
-            let line = buffer.readSlice(length: length)!
-            buffer.moveReaderIndex(forwardBy: 1)
-            context.fireChannelRead(Self.wrapInboundOut(line))
-            return .continue
+    /// One connection: requests answered strictly in order; after `watch`, events until
+    /// the client goes away.
+    private static func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, messenger: LocalMessenger, logger: Logger
+    ) async {
+        // The file's mode keeps other users out; the kernel's word on who connected holds
+        // even if that mode was loosened by hand.
+        guard await peerIsOwner(connection.channel) else {
+            logger.warning("control socket: refused a connection from another user")
+            try? await connection.channel.close()
+            return
         }
-        if buffer.readableBytes > ControlProtocol.maxLineBytes { throw NodeError.control("control request too long") }
-        return .needMoreData
-    }
-}
-
-/// Answers requests on one control connection, strictly in order: lines are queued and one
-/// task works through them. After `watch`, the connection carries events until it closes.
-final class ControlHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    let node: Node
-    let logger: Logger
-    private let lines: AsyncStream<ByteBuffer>
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
-    private let worker = Mutex<Task<Void, Never>?>(nil)
-
-    init(node: Node, logger: Logger) {
-        self.node = node
-        self.logger = logger
-        (lines, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let channel = context.channel
-        let node = self.node
-        let lines = self.lines
-        let task = Task {
-            for await line in lines {
-                guard
-                    let request = try? JSONDecoder().decode(
-                        ControlProtocol.Request.self, from: Data(line.readableBytesView))
-                else {
-                    Self.write(
-                        ControlProtocol.Response<ControlProtocol.Empty>(
-                            id: nil, ok: false, error: "not a JSON request"),
-                        to: channel)
-                    continue
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                var lines = inbound.makeAsyncIterator()
+                while let line = try await lines.next() {
+                    let envelope: ControlEnvelope
+                    do {
+                        envelope = try JSONOutput.decoder().decode(
+                            ControlEnvelope.self, from: Data(line.readableBytesView))
+                    } catch {
+                        let reason = Self.describe(error)
+                        try await outbound.write(Self.line(ControlResponse<ControlEmpty>.failure(reason, id: nil)))
+                        continue
+                    }
+                    guard case .watch(let conversation) = envelope.request else {
+                        try await outbound.write(await answer(envelope, messenger: messenger))
+                        continue
+                    }
+                    let events = try await messenger.events(for: conversation)
+                    try await outbound.write(Self.line(ControlResponse.success(ControlEmpty(), id: envelope.id)))
+                    try await stream(events, to: outbound, until: lines)
+                    return
                 }
-                await ControlMethods.handle(request, node: node, channel: channel)
             }
+        } catch {
+            logger.debug("control connection: \(error)")
         }
-        worker.withLock { $0 = task }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        continuation.yield(Self.unwrapInboundIn(data))
+    /// Writes events until the client closes its end (or the node stops).
+    private static func stream(
+        _ events: AsyncStream<NodeEvent>, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        until lines: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+    ) async throws {
+        // Only the second child task reads it, and the caller returns once this does.
+        nonisolated(unsafe) var remaining = lines
+        try await withThrowingTaskGroup { group in
+            group.addTask {
+                for await event in events { try await outbound.write(Self.line(ControlEvent(event))) }
+            }
+            // Nothing more is asked on a watching connection: its end is what we wait for.
+            group.addTask { while try await remaining.next() != nil {} }
+            _ = try await group.next()
+            group.cancelAll()
+        }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
-        // Ends a `watch` at once, so the node drops the watcher.
-        worker.withLock { $0?.cancel() }
-        context.fireChannelInactive()
+    private static func answer(_ envelope: ControlEnvelope, messenger: LocalMessenger) async -> ByteBuffer {
+        let id = envelope.id
+        do {
+            switch envelope.request {
+            case .status: return reply(try await messenger.status(), id)
+            case .peers: return reply(try await messenger.peers(), id)
+            case .send(let text, let target): return reply(try await messenger.send(text, to: target), id)
+            case .create(let participants, let title, let firstMessage):
+                let created = try await messenger.create(with: participants, title: title, firstMessage: firstMessage)
+                return reply(created, id)
+            case .markRead(let conversation): return reply(try await messenger.markRead(conversation), id)
+            case .setFlag(let flag, let value, let conversation):
+                try await messenger.setFlag(flag, value, on: conversation)
+            case .delete(let conversation): try await messenger.delete(conversation)
+            case .setTrust(let trust, let peer): try await messenger.setTrust(trust, for: peer)
+            case .changed(let conversation): try await messenger.changed(conversation)
+            case .resync: try await messenger.resync()
+            case .watch: break
+            }
+            return reply(ControlEmpty(), id)
+        } catch {
+            return line(ControlResponse<ControlEmpty>.failure("\(error)", id: id))
+        }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("control connection: \(error)")
-        context.close(promise: nil)
+    /// Why a request line was refused, in terms of the request, never a Swift dump.
+    static func describe(_ error: any Error) -> String {
+        if let malformed = error as? ControlEnvelope.Malformed { return malformed.description }
+        let context: DecodingError.Context
+        switch error as? DecodingError {
+        case .dataCorrupted(let found), .typeMismatch(_, let found), .valueNotFound(_, let found),
+            .keyNotFound(_, let found):
+            context = found
+        default:
+            return "not a JSON request"
+        }
+        guard !context.codingPath.isEmpty else { return "not a JSON request" }
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return "bad request: \(path): \(context.debugDescription)"
     }
 
-    static func write(_ value: some Encodable, to channel: any Channel) {
-        guard let text = try? JSONOutput.line(value) else { return }
-        let buffer = channel.allocator.buffer(string: text + "\n")
-        channel.writeAndFlush(buffer, promise: nil)
+    private static func reply<Result: Codable & Sendable>(_ result: Result, _ id: Int?) -> ByteBuffer {
+        line(ControlResponse.success(result, id: id))
+    }
+
+    private static func line(_ value: some Encodable) -> ByteBuffer {
+        ByteBuffer(string: ((try? JSONOutput.line(value)) ?? #"{"ok":false}"#) + "\n")
+    }
+
+    /// Whether the process at the other end runs as this user (`SO_PEERCRED`).
+    private static func peerIsOwner(_ channel: any Channel) async -> Bool {
+        guard let provider = channel as? any SocketOptionProvider else { return false }
+        let credentials: EventLoopFuture<PeerCredentials> = provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
+        return (try? await credentials.get().uid) == getuid()
     }
 }
 

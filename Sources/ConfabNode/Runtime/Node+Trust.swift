@@ -26,7 +26,7 @@ extension Node {
     func reloadTrust() throws {
         let newlyBlocked = blockList.replace(with: try local.store.blockedPeers())
         for id in newlyBlocked {
-            guard let session = sessions?.session(with: id) else { continue }
+            guard let session = sessions.session(with: id) else { continue }
             logger.info("closing session with \(id.shortHex): blocked")
             session.close(reason: "session refused")
         }
@@ -64,16 +64,5 @@ extension Node {
         let message =
             "new key \(id.shortHex) introduced itself as \(claimed), \(whose); kept apart as \(name) — \(advice)"
         logger.warning("\(message)")
-    }
-
-    /// Adds what the store knows about trust to presence entries.
-    func withTrust(_ presence: [PeerPresence], known: [Peer]) -> [PeerPresence] {
-        let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return presence.map { entry in
-            var entry = entry
-            entry.trust = (byID[entry.id]?.trust ?? .unverified).rawValue
-            entry.warning = byID[entry.id]?.warning
-            return entry
-        }
     }
 }

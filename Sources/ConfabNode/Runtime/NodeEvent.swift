@@ -9,4 +9,7 @@ public enum NodeEvent: Sendable, Equatable {
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)
     case peerOffline(PeerPresence)
+    /// The store changed in a way no other event describes: a flag, a conversation started
+    /// or deleted, or (nil) a write by another process. Front ends read it again.
+    case changed(ConversationID?)
 }

@@ -5,16 +5,16 @@ import Foundation
 
 extension ChatSession {
     /// Performs effects in order; the updates they produce may ask for more, which are
-    /// performed before returning. Store work is synchronous (local SQLite, milliseconds);
-    /// only the hand-off of new entries to the node is sent off to run on its own.
-    func perform(_ effects: [ChatEffect]) throws {
+    /// performed before returning. Reads go to the local store (SQLite, milliseconds);
+    /// every write goes through the messenger, like every other front end's.
+    func perform(_ effects: [ChatEffect]) async throws {
         var queue = effects[...]
         while let effect = queue.popFirst() {
-            queue += try perform(effect)
+            queue += try await perform(effect)
         }
     }
 
-    private func perform(_ effect: ChatEffect) throws -> [ChatEffect] {
+    private func perform(_ effect: ChatEffect) async throws -> [ChatEffect] {
         let store = local.store
         switch effect {
         case .loadConversations(let includeArchived):
@@ -37,39 +37,35 @@ extension ChatSession {
                     + state.apply(.notice("Could not load older messages: \(String(describing: error))"))
             }
         case .send(let id, let text):
-            let entry = try store.sendMessage(text, to: id)
-            handOff([entry])
-            guard let message = try store.message(id, author: entry.author, seq: entry.seq) else { return [] }
+            let sent = try await messenger.send(text, to: .conversation(id))
+            guard let message = try store.message(id, author: local.me, seq: sent.seq) else { return [] }
             return state.apply(.message(message))
         // The state has already changed its rows and asks for a reload where one is needed.
         case .markRead(let id):
             // Also clears a "marked unread" flag.
-            if let receipt = try store.markRead(id) { handOff([receipt]) }
+            try await messenger.markRead(id)
             return []
         case .setArchived(let id, let value):
-            try store.setFlag(.archived, value, on: id)
+            try await messenger.setFlag(.archived, value, on: id)
             return []
         case .setPinned(let id, let value):
-            try store.setFlag(.pinned, value, on: id)
+            try await messenger.setFlag(.pinned, value, on: id)
             return []
         case .setMarkedUnread(let id, let value):
-            try store.setFlag(.markedUnread, value, on: id)
+            try await messenger.setFlag(.markedUnread, value, on: id)
             return []
         case .delete(let id):
-            try store.deleteConversation(id)
+            try await messenger.delete(id)
             return state.apply(.notice("Deleted the conversation from this machine"))
         case .search(let query):
             search(query)
             return []
         case .createConversation(let participants, let title):
-            let (id, _) = try store.createConversation(with: participants, title: title)
-            if let backend { Task { await backend.changed(id) } }
-            return state.apply(.created(id))
+            let created = try await messenger.create(with: participants, title: title, firstMessage: nil)
+            return state.apply(.created(created.conversation))
         case .resync:
-            guard let backend else {
-                return state.apply(.notice("Offline: no node is running yet"))
-            }
-            Task { try? await backend.resync() }
+            guard online else { return state.apply(.notice("Offline: no node is running yet")) }
+            try await messenger.resync()
             return state.apply(.notice("Resyncing: clocks re-announced, known peers redialled"))
         case .notify(let message):
             screen.notify(message, state.conversations.first { $0.id == message.conversationID })
@@ -77,13 +73,6 @@ extension ChatSession {
         case .quit:
             return []
         }
-    }
-
-    /// New entries go to the node, which sends them to peers; without a node they wait
-    /// in the outbox ("sending…") and leave when one runs.
-    private func handOff(_ entries: [Entry]) {
-        guard let backend, !entries.isEmpty else { return }
-        Task { await backend.didWrite(entries) }
     }
 
     /// A message id `<conversation>/<author>/<seq>` to its place in the display order.

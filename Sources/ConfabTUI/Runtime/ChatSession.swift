@@ -27,8 +27,8 @@ public final class ChatSession {
     enum Event: Sendable {
         case input(TerminalInput)
         case node(NodeEvent)
-        case backendReady(ChatBackend)
-        case backendFailed(String)
+        case connected(any Messenger)
+        case connectFailed(String)
         case nodeGone
         case tick
         case searchResults(query: String, [SearchHit])
@@ -41,14 +41,17 @@ public final class ChatSession {
     let screen: Screen
     let colors: Bool
     var calendar = Calendar.current
-    var backend: ChatBackend?
+    /// Every write goes through it. Until the node is reached (or started here) it is this
+    /// process's own, without a node: writes wait in the outbox and leave once it runs.
+    var messenger: any Messenger
+    /// Whether a node carries what is written (false until connected, or once it stopped).
+    var online = false
     let events: AsyncStream<Event>
     let continuation: AsyncStream<Event>.Continuation
     var tasks: [Task<Void, Never>] = []
     var searchTask: Task<Void, Never>?
     /// A draw waiting to happen (node events are drawn together, at most every 30 ms).
     var renderTask: Task<Void, Never>?
-    var headTotal: Double = 0
     var syncBaseline = SyncProgressTracker()
 
     static let lastOpenKey = "tui.lastOpen"
@@ -67,22 +70,22 @@ public final class ChatSession {
         state = ChatState(
             me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height)
         state.calendar = calendar
+        messenger = LocalMessenger(local: local)
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
     }
 
     /// Loads the list and the last open chat from the store and draws them: the first
     /// frame, from the rows that fit on the screen; then the whole list.
-    public func showLocalState() throws {
+    public func showLocalState() async throws {
         _ = state.apply(.identity(name: try local.displayName(), id: local.me))
         let screenful = try local.store.conversations(.inbox, limit: max(20, firstScreenRows))
-        try perform(state.apply(.conversations(screenful)))
+        try await perform(state.apply(.conversations(screenful)))
         if let open = state.openConversation, try local.store.conversation(open) != nil {
-            try perform([.openConversation(open, around: nil)])
+            try await perform([.openConversation(open, around: nil)])
         }
-        headTotal = (try? local.store.headTotal()) ?? 0
         draw()
         if screenful.count >= max(20, firstScreenRows) {
-            try perform(state.apply(.conversations(try local.store.conversations(.inbox))))
+            try await perform(state.apply(.conversations(try local.store.conversations(.inbox))))
             draw()
         }
     }
@@ -99,16 +102,15 @@ public final class ChatSession {
 
     /// Shows the local state, then connects to the network and runs until the user quits.
     public func run() async throws {
-        try showLocalState()
+        try await showLocalState()
         let local = self.local
         let options = self.options
         tasks.append(
             Task { [continuation] in
                 do {
-                    let backend = try await ChatBackend.connect(local: local, options: options)
-                    continuation.yield(.backendReady(backend))
+                    continuation.yield(.connected(try await local.messenger(startingNodeWith: options)))
                 } catch {
-                    continuation.yield(.backendFailed("\(error)"))
+                    continuation.yield(.connectFailed("\(error)"))
                 }
             })
         tasks.append(
@@ -123,7 +125,7 @@ public final class ChatSession {
             await handle(event)
             if state.wantsQuit { break }
         }
-        await backend?.stop()
+        await messenger.close()
     }
 
     func finish() {
@@ -140,38 +142,39 @@ public final class ChatSession {
             switch event {
             case .input(.keys(let keys)):
                 for key in keys {
-                    try perform(state.handle(key))
+                    try await perform(state.handle(key))
                     if state.wantsQuit { return }
                 }
                 draw()
             case .input(.resize(let width, let height)):
-                try perform(state.resize(width: width, height: height))
+                try await perform(state.resize(width: width, height: height))
                 draw()
             case .node(let event):
-                try apply(event)
+                try await apply(event)
                 scheduleRender()
-            case .backendReady(let backend):
-                self.backend = backend
-                attach(backend)
+            case .connected(let messenger):
+                self.messenger = messenger
+                online = true
+                try await attach(messenger)
                 await refreshPeers()
                 scheduleRender()
-            case .backendFailed(let reason):
-                try perform(state.apply(.peers([], verified: [])))
-                try perform(state.apply(.notice("Offline: the node could not start — \(reason)")))
+            case .connectFailed(let reason):
+                try await perform(state.apply(.peers([], verified: [])))
+                try await perform(state.apply(.notice("Offline: the node could not start — \(reason)")))
                 scheduleRender()
             case .nodeGone:
-                try perform(
+                try await perform(
                     state.apply(
                         .notice("The node (confab up) stopped; messages stay queued — restart confab to reconnect")))
-                backend = nil
-                try perform(state.apply(.peers([], verified: [])))
+                online = false
+                messenger = LocalMessenger(local: local)
+                try await perform(state.apply(.peers([], verified: [])))
                 scheduleRender()
             case .tick:
                 await refreshPeers()
-                try reloadIfStoreChanged()
                 draw()
             case .searchResults(let query, let hits):
-                try perform(state.apply(.searchResults(query: query, hits)))
+                try await perform(state.apply(.searchResults(query: query, hits)))
                 draw()
             case .render:
                 renderTask = nil
@@ -183,50 +186,50 @@ public final class ChatSession {
         }
     }
 
-    private func attach(_ backend: ChatBackend) {
+    /// Node events until the node stops; a node that stops under the chat (an attached
+    /// `confab up`) is reported, and what is written meanwhile waits in the outbox.
+    private func attach(_ messenger: any Messenger) async throws {
+        let events = try await messenger.events(for: nil)
         tasks.append(
             Task { [continuation] in
-                for await event in await backend.events() {
-                    continuation.yield(.node(event))
-                }
-                if backend.mode == .attached { continuation.yield(.nodeGone) }
+                for await event in events { continuation.yield(.node(event)) }
+                continuation.yield(.nodeGone)
             })
     }
 
-    private func apply(_ event: NodeEvent) throws {
+    private func apply(_ event: NodeEvent) async throws {
         switch event {
         case .message(let message):
-            try perform(state.apply(.message(message)))
+            try await perform(state.apply(.message(message)))
         case .status(let conversation, let seq, let status):
-            try perform(state.apply(.status(conversation, seq: seq, status)))
+            try await perform(state.apply(.status(conversation, seq: seq, status)))
         case .peerOnline, .peerOffline:
             // Presence is refreshed as a whole (names and verification come from the store).
             continuation.yield(.tick)
+        case .changed(let conversation):
+            try await reload(conversation)
         }
     }
 
     func refreshPeers() async {
-        guard let backend else { return }
-        let peers = await backend.peers()
+        guard online else { return }
+        let peers = (try? await messenger.peers()) ?? []
         let verified = Set(((try? local.store.peers()) ?? []).filter { $0.trust == .verified }.map(\.id))
-        _ = try? perform(state.apply(.peers(peers, verified: verified)))
-        if let outstanding = await backend.outstanding() {
+        _ = try? await perform(state.apply(.peers(peers, verified: verified)))
+        if let outstanding = try? await messenger.status().outstanding {
             let progress = syncBaseline.update(outstanding: outstanding)
-            _ = try? perform(state.apply(.syncProgress(received: progress.received, expected: progress.expected)))
+            _ = try? await perform(
+                state.apply(.syncProgress(received: progress.received, expected: progress.expected)))
         }
     }
 
-    /// Another process (a `confab send`, a node we are attached to) may have written:
-    /// the sum of every log's head moves, and the list and open chat are reloaded.
-    private func reloadIfStoreChanged() throws {
-        let total = try local.store.headTotal()
-        guard total != headTotal else { return }
-        headTotal = total
-        try perform([.loadConversations(includeArchived: false)])
-        if let open = state.openConversation {
-            for message in try local.store.history(open, limit: Self.pageSize) {
-                try perform(state.apply(.message(message)))
-            }
+    /// The store changed in a way no message event describes (another process wrote, a
+    /// flag changed): the list is read again, and the open chat if it is concerned.
+    private func reload(_ conversation: ConversationID?) async throws {
+        try await perform([.loadConversations(includeArchived: false)])
+        guard let open = state.openConversation, conversation == nil || conversation == open else { return }
+        for message in try local.store.history(open, limit: Self.pageSize) {
+            try await perform(state.apply(.message(message)))
         }
     }
 

@@ -12,8 +12,8 @@ public final class PlainChat {
         case line(String)
         case endOfInput
         case node(NodeEvent)
-        case backendReady(ChatBackend)
-        case backendFailed(String)
+        case connected(any Messenger)
+        case connectFailed(String)
     }
 
     let local: LocalNode
@@ -23,7 +23,10 @@ public final class PlainChat {
     let timestamps = SmartTimestamp()
     var open: ConversationID?
     var listed: [ConversationID] = []
-    var backend: ChatBackend?
+    /// Every write goes through it; until the node is reached (or started here) it is this
+    /// process's own, and writes wait in the outbox.
+    var messenger: any Messenger
+    var online = false
     var done = false
 
     public init(
@@ -34,6 +37,7 @@ public final class PlainChat {
         self.options = options
         self.write = write
         self.notifier = notifier
+        messenger = LocalMessenger(local: local)
     }
 
     /// Runs until /quit or the end of `lines`.
@@ -45,9 +49,9 @@ public final class PlainChat {
         let options = self.options
         let connect = Task {
             do {
-                continuation.yield(.backendReady(try await ChatBackend.connect(local: local, options: options)))
+                continuation.yield(.connected(try await local.messenger(startingNodeWith: options)))
             } catch {
-                continuation.yield(.backendFailed("\(error)"))
+                continuation.yield(.connectFailed("\(error)"))
             }
         }
         let reader = Task {
@@ -62,15 +66,16 @@ public final class PlainChat {
             case .endOfInput:
                 done = true
             case .node(let event):
-                show(event)
-            case .backendReady(let backend):
-                self.backend = backend
-                watcher = Task {
-                    for await event in await backend.events() { continuation.yield(.node(event)) }
+                await show(event)
+            case .connected(let messenger):
+                self.messenger = messenger
+                online = true
+                if let events = try? await messenger.events(for: nil) {
+                    watcher = Task { for await event in events { continuation.yield(.node(event)) } }
                 }
-                let online = await backend.peers().filter(\.online).count
-                write(online == 0 ? Self.offline : "Online · \(online) peer\(online == 1 ? "" : "s")")
-            case .backendFailed(let reason):
+                let reachable = ((try? await messenger.peers()) ?? []).filter(\.online).count
+                write(reachable == 0 ? Self.offline : "Online · \(reachable) peer\(reachable == 1 ? "" : "s")")
+            case .connectFailed(let reason):
                 write("Offline: the node could not start — \(reason)")
             }
             if done { break }
@@ -79,7 +84,7 @@ public final class PlainChat {
         reader.cancel()
         watcher?.cancel()
         continuation.finish()
-        await backend?.stop()
+        await messenger.close()
     }
 
     static let offline = "Offline — messages will be sent when a peer is reachable"
@@ -102,7 +107,7 @@ public final class PlainChat {
     func handle(_ line: String) async {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("/") else {
-            send(line)
+            await send(line)
             return
         }
         let parts = trimmed.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
@@ -111,14 +116,14 @@ public final class PlainChat {
             switch parts.first?.lowercased() ?? "" {
             case "help", "?": write(Self.help)
             case "list": list(all: argument == "all")
-            case "open": try openConversation(argument)
+            case "open": try await openConversation(argument)
             case "history": try history(Int(argument) ?? 20)
             case "search": try search(argument)
-            case "new": try create(argument.split(separator: " ").map(String.init))
+            case "new": try await create(argument.split(separator: " ").map(String.init))
             case "peers": await peers()
             case "resync":
-                if let backend { Task { try? await backend.resync() } }
-                write(backend == nil ? "Offline: no node is running yet" : "Resyncing with every peer")
+                if online { try await messenger.resync() }
+                write(online ? "Resyncing with every peer" : "Offline: no node is running yet")
             case "quit", "exit", "q": done = true
             default: write("unknown command \"\(trimmed)\" — type /help for the list")
             }
@@ -127,17 +132,16 @@ public final class PlainChat {
         }
     }
 
-    private func send(_ text: String) {
+    private func send(_ text: String) async {
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         guard let open else {
             write("no conversation is open — /open NAME first (or /list)")
             return
         }
         do {
-            let entry = try local.store.sendMessage(text, to: open)
-            let status = backend == nil ? " (sending…)" : ""
+            _ = try await messenger.send(text, to: .conversation(open))
+            let status = online ? "" : " (sending…)"
             write("[\(timestamps.time(Date()))] You: \(TextSanitizer.line(text))\(status)")
-            if let backend { Task { await backend.didWrite([entry]) } }
         } catch {
             write(String(describing: error))
         }
@@ -165,7 +169,7 @@ public final class PlainChat {
         }
     }
 
-    private func openConversation(_ text: String) throws {
+    private func openConversation(_ text: String) async throws {
         guard !text.isEmpty else {
             write("/open NAME or /open N (a number from /list)")
             return
@@ -181,7 +185,7 @@ public final class PlainChat {
         write("— \(TextSanitizer.line(summary?.displayName ?? id.shortHex)) —")
         for warning in summary?.warnings ?? [] { write("⚠ " + TextSanitizer.line(warning)) }
         try history(20)
-        try markRead()
+        try await messenger.markRead(id)
     }
 
     private func history(_ count: Int) throws {
@@ -208,21 +212,20 @@ public final class PlainChat {
         write("/open N opens one of these")
     }
 
-    private func create(_ names: [String]) throws {
+    private func create(_ names: [String]) async throws {
         guard !names.isEmpty else {
             write("/new NAME [NAME…] — peer names as in /peers")
             return
         }
         let resolver = Resolver(store: local.store)
         let ids = try names.map { try resolver.peer($0) }
-        let (id, _) = try local.store.createConversation(with: ids)
-        if let backend { Task { await backend.changed(id) } }
+        let id = try await messenger.create(with: ids, title: nil, firstMessage: nil).conversation
         open = id
         write("— new conversation with \(names.joined(separator: ", ")) — type to send")
     }
 
     private func peers() async {
-        let presences = await backend?.peers() ?? []
+        let presences = online ? ((try? await messenger.peers()) ?? []) : []
         let known = presences.isEmpty ? ((try? local.store.peers()) ?? []).map(\.name) : []
         if presences.isEmpty {
             write(known.isEmpty ? "No known peers yet" : "Known peers (offline): \(known.joined(separator: ", "))")
@@ -235,19 +238,14 @@ public final class PlainChat {
         }
     }
 
-    private func markRead() throws {
-        guard let open, let receipt = try local.store.markRead(open) else { return }
-        if let backend { Task { await backend.didWrite([receipt]) } }
-    }
-
     // MARK: Events
 
-    private func show(_ event: NodeEvent) {
+    private func show(_ event: NodeEvent) async {
         switch event {
         case .message(let message) where !message.isMine:
             if message.conversationID == open {
                 write(line(for: message))
-                try? markRead()
+                _ = try? await messenger.markRead(message.conversationID)
             } else {
                 let summary = try? local.store.conversation(message.conversationID)
                 let place = summary.map { " in \(TextSanitizer.line($0.displayName))" } ?? ""
@@ -269,6 +267,8 @@ public final class PlainChat {
             write("* \(TextSanitizer.line(peer.name)) is online")
         case .peerOffline(let peer):
             write("* \(TextSanitizer.line(peer.name)) went offline")
+        case .changed:
+            break
         }
     }
 

@@ -24,8 +24,7 @@ extension Confab {
             let id = try Resolver(store: node.store).peer(peer)
             guard id != node.me else { throw CLIError("\"\(peer)\" is your own key; you cannot block yourself") }
             let before = try node.store.peer(id)?.trust
-            if before != .blocked { try node.store.setTrust(id, .blocked) }
-            await ControlClient.notifyTrustIfRunning(node.directory, peer: id)
+            try await node.messenger().setTrust(.blocked, for: id)
             let info = try node.store.peer(id)!
             if output.json {
                 try JSONOutput.print(JSONOutput.peer(info))

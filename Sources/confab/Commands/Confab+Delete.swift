@@ -3,7 +3,7 @@ import ConfabModel
 import ConfabNode
 
 extension Confab {
-    struct Delete: ParsableCommand {
+    struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a conversation and its messages from this machine.",
             discussion: "Asks for confirmation on a terminal; pass --yes to skip (required when not on a terminal).")
@@ -17,7 +17,7 @@ extension Confab {
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.")
         var yes = false
 
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
             let id = try Resolver(store: node.store).conversation(conversation)
             let name = try node.store.conversation(id).map { TextSanitizer.line($0.displayName) } ?? id.shortHex
@@ -31,7 +31,7 @@ extension Confab {
                     return
                 }
             }
-            try node.store.deleteConversation(id)
+            try await node.messenger().delete(id)
             if output.json {
                 try JSONOutput.print(["deleted": id.hex])
             } else {

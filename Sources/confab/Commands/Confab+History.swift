@@ -27,9 +27,7 @@ extension Confab {
             let node = try global.open()
             let id = try Resolver(store: node.store).conversation(conversation)
             let messages = try node.store.history(id, limit: limit)
-            if !noMarkRead, try node.store.markRead(id) != nil {
-                await ControlClient.notifyIfRunning(node.directory, conversation: id)
-            }
+            if !noMarkRead { try await node.messenger().markRead(id) }
             if output.json {
                 try JSONOutput.print(messages.map(JSONOutput.message))
                 return

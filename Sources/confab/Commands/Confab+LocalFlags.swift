@@ -10,16 +10,16 @@ protocol ConversationFlagCommand: AsyncParsableCommand {
     var output: OutputOptions { get }
     var conversation: String { get }
     static var doneMessage: String { get }
-    func apply(to id: ConversationID, in store: ConfabStore) throws
+    func apply(to id: ConversationID, with messenger: any Messenger) async throws
 }
 
 extension ConversationFlagCommand {
     func run() async throws {
         let node = try global.open()
         let id = try Resolver(store: node.store).conversation(conversation)
-        try apply(to: id, in: node.store)
-        // Only mark-read writes an entry (a receipt) that peers need; flags stay local.
-        if Self.self == Confab.MarkRead.self { await ControlClient.notifyIfRunning(node.directory, conversation: id) }
+        let messenger = try await node.messenger()
+        try await apply(to: id, with: messenger)
+        await messenger.close()
         guard let summary = try node.store.conversation(id) else { return }
         if output.json {
             try JSONOutput.print(JSONOutput.conversation(summary))
@@ -38,7 +38,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.archived, true, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.archived, true, on: id)
+        }
     }
 
     struct Unarchive: ConversationFlagCommand {
@@ -47,7 +49,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.archived, false, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.archived, false, on: id)
+        }
     }
 
     struct Pin: ConversationFlagCommand {
@@ -56,7 +60,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.pinned, true, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.pinned, true, on: id)
+        }
     }
 
     struct Unpin: ConversationFlagCommand {
@@ -65,7 +71,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.pinned, false, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.pinned, false, on: id)
+        }
     }
 
     struct MarkRead: ConversationFlagCommand {
@@ -75,7 +83,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.markRead(id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.markRead(id)
+        }
     }
 
     struct MarkUnread: ConversationFlagCommand {
@@ -85,8 +95,8 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws {
-            try store.setFlag(.markedUnread, true, on: id)
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.markedUnread, true, on: id)
         }
     }
 
@@ -97,7 +107,9 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.muted, true, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.muted, true, on: id)
+        }
     }
 
     struct Unmute: ConversationFlagCommand {
@@ -106,6 +118,8 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: conversationHelp) var conversation: String
-        func apply(to id: ConversationID, in store: ConfabStore) throws { try store.setFlag(.muted, false, on: id) }
+        func apply(to id: ConversationID, with messenger: any Messenger) async throws {
+            try await messenger.setFlag(.muted, false, on: id)
+        }
     }
 }

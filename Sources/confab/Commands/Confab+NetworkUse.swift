@@ -55,7 +55,7 @@ extension Confab {
             if setting.source == .environment {
                 Console.out("Note: CONFAB_NETWORK_KEY is set and takes precedence over \(file.lastPathComponent).")
             }
-            if ControlClient.mightBeRunning(directory) {
+            if ControlServer.mightBeRunning(directory) {
                 Console.out("A node is running here: restart it (\"confab up\") to switch networks.")
             }
         }

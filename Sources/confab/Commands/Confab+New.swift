@@ -30,15 +30,14 @@ extension Confab {
             let node = try global.open()
             let resolver = Resolver(store: node.store)
             let members = try peers.map(resolver.peer)
-            let created = try node.store.createConversation(with: members, title: title, firstMessage: message)
-            await ControlClient.notifyIfRunning(node.directory, conversation: created.id)
-            let summary = try node.store.conversation(created.id)!
+            let created = try await node.messenger().create(with: members, title: title, firstMessage: message)
+            let summary = try node.store.conversation(created.conversation)!
             if output.json {
                 try JSONOutput.print(JSONOutput.conversation(summary))
                 return
             }
-            var text = "Started \(TextSanitizer.line(summary.displayName)) (\(created.id.shortHex))"
-            if created.message != nil { text += " — first message sending…" }
+            var text = "Started \(TextSanitizer.line(summary.displayName)) (\(created.conversation.shortHex))"
+            if created.firstMessageSeq != nil { text += " — first message sending…" }
             Console.out(text)
         }
     }

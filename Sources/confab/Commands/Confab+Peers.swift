@@ -19,7 +19,7 @@ extension Confab {
 
         func run() async throws {
             let peers = try global.open().store.peers()
-            let presence = try? await ControlClient.request(global.directory, method: "peers", as: [PeerPresence].self)
+            let presence = try? await AttachedMessenger(local: try global.open()).peers()
             if output.json {
                 if let presence {
                     try JSONOutput.print(presence)

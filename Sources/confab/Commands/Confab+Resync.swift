@@ -10,7 +10,7 @@ extension Confab {
 
         func run() async throws {
             do {
-                _ = try await ControlClient.request(global.directory, method: "resync", as: ControlProtocol.Empty.self)
+                try await global.open().messenger().resync()
             } catch let error as NodeError where error.isNotRunning {
                 throw CLIError(
                     "no node is running for \(global.directory.path), so there is nothing to resync; "

@@ -41,20 +41,29 @@ extension Confab {
         }
 
         func run() async throws {
-            let node = try global.open()
-            var channel = try SendChannel(node: node, target: target)
-            var last: ControlProtocol.Sent?
+            let local = try global.open()
+            let resolver = Resolver(store: local.store)
+            var destination = try resolver.messageTarget(target)
+            let name = try resolver.displayName(of: destination)
+            let messenger = try await local.messenger()
+            let viaNode = messenger is AttachedMessenger
+            // Subscribed before sending, so no status change can slip between the two.
+            let events = wait && viaNode ? try await messenger.events(for: nil) : nil
+            var last: SentMessage?
             if lines {
                 var count = 0
                 while let line = readLine() {
                     guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                    last = try await channel.send(line)
-                    if output.json { try JSONOutput.print(last!) }
+                    let sent = try await messenger.send(line, to: destination)
+                    // Later lines go to the same thread even if this one created it.
+                    destination = .conversation(sent.conversation)
+                    if output.json { try JSONOutput.print(sent) }
+                    last = sent
                     count += 1
                 }
                 if !output.json {
                     Console.out(
-                        "\(count) message\(count == 1 ? "" : "s") to \(channel.name) — \(channel.viaNode ? "sent to the node" : "sending…")"
+                        "\(count) message\(count == 1 ? "" : "s") to \(name) — \(viaNode ? "sent to the node" : "sending…")"
                     )
                 }
             } else {
@@ -69,75 +78,56 @@ extension Confab {
                 guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw CLIError("the message is empty — give text as arguments or on standard input")
                 }
-                let sent = try await channel.send(body)
+                let sent = try await messenger.send(body, to: destination)
                 last = sent
                 if output.json {
                     try JSONOutput.print(sent)
                 } else {
-                    Console.out("To \(channel.name) (\(sent.conversation.prefix(8))) — sending…")
+                    Console.out("To \(name) (\(sent.conversation.shortHex)) — sending…")
                 }
             }
-            if wait, let last { try await waitForDelivery(last, store: node.store, viaNode: channel.viaNode) }
-        }
-
-        /// Polls the store: statuses only move forward, so no event can be missed.
-        private func waitForDelivery(_ sent: ControlProtocol.Sent, store: ConfabStore, viaNode: Bool) async throws {
-            guard viaNode || ControlClient.mightBeRunning(global.directory) else {
+            guard wait, let last else { return }
+            guard let events else {
                 Console.err(
                     "not delivered: no node is running to send it (start \"confab up\"); it waits in the outbox")
                 throw ExitCode(3)
             }
-            let conversation = ConversationID(hex: sent.conversation)!
-            let deadline = Date().addingTimeInterval(timeout)
-            var status = DeliveryStatus.sending
-            while Date() < deadline {
-                status = try store.deliveryStatus(conversation, seq: sent.seq) ?? .sending
-                if status >= .delivered {
-                    if !output.json { Console.out(HumanOutput.label(status)) }
-                    return
+            try await waitForDelivery(last, events: events, store: local.store)
+        }
+
+        /// Waits for the status event that says delivered. Statuses only move forward, and
+        /// the events were subscribed before sending: the store's status, read once after
+        /// sending, and the events after it miss nothing.
+        private func waitForDelivery(
+            _ sent: SentMessage, events: AsyncStream<NodeEvent>, store: ConfabStore
+        ) async throws {
+            let status = try await withThrowingTaskGroup(of: DeliveryStatus?.self) { group in
+                group.addTask {
+                    let current = try store.deliveryStatus(sent.conversation, seq: sent.seq) ?? .sending
+                    if current >= .delivered { return current }
+                    for await event in events {
+                        if case .status(sent.conversation, sent.seq, let status) = event, status >= .delivered {
+                            return status
+                        }
+                    }
+                    return nil
                 }
-                try await Task.sleep(for: .milliseconds(100))
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
             }
+            if let status {
+                if !output.json { Console.out(HumanOutput.label(status)) }
+                return
+            }
+            let now = (try? store.deliveryStatus(sent.conversation, seq: sent.seq)) ?? .sending
             Console.err(
-                "not delivered within \(Int(timeout)) s (status: \(HumanOutput.label(status))); it stays queued and "
+                "not delivered within \(Int(timeout)) s (status: \(HumanOutput.label(now))); it stays queued and "
                     + "will be delivered when the recipients' nodes are reachable")
             throw ExitCode(3)
         }
-    }
-}
-
-/// Sends through the running node when there is one (so the message leaves at once), else
-/// straight into the store's outbox.
-struct SendChannel {
-    private var direct: MessageSender
-    private let directory: DataDirectory
-    private let target: String
-    private(set) var viaNode: Bool
-    /// For people to read: a peer's name or a title, from the network, so sanitised.
-    var name: String { TextSanitizer.line((try? direct.name()) ?? target) }
-
-    init(node: LocalNode, target: String) throws {
-        direct = try MessageSender(store: node.store, target: target)
-        directory = node.directory
-        self.target = target
-        viaNode = ControlClient.mightBeRunning(node.directory)
-    }
-
-    mutating func send(_ text: String) async throws -> ControlProtocol.Sent {
-        if viaNode {
-            do {
-                let sent = try await ControlClient.request(
-                    directory, method: "send", params: ["target": target, "text": text], as: ControlProtocol.Sent.self)
-                // Later lines go to the same thread even if this one created it.
-                if sent.created { direct = try MessageSender(store: direct.store, target: sent.conversation) }
-                return sent
-            } catch let error as NodeError where error.isNotRunning {
-                viaNode = false
-            }
-        }
-        let sent = try direct.send(text)
-        return ControlProtocol.Sent(
-            conversation: sent.entry.conversationID.hex, seq: sent.entry.seq, status: DeliveryStatus.sending.rawValue,
-            created: sent.created)
     }
 }

@@ -11,13 +11,14 @@ extension Confab {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
+            let local = try global.open()
             let status: NodeStatus
             do {
-                status = try await ControlClient.request(global.directory, method: "status", as: NodeStatus.self)
+                status = try await local.messenger().status()
             } catch let error as NodeError where error.isNotRunning {
-                let waiting = try global.open().store.outboxCount()
+                let waiting = try local.store.outboxCount()
                 if output.json {
-                    try JSONOutput.print(["running": "false", "outbox": "\(waiting)"])
+                    try JSONOutput.print(Offline(running: false, outbox: waiting))
                     return
                 }
                 Console.out("Offline — no node is running for \(global.directory.path) (start one with \"confab up\").")
@@ -46,6 +47,12 @@ extension Confab {
                 Console.out(
                     "Syncing: \(status.outstanding) entr\(status.outstanding == 1 ? "y" : "ies") still to receive.")
             }
+        }
+
+        /// `status --json` with no node: the same `running` field as a running node's status.
+        struct Offline: Encodable {
+            let running: Bool
+            let outbox: Int
         }
     }
 }

@@ -22,8 +22,7 @@ extension Confab {
                     "\"\(peer)\" is not blocked — blocked peers: "
                         + (blocked.isEmpty ? "none" : blocked.joined(separator: ", ")))
             }
-            try node.store.setTrust(id, .unverified)
-            await ControlClient.notifyTrustIfRunning(node.directory, peer: id)
+            try await node.messenger().setTrust(.unverified, for: id)
             let info = try node.store.peer(id)!
             if output.json {
                 try JSONOutput.print(JSONOutput.peer(info))

@@ -49,8 +49,7 @@ extension Confab {
                         "\(TextSanitizer.line(stored.name)) is blocked; "
                             + "run \"confab unblock \(id.shortHex)\" first if you trust this key")
                 }
-                try node.store.setTrust(id, .verified)
-                await ControlClient.notifyTrustIfRunning(node.directory, peer: id)
+                try await node.messenger().setTrust(.verified, for: id)
             }
             let number = SafetyNumber(node.me, id)
             let stored = try node.store.peer(id)

@@ -16,18 +16,15 @@ extension Confab {
         var conversation: String?
 
         func run() async throws {
-            var filter: String?
-            if let conversation {
-                filter = try Resolver(store: try global.open().store).conversation(conversation).hex
-            }
-            let json = output.json
-            try await ControlClient.watch(global.directory, conversation: filter) { event in
-                if json {
+            let local = try global.open()
+            let filter = try conversation.map { try Resolver(store: local.store).conversation($0) }
+            let messenger = try await AttachedMessenger(local: local)
+            for await event in try await messenger.wireEvents(for: filter) {
+                if output.json {
                     try JSONOutput.print(event)
-                } else {
+                } else if event.event != .changed {
                     Console.out(HumanOutput.eventLine(event))
                 }
-                return true
             }
         }
     }

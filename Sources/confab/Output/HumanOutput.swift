@@ -88,9 +88,9 @@ enum HumanOutput {
 
 extension HumanOutput {
     /// One line per watch event.
-    static func eventLine(_ event: ControlProtocol.Event) -> String {
+    static func eventLine(_ event: ControlEvent) -> String {
         switch event.event {
-        case "message":
+        case .message:
             guard let message = event.message else { return "message" }
             let author = TextSanitizer.line(message.authorName)
             // Later lines are indented, so a message cannot start a line that passes for
@@ -98,20 +98,20 @@ extension HumanOutput {
             let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
             return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)): "
                 + (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
-        case "status":
-            return "\(Style.dim(String((event.conversation ?? "").prefix(8))))  your message #\(event.seq ?? 0) is "
-                + (event.status.flatMap(DeliveryStatus.init(rawValue:)).map(label) ?? "?")
-        case "peer_online":
+        case .status:
+            return "\(Style.dim(event.conversation?.shortHex ?? ""))  your message #\(event.seq ?? 0) is "
+                + (event.status.map(label) ?? "?")
+        case .peerOnline:
             return "\(peerName(event)) is online"
                 + (event.peer?.address.map { " at \(TextSanitizer.line($0))" } ?? "")
-        case "peer_offline":
+        case .peerOffline:
             return "\(peerName(event)) went offline"
-        default:
-            return TextSanitizer.line(event.event)
+        case .changed:
+            return "\(Style.dim(event.conversation?.shortHex ?? "*"))  changed"
         }
     }
 
-    private static func peerName(_ event: ControlProtocol.Event) -> String {
+    private static func peerName(_ event: ControlEvent) -> String {
         event.peer.map { TextSanitizer.line($0.name) } ?? "?"
     }
 }

@@ -1,0 +1,81 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+
+/// One event of a `watch` stream as it travels and as `confab watch --json` prints it
+/// (Protocol.md §13). Shapes only ever gain fields.
+public struct ControlEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case message
+        case status
+        case peerOnline = "peer_online"
+        case peerOffline = "peer_offline"
+        /// Something in the store changed that no other event describes (a flag, a
+        /// conversation started or deleted, a write by another process): read it again.
+        case changed
+    }
+
+    public let event: Kind
+    public var message: JSONOutput.Message?
+    public var conversation: ConversationID?
+    public var seq: UInt64?
+    public var status: DeliveryStatus?
+    public var peer: PeerPresence?
+
+    public init(_ event: NodeEvent) {
+        switch event {
+        case .message(let message):
+            self.event = .message
+            self.message = JSONOutput.message(message)
+        case .status(let conversation, let seq, let status):
+            self.event = .status
+            self.conversation = conversation
+            self.seq = seq
+            self.status = status
+        case .peerOnline(let peer):
+            self.event = .peerOnline
+            self.peer = peer
+        case .peerOffline(let peer):
+            self.event = .peerOffline
+            self.peer = peer
+        case .changed(let conversation):
+            self.event = .changed
+            self.conversation = conversation
+        }
+    }
+
+    /// The event as the node reported it. A message is read back from the shared store,
+    /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
+    public func nodeEvent(store: ConfabStore) -> NodeEvent? {
+        switch event {
+        case .message:
+            guard let message, let conversation = ConversationID(hex: message.conversation),
+                let author = NodeID(hex: message.author),
+                let stored = try? store.message(conversation, author: author, seq: message.seq)
+            else { return nil }
+            return .message(stored)
+        case .status:
+            guard let conversation, let seq, let status else { return nil }
+            return .status(conversation: conversation, seq: seq, status: status)
+        case .peerOnline: return peer.map { .peerOnline($0) }
+        case .peerOffline: return peer.map { .peerOffline($0) }
+        case .changed: return .changed(conversation)
+        }
+    }
+}
+
+extension NodeEvent {
+    /// Whether a watcher of `conversation` wants this event.
+    func concerns(_ conversation: ConversationID) -> Bool {
+        switch self {
+        case .message(let message): message.conversationID == conversation
+        case .status(let id, _, _): id == conversation
+        case .changed(let id): id == nil || id == conversation
+        case .peerOnline, .peerOffline: true
+        }
+    }
+}
+
+extension JSONOutput.Message: Equatable {
+    public static func == (a: Self, b: Self) -> Bool { a.id == b.id && a.text == b.text && a.status == b.status }
+}

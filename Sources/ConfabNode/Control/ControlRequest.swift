@@ -1,0 +1,160 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+
+/// One request on the control socket (Protocol.md §13): the `Messenger` calls, typed. On
+/// the wire a JSON object per line, `{"v": 1, "id": 7, "method": "send", "params": {…}}`;
+/// ids travel as hex and are decoded here, once, into typed values.
+public enum ControlRequest: Sendable, Equatable {
+    case status
+    case peers
+    case send(text: String, to: MessageTarget)
+    case create(participants: [NodeID], title: String?, firstMessage: String?)
+    case markRead(ConversationID)
+    case setFlag(LocalFlag, Bool, on: ConversationID)
+    case delete(ConversationID)
+    case setTrust(Peer.Trust, for: NodeID)
+    /// Another process wrote to this conversation through the store: offer it now.
+    case changed(ConversationID)
+    case resync
+    /// Events from now on, for one conversation or all.
+    case watch(ConversationID?)
+
+    public var method: String {
+        switch self {
+        case .status: "status"
+        case .peers: "peers"
+        case .send: "send"
+        case .create: "create"
+        case .markRead: "mark_read"
+        case .setFlag: "set_flag"
+        case .delete: "delete"
+        case .setTrust: "set_trust"
+        case .changed: "changed"
+        case .resync: "resync"
+        case .watch: "watch"
+        }
+    }
+}
+
+/// A request line: the protocol version, the caller's id for the answer, the request.
+public struct ControlEnvelope: Sendable, Equatable {
+    /// The control protocol this build speaks. A request with another version (or none, as
+    /// from a confab older than version 1) is answered with an error naming both.
+    public static let version = 1
+
+    public var version: Int
+    public var id: Int?
+    public var request: ControlRequest
+
+    public init(id: Int?, request: ControlRequest, version: Int = ControlEnvelope.version) {
+        self.version = version
+        self.id = id
+        self.request = request
+    }
+}
+
+extension ControlEnvelope: Codable {
+    private enum Keys: String, CodingKey { case v, id, method, params }
+
+    private struct Params: Codable {
+        var text: String?
+        var conversation: ConversationID?
+        var peer: NodeID?
+        var participants: [NodeID]?
+        var title: String?
+        var firstMessage: String?
+        var flag: String?
+        var value: Bool?
+        var trust: String?
+    }
+
+    /// Why a request line could not be read; the message goes back to the caller.
+    public struct Malformed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decodeIfPresent(Int.self, forKey: .id)
+        version = try container.decodeIfPresent(Int.self, forKey: .v) ?? 0
+        guard version == Self.version else {
+            throw Malformed(
+                description:
+                    "this node speaks control protocol version \(Self.version), the request is version \(version) — use the confab binary that matches the running node"
+            )
+        }
+        let method = try container.decode(String.self, forKey: .method)
+        let params = try container.decodeIfPresent(Params.self, forKey: .params) ?? Params()
+        func need<T>(_ value: T?, _ name: String) throws -> T {
+            guard let value else { throw Malformed(description: "\(method) needs param \(name)") }
+            return value
+        }
+        switch method {
+        case "status": request = .status
+        case "peers": request = .peers
+        case "send":
+            let target: MessageTarget
+            switch (params.conversation, params.peer) {
+            case (let conversation?, nil): target = .conversation(conversation)
+            case (nil, let peer?): target = .newConversation(with: peer)
+            default: throw Malformed(description: "send needs exactly one of params conversation and peer")
+            }
+            request = .send(text: try need(params.text, "text"), to: target)
+        case "create":
+            request = .create(
+                participants: try need(params.participants, "participants"), title: params.title,
+                firstMessage: params.firstMessage)
+        case "mark_read": request = .markRead(try need(params.conversation, "conversation"))
+        case "set_flag":
+            guard let flag = params.flag.flatMap(LocalFlag.init(rawValue:)) else {
+                throw Malformed(
+                    description:
+                        "set_flag needs param flag, one of \(LocalFlag.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
+            }
+            request = .setFlag(flag, try need(params.value, "value"), on: try need(params.conversation, "conversation"))
+        case "delete": request = .delete(try need(params.conversation, "conversation"))
+        case "set_trust":
+            guard let trust = params.trust.flatMap(Peer.Trust.init(rawValue:)) else {
+                throw Malformed(description: "set_trust needs param trust: unverified, verified or blocked")
+            }
+            request = .setTrust(trust, for: try need(params.peer, "peer"))
+        case "changed": request = .changed(try need(params.conversation, "conversation"))
+        case "resync": request = .resync
+        case "watch": request = .watch(params.conversation)
+        default: throw Malformed(description: "unknown method \"\(method)\"")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(version, forKey: .v)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(request.method, forKey: .method)
+        var params = Params()
+        switch request {
+        case .status, .peers, .resync: break
+        case .send(let text, let target):
+            params.text = text
+            switch target {
+            case .conversation(let id): params.conversation = id
+            case .newConversation(let peer): params.peer = peer
+            }
+        case .create(let participants, let title, let firstMessage):
+            params.participants = participants
+            params.title = title
+            params.firstMessage = firstMessage
+        case .markRead(let id), .delete(let id), .changed(let id): params.conversation = id
+        case .setFlag(let flag, let value, let id):
+            params.flag = flag.rawValue
+            params.value = value
+            params.conversation = id
+        case .setTrust(let trust, let peer):
+            params.trust = trust.rawValue
+            params.peer = peer
+        case .watch(let id): params.conversation = id
+        }
+        try container.encode(params, forKey: .params)
+    }
+}

@@ -1,0 +1,75 @@
+import ConfabModel
+import ConfabStore
+import ConfabSync
+import Synchronization
+
+/// Hands what the node did to everyone watching (the chat, `confab watch`, the control
+/// socket): one stream per watcher, each buffering at most 10,000 events.
+final class EventHub: Sendable {
+    private struct State {
+        var watchers: [UInt64: AsyncStream<NodeEvent>.Continuation] = [:]
+        var next: UInt64 = 0
+        /// The last status reported for each of my messages: only changes are events.
+        var reported: [ConversationID: [UInt64: DeliveryStatus]] = [:]
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Events from now on, until the stream is dropped or the node stops.
+    func subscribe() -> AsyncStream<NodeEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NodeEvent.self, bufferingPolicy: .bufferingNewest(10_000))
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.next += 1
+            state.watchers[state.next] = continuation
+            return state.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    var hasWatchers: Bool { state.withLock { !$0.watchers.isEmpty } }
+
+    func emit(_ event: NodeEvent) {
+        for watcher in state.withLock({ Array($0.watchers.values) }) { watcher.yield(event) }
+    }
+
+    /// The messages an engine output stored, and the statuses of mine it changed.
+    func publish(_ output: SyncOutput, store: ConfabStore) {
+        guard hasWatchers else { return }
+        for entry in output.appended where entry.kind == .message {
+            if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
+                emit(.message(message))
+            }
+        }
+        // Only changes: a receipt covers many messages, most of which moved long ago.
+        for conversation in output.statusChanged.sorted() {
+            let statuses = ((try? store.myStatuses(conversation)) ?? [:]).sorted { $0.key < $1.key }
+            let changed = state.withLock { state in
+                statuses.filter { seq, status in
+                    guard state.reported[conversation]?[seq] != status else { return false }
+                    state.reported[conversation, default: [:]][seq] = status
+                    return true
+                }
+            }
+            for (seq, status) in changed { emit(.status(conversation: conversation, seq: seq, status: status)) }
+        }
+    }
+
+    /// Ends every stream; later subscribers get one that is already over.
+    func finish() {
+        let watchers = state.withLock { state in
+            state.finished = true
+            defer { state.watchers = [:] }
+            return Array(state.watchers.values)
+        }
+        for watcher in watchers { watcher.finish() }
+    }
+}

@@ -1,0 +1,104 @@
+import ConfabModel
+import ConfabStore
+import Foundation
+import NIOCore
+
+/// The messenger of a process attached to the `confab up` serving its data directory: every
+/// call is a request on the node's control socket (Protocol.md §13), answered there by the
+/// node's own `LocalMessenger`. Requests share one connection; each `events` stream has
+/// its own. Messages in events are read back from the shared store.
+public final class AttachedMessenger: Messenger {
+    private let local: LocalNode
+    private let connection: ControlConnection
+
+    /// Connects to the node, or throws `NodeError.notRunning` when none serves `local`.
+    public init(local: LocalNode) async throws {
+        self.local = local
+        connection = try await ControlConnection(local.directory)
+    }
+
+    public func send(_ text: String, to target: MessageTarget) async throws -> SentMessage {
+        try await connection.call(.send(text: text, to: target))
+    }
+
+    public func create(
+        with participants: [NodeID], title: String?, firstMessage: String?
+    ) async throws -> CreatedConversation {
+        try await connection.call(.create(participants: participants, title: title, firstMessage: firstMessage))
+    }
+
+    @discardableResult
+    public func markRead(_ conversation: ConversationID) async throws -> Bool {
+        try await connection.call(.markRead(conversation))
+    }
+
+    public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) async throws {
+        _ = try await connection.call(.setFlag(flag, value, on: conversation), as: ControlEmpty.self)
+    }
+
+    public func delete(_ conversation: ConversationID) async throws {
+        _ = try await connection.call(.delete(conversation), as: ControlEmpty.self)
+    }
+
+    public func setTrust(_ trust: Peer.Trust, for peer: NodeID) async throws {
+        _ = try await connection.call(.setTrust(trust, for: peer), as: ControlEmpty.self)
+    }
+
+    public func resync() async throws {
+        _ = try await connection.call(.resync, as: ControlEmpty.self)
+    }
+
+    public func peers() async throws -> [PeerPresence] {
+        try await connection.call(.peers)
+    }
+
+    public func status() async throws -> NodeStatus {
+        try await connection.call(.status)
+    }
+
+    /// Events on a connection of their own; the stream ends when the node stops.
+    public func events(for conversation: ConversationID?) async throws -> AsyncStream<NodeEvent> {
+        let wire = try await wireEvents(for: conversation)
+        let store = local.store
+        return AsyncStream(bufferingPolicy: .bufferingNewest(10_000)) { continuation in
+            let task = Task {
+                for await event in wire {
+                    if let translated = event.nodeEvent(store: store) { continuation.yield(translated) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The raw events, as `confab watch --json` prints them.
+    public func wireEvents(for conversation: ConversationID?) async throws -> AsyncStream<ControlEvent> {
+        let watch = try await ControlConnection(local.directory)
+        _ = try await watch.call(.watch(conversation), as: ControlEmpty.self)
+        return AsyncStream(bufferingPolicy: .bufferingNewest(10_000)) { continuation in
+            let task = Task {
+                for await line in watch.unsolicited {
+                    if let event = try? JSONOutput.decoder().decode(
+                        ControlEvent.self, from: Data(line.readableBytesView))
+                    {
+                        continuation.yield(event)
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in
+                task.cancel()
+                watch.close()
+            }
+        }
+    }
+
+    /// Another process wrote to `conversation` through the store: the node offers it now.
+    public func changed(_ conversation: ConversationID) async throws {
+        _ = try await connection.call(.changed(conversation), as: ControlEmpty.self)
+    }
+
+    public func close() async {
+        connection.close()
+    }
+}

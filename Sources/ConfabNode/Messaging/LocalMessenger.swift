@@ -1,0 +1,143 @@
+import ConfabModel
+import ConfabStore
+
+/// The messenger of this process: writes go straight into the store, and the node running
+/// in this process (if any) is handed what was written so it leaves at once. Without a
+/// node, writes wait in the outbox ("sending…") for the next `confab up`; asking for the
+/// network's state then says no node is running.
+public struct LocalMessenger: Messenger {
+    public let local: LocalNode
+    public let node: Node?
+    /// Whether `close()` stops the node (it was started for this messenger).
+    private let ownsNode: Bool
+
+    public init(local: LocalNode, node: Node? = nil, ownsNode: Bool = false) {
+        self.local = local
+        self.node = node
+        self.ownsNode = ownsNode
+    }
+
+    private var store: ConfabStore { local.store }
+
+    public func send(_ text: String, to target: MessageTarget) async throws -> SentMessage {
+        let entry: Entry
+        let created: Bool
+        switch target {
+        case .conversation(let id):
+            try MessageTarget.refuseOnlyBlocked(in: id, store: store)
+            entry = try store.sendMessage(text, to: id)
+            created = false
+        case .newConversation(let peer):
+            try MessageTarget.refuseBlocked(peer, store: store)
+            guard let message = try store.createConversation(with: [peer], firstMessage: text).message else {
+                throw StoreError.invalidInput("the message is empty")
+            }
+            entry = message
+            created = true
+        }
+        try await node?.didWrite([entry])
+        return SentMessage(conversation: entry.conversationID, seq: entry.seq, status: .sending, created: created)
+    }
+
+    public func create(
+        with participants: [NodeID], title: String?, firstMessage: String?
+    ) async throws -> CreatedConversation {
+        let created = try store.createConversation(with: participants, title: title, firstMessage: firstMessage)
+        try await node?.changed(created.id)
+        return CreatedConversation(conversation: created.id, firstMessageSeq: created.message?.seq)
+    }
+
+    @discardableResult
+    public func markRead(_ conversation: ConversationID) async throws -> Bool {
+        guard let receipt = try store.markRead(conversation) else {
+            node?.emit(.changed(conversation))
+            return false
+        }
+        try await node?.didWrite([receipt])
+        node?.emit(.changed(conversation))
+        return true
+    }
+
+    public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) async throws {
+        try store.setFlag(flag, value, on: conversation)
+        node?.emit(.changed(conversation))
+    }
+
+    public func delete(_ conversation: ConversationID) async throws {
+        try store.deleteConversation(conversation)
+        node?.emit(.changed(conversation))
+    }
+
+    public func setTrust(_ trust: Peer.Trust, for peer: NodeID) async throws {
+        if try store.peer(peer)?.trust != trust { try store.setTrust(peer, trust) }
+        try await node?.trustChanged()
+        node?.emit(.changed(nil))
+    }
+
+    /// Another process wrote to `conversation` through the store.
+    public func changed(_ conversation: ConversationID) async throws {
+        try await node?.changed(conversation)
+    }
+
+    public func resync() async throws {
+        try await running().resync()
+    }
+
+    public func peers() async throws -> [PeerPresence] {
+        guard let node else {
+            return try store.peers().map {
+                PeerPresence(
+                    id: $0.id, name: $0.name, online: false, connected: false, address: $0.address,
+                    lastSeen: $0.lastSeenAt, role: "person", trust: $0.trust.rawValue, warning: $0.warning)
+            }
+        }
+        return await node.peers()
+    }
+
+    public func status() async throws -> NodeStatus {
+        try await running().status()
+    }
+
+    public func events(for conversation: ConversationID?) async throws -> AsyncStream<NodeEvent> {
+        let events = try running().events()
+        guard let conversation else { return events }
+        return AsyncStream { continuation in
+            let task = Task {
+                for await event in events where event.concerns(conversation) { continuation.yield(event) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    public func close() async {
+        if ownsNode { await node?.stop() }
+    }
+
+    private func running() throws -> Node {
+        guard let node else { throw NodeError.notRunning(local.directory.path) }
+        return node
+    }
+}
+
+extension MessageTarget {
+    /// Writing only to blocked peers would queue messages that never leave (their sessions
+    /// are refused), so it is refused up front; a group with anyone else is fine.
+    static func refuseOnlyBlocked(in conversation: ConversationID, store: ConfabStore) throws {
+        let participants = try store.conversation(conversation)?.participants ?? []
+        try refuse(participants.map { ($0.name, $0.id, $0.trust) })
+    }
+
+    static func refuseBlocked(_ peer: NodeID, store: ConfabStore) throws {
+        try refuse(try store.peer(peer).map { [($0.name, $0.id, $0.trust)] } ?? [])
+    }
+
+    private static func refuse(_ recipients: [(name: String, id: NodeID, trust: Peer.Trust)]) throws {
+        guard !recipients.isEmpty, recipients.allSatisfy({ $0.trust == .blocked }) else { return }
+        let names = recipients.map { TextSanitizer.line($0.name) }.joined(separator: ", ")
+        let unblock = recipients.map { "confab unblock \($0.id.shortHex)" }.joined(separator: "; ")
+        throw StoreError.invalidInput(
+            "\(names) \(recipients.count == 1 ? "is" : "are") blocked here, so nothing would reach them — to write, first run: \(unblock)"
+        )
+    }
+}

@@ -1,0 +1,73 @@
+import ConfabModel
+import ConfabStore
+
+/// What every front end does to conversations — the CLI, the control socket, the
+/// full-screen chat and the plain chat all go through this one API. Two implementations:
+/// `LocalMessenger` works on this process's store (and tells a node running in this process,
+/// if there is one); `AttachedMessenger` asks the `confab up` that serves the data directory
+/// over its control socket, which answers with a `LocalMessenger` of its own. Either way
+/// every write is stored before the call returns, and a node that runs offers it to peers
+/// at once.
+public protocol Messenger: Sendable {
+    /// Stores a message and hands it to the network; returns once it is stored.
+    func send(_ text: String, to target: MessageTarget) async throws -> SentMessage
+    /// Starts a conversation (a new thread), with an optional first message.
+    func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
+    /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one
+    /// is due; returns whether one was written.
+    @discardableResult
+    func markRead(_ conversation: ConversationID) async throws -> Bool
+    /// Changes a flag that stays on this machine (archived, pinned, muted, marked unread).
+    func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) async throws
+    /// Deletes a conversation from this machine.
+    func delete(_ conversation: ConversationID) async throws
+    /// Sets how far this node trusts a peer; a running node closes a newly blocked peer's
+    /// session at once and lets an unblocked one back in.
+    func setTrust(_ trust: Peer.Trust, for peer: NodeID) async throws
+    /// Re-announces clocks to every peer and redials known peers now.
+    func resync() async throws
+    /// Who is known, and who is online now.
+    func peers() async throws -> [PeerPresence]
+    /// The running node's address, sessions and outbox.
+    func status() async throws -> NodeStatus
+    /// What happens from now on (messages stored, statuses, peers, changes), for one
+    /// conversation or all; the stream ends when the node stops.
+    func events(for conversation: ConversationID?) async throws -> AsyncStream<NodeEvent>
+    /// Stops a node this messenger started in this process; an attached node keeps running.
+    func close() async
+}
+
+/// Where a message goes, already resolved: front ends resolve names (`Resolver`), the node
+/// never resolves again.
+public enum MessageTarget: Sendable, Hashable {
+    case conversation(ConversationID)
+    /// A peer with no thread yet: the message starts one.
+    case newConversation(with: NodeID)
+}
+
+/// A message that was stored.
+public struct SentMessage: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let seq: UInt64
+    public let status: DeliveryStatus
+    /// Whether this message started its conversation.
+    public let created: Bool
+
+    public init(conversation: ConversationID, seq: UInt64, status: DeliveryStatus, created: Bool) {
+        self.conversation = conversation
+        self.seq = seq
+        self.status = status
+        self.created = created
+    }
+}
+
+/// A conversation that was started, and its first message if there was one.
+public struct CreatedConversation: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let firstMessageSeq: UInt64?
+
+    public init(conversation: ConversationID, firstMessageSeq: UInt64?) {
+        self.conversation = conversation
+        self.firstMessageSeq = firstMessageSeq
+    }
+}

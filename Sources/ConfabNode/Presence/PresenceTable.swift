@@ -1,0 +1,91 @@
+import ConfabModel
+import Foundation
+
+/// Who is online now: a peer with a session, or one whose beacon came within
+/// `offlineAfter`. A pure value: every change takes the time as a parameter and returns the
+/// events it causes, so timeouts are tested without waiting.
+struct PresenceTable {
+    /// A peer is offline after this long without a beacon or a session.
+    static let offlineAfter: TimeInterval = 4.5
+    /// Keys held at most; the least recently seen without a session give way.
+    static let capacity = 1024
+
+    private(set) var entries: [NodeID: PeerPresence] = [:]
+
+    func contains(_ id: NodeID) -> Bool { entries[id] != nil }
+
+    var onlineCount: Int { entries.values.filter(\.online).count }
+
+    /// Records a session opening or closing (`connected`), an address, or a beacon (`seen`);
+    /// returns `peerOnline`/`peerOffline` when that changed whether the peer is online.
+    mutating func update(
+        _ id: NodeID, known: Peer?, connected: Bool? = nil, address: String? = nil, seen: Bool = false, now: Date
+    ) -> NodeEvent? {
+        if entries[id] == nil { makeRoom() }
+        var entry =
+            entries[id]
+            ?? PeerPresence(
+                id: id, name: known?.name ?? id.shortHex, online: false, connected: false, address: nil,
+                lastSeen: nil, role: "person")
+        let wasOnline = entry.online
+        if let connected { entry.connected = connected }
+        if let address { entry.address = address }
+        if seen || connected == true { entry.lastSeen = now }
+        if let name = known?.name { entry.name = name }
+        entry = Self.withTrust(entry, known: known)
+        entry.online =
+            entry.connected || (entry.lastSeen.map { now.timeIntervalSince($0) < Self.offlineAfter } ?? false)
+        entries[id] = entry
+        guard entry.online != wasOnline else { return nil }
+        return entry.online ? .peerOnline(entry) : .peerOffline(entry)
+    }
+
+    /// What a peer's Hello said about it: its role, where it accepts sessions, its name here.
+    mutating func helloReceived(_ id: NodeID, role: String, address: String?, name: String?) {
+        guard var entry = entries[id] else { return }
+        entry.role = role
+        if let address { entry.address = address }
+        if let name { entry.name = name }
+        entries[id] = entry
+    }
+
+    /// Every entry re-evaluated at `now` (who went offline), with names and trust as the
+    /// store knows them.
+    mutating func expire(known: [NodeID: Peer], now: Date) -> [NodeEvent] {
+        entries.keys.sorted().compactMap { update($0, known: known[$0], now: now) }
+    }
+
+    /// Every known peer (offline ones too) and every present stranger, by name.
+    func snapshot(known: [Peer]) -> [PeerPresence] {
+        let byID = Dictionary(known.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var result = known.map { peer in
+            guard var entry = entries[peer.id] else {
+                return PeerPresence(
+                    id: peer.id, name: peer.name, online: false, connected: false, address: peer.address,
+                    lastSeen: peer.lastSeenAt, role: "person")
+            }
+            entry.name = peer.name
+            return entry
+        }
+        result += entries.values.filter { byID[$0.id] == nil }
+        return result.map { Self.withTrust($0, known: byID[$0.id]) }.sorted {
+            $0.name.localizedCaseInsensitiveCompare($1.name) == .orderedAscending
+        }
+    }
+
+    private mutating func makeRoom() {
+        guard entries.count >= Self.capacity else { return }
+        let oldest = entries.values.filter { !$0.connected }.min {
+            ($0.lastSeen ?? .distantPast) < ($1.lastSeen ?? .distantPast)
+        }
+        if let oldest { entries[oldest.id] = nil }
+    }
+
+    /// What the store knows about trust, on a presence entry.
+    private static func withTrust(_ entry: PeerPresence, known: Peer?) -> PeerPresence {
+        var entry = entry
+        entry.trust = (known?.trust ?? .unverified).rawValue
+        entry.warning = known?.warning
+        return entry
+    }
+}

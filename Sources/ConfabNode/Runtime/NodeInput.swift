@@ -1,0 +1,28 @@
+import ConfabNet
+import ConfabWire
+import NIOCore
+
+/// What arrives from the network, in order.
+enum NodeInput: Sendable {
+    case opened(PeerSession)
+    case message(PeerSession, SessionMessage)
+    case closed(PeerSession, (any Error)?)
+    case beacon(Beacon, SocketAddress)
+}
+
+/// Turns session callbacks (on NIO threads) into ordered node inputs. The stream itself is
+/// unbounded, but each session stops reading while its messages in it are not consumed
+/// (`SessionConfiguration.inboxLimit`), so what sessions queue here is bounded per session.
+final class SessionBridge: SessionDelegate {
+    let continuation: AsyncStream<NodeInput>.Continuation
+
+    init(continuation: AsyncStream<NodeInput>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func sessionDidOpen(_ session: PeerSession) { continuation.yield(.opened(session)) }
+    func session(_ session: PeerSession, didReceive message: SessionMessage) {
+        continuation.yield(.message(session, message))
+    }
+    func sessionDidClose(_ session: PeerSession, error: (any Error)?) { continuation.yield(.closed(session, error)) }
+}

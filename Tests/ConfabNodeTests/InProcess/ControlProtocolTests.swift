@@ -1,0 +1,108 @@
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabNode
+
+/// The control socket's JSON (Protocol.md §13): typed requests that survive the trip, a
+/// version every request carries, and every time in RFC 3339.
+@Suite struct ControlProtocolTests {
+    static let peer = PeerPresence(
+        id: NodeID(bytes: [UInt8](repeating: 7, count: 32))!, name: "bob", online: true, connected: true,
+        address: "192.0.2.1:7461", lastSeen: Date(timeIntervalSince1970: 1_700_000_000.5), role: "person",
+        trust: "unverified")
+    static let conversation = ConversationID(bytes: [UInt8](repeating: 9, count: 16))!
+    static let rfc3339 = #""lastSeen":"2023-11-14T22:13:20.500Z""#
+
+    static let everyRequest: [ControlRequest] = [
+        .status, .peers, .send(text: "hi", to: .conversation(conversation)),
+        .send(text: "first", to: .newConversation(with: peer.id)),
+        .create(participants: [peer.id], title: "plans", firstMessage: nil), .markRead(conversation),
+        .setFlag(.pinned, true, on: conversation), .delete(conversation), .setTrust(.blocked, for: peer.id),
+        .changed(conversation), .resync, .watch(nil), .watch(conversation),
+    ]
+
+    private func decode(_ line: String) throws -> ControlEnvelope {
+        try JSONOutput.decoder().decode(ControlEnvelope.self, from: Data(line.utf8))
+    }
+
+    @Test(arguments: everyRequest) func everyRequestComesBackAsItWent(_ request: ControlRequest) throws {
+        let envelope = ControlEnvelope(id: 3, request: request)
+        #expect(try decode(JSONOutput.line(envelope)) == envelope)
+    }
+
+    @Test func idsTravelAsHexAndFlagsByName() throws {
+        let line = try JSONOutput.line(
+            ControlEnvelope(id: 1, request: .setFlag(.markedUnread, false, on: Self.conversation)))
+        #expect(
+            line
+                == #"{"id":1,"method":"set_flag","params":{"conversation":"\#(Self.conversation.hex)","flag":"markedUnread","value":false},"v":1}"#
+        )
+    }
+
+    @Test func aRequestWithoutTheVersionIsRefusedSayingWhy() throws {
+        #expect(throws: ControlEnvelope.Malformed.self) { try decode(#"{"id":1,"method":"status"}"#) }
+        do {
+            _ = try decode(#"{"v":2,"method":"status"}"#)
+            Issue.record("version 2 was accepted")
+        } catch {
+            #expect(ControlServer.describe(error).contains("version 1, the request is version 2"))
+        }
+    }
+
+    @Test func malformedRequestsSayWhatIsWrong() {
+        let cases = [
+            (#"{"v":1,"method":"launch"}"#, #"unknown method "launch""#),
+            (#"{"v":1,"method":"send","params":{"text":"hi"}}"#, "exactly one of params conversation and peer"),
+            (#"{"v":1,"method":"set_trust","params":{"peer":"bob","trust":"blocked"}}"#, "params.peer"),
+            (#"{"v":1,"method":"set_flag","params":{"flag":"starred","value":true}}"#, "flag, one of archived"),
+            ("not json", "not a JSON request"),
+        ]
+        for (line, reason) in cases {
+            do {
+                _ = try decode(line)
+                Issue.record("accepted \(line)")
+            } catch {
+                #expect(ControlServer.describe(error).contains(reason), "\(line): \(ControlServer.describe(error))")
+            }
+        }
+    }
+
+    @Test func peersResultAndPeerEventsCarryRFC3339Times() throws {
+        let result = try JSONOutput.line(ControlResponse.success([Self.peer], id: 1))
+        #expect(result.contains(Self.rfc3339))
+        for event in [NodeEvent.peerOnline(Self.peer), .peerOffline(Self.peer)] {
+            #expect(try JSONOutput.line(ControlEvent(event)).contains(Self.rfc3339))
+        }
+        #expect(JSONOutput.timestamp(Self.peer.lastSeen!) == "2023-11-14T22:13:20.500Z")
+    }
+
+    @Test func clientsReadResultsAndEventsBack() throws {
+        let line = try JSONOutput.line(ControlResponse.success([Self.peer], id: 1))
+        let response = try JSONOutput.decoder().decode(ControlResponse<[PeerPresence]>.self, from: Data(line.utf8))
+        #expect(response.result == [Self.peer] && response.v == ControlEnvelope.version)
+        for event in [
+            NodeEvent.peerOnline(Self.peer), .status(conversation: Self.conversation, seq: 4, status: .read),
+            .changed(nil), .changed(Self.conversation),
+        ] {
+            let wire = try JSONOutput.decoder().decode(
+                ControlEvent.self, from: Data(JSONOutput.line(ControlEvent(event)).utf8))
+            #expect(wire == ControlEvent(event))
+        }
+        // RFC 3339 without a fraction is read too.
+        let whole = try JSONOutput.decoder().decode(
+            PeerPresence.self,
+            from: Data(
+                #"{"id":"\#(Self.peer.id.hex)","name":"bob","online":false,"connected":false,"lastSeen":"2023-11-14T22:13:20Z","role":"person"}"#
+                    .utf8))
+        #expect(whole.lastSeen == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test func statusSaysRunningAsABoolean() throws {
+        let status = NodeStatus(
+            id: Self.peer.id, name: "me", role: "person", listen: "127.0.0.1:1", discovery: false, sessions: [],
+            outbox: 2, outstanding: 0)
+        let line = try JSONOutput.line(status)
+        #expect(line.contains(#""running":true"#) && line.contains(#""outbox":2"#))
+    }
+}

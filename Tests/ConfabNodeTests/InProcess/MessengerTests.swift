@@ -1,0 +1,122 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabStore
+import Foundation
+import Testing
+
+@testable import ConfabNode
+
+/// The one messaging API, in this process and attached through the control socket, on
+/// real nodes running in the test process.
+@Suite(.serialized) struct MessengerTests {
+    @Test func aMessageSentThroughTheSocketReachesThePeerAndComesBackDelivered() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let bobEvents = bob.events()
+        let attached = try await AttachedMessenger(local: alice.local)
+        let aliceEvents = try await attached.events(for: nil)
+        let sent = try await attached.send("hello bob", to: .newConversation(with: bob.me))
+        #expect(sent.created && sent.status == .sending)
+        _ = try await firstEvent(in: bobEvents, "bob stores the message") {
+            if case .message(let message) = $0 { return message.text == "hello bob" }
+            return false
+        }
+        _ = try await firstEvent(in: aliceEvents, "alice hears it was delivered") {
+            if case .status(sent.conversation, sent.seq, let status) = $0 { return status >= .delivered }
+            return false
+        }
+        // The reply goes the other way through bob's own (in-process) messenger.
+        let reply = try await bob.messenger.send("hi alice", to: .conversation(sent.conversation))
+        #expect(!reply.created)
+        _ = try await firstEvent(in: aliceEvents, "alice gets the reply") {
+            if case .message(let message) = $0 { return message.text == "hi alice" }
+            return false
+        }
+        await attached.close()
+        await bob.stop()
+        await alice.stop()
+    }
+
+    @Test func flagsTrustAndDeletionGoThroughTheNodeAndAreAnnounced() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        try await alice.start()
+        let carol = NodeID(SigningKeyPair.generate().publicKey)
+        let attached = try await AttachedMessenger(local: alice.local)
+        let created = try await attached.create(with: [carol], title: "plans", firstMessage: "first")
+        #expect(created.firstMessageSeq != nil)
+        let events = try await attached.events(for: created.conversation)
+        try await attached.setFlag(.pinned, true, on: created.conversation)
+        _ = try await firstEvent(in: events, "the pin is announced") { $0 == .changed(created.conversation) }
+        #expect(try alice.local.store.conversation(created.conversation)?.isPinned == true)
+        try await attached.setTrust(.blocked, for: carol)
+        #expect(try alice.local.store.blockedPeers() == [carol])
+        #expect(alice.blockList.contains(carol))
+        try await attached.delete(created.conversation)
+        #expect(try alice.local.store.conversation(created.conversation)?.participants.isEmpty ?? true)
+        await attached.close()
+        await alice.stop()
+    }
+
+    @Test func withoutANodeWritesWaitInTheOutboxAndLeaveWhenOneRuns() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let bob = try nodes.node("bob")
+        let address = try await bob.start()
+        let bobEvents = bob.events()
+        let options = nodes.options("alice", peers: ["\(bob.me.hex)@127.0.0.1:\(address.port!)"])
+        let local = try LocalNode.initialize(options.directory, name: "alice")
+        let offline = try await local.messenger()
+        #expect(offline is LocalMessenger)
+        _ = try await offline.send("written offline", to: .newConversation(with: bob.me))
+        #expect(try local.store.outboxCount() > 0)
+        await #expect(throws: NodeError.notRunning(options.directory.path)) { try await offline.status() }
+        await #expect(throws: NodeError.notRunning(options.directory.path)) { try await offline.resync() }
+        // The chat's way: a node started here when none runs.
+        let online = try await local.messenger(startingNodeWith: options)
+        _ = try await firstEvent(in: bobEvents, "the queued message arrives") {
+            if case .message(let message) = $0 { return message.text == "written offline" }
+            return false
+        }
+        #expect(try await online.status().sessions.map(\.peer) == [bob.me])
+        // Another process now finds this node on the socket and attaches to it.
+        #expect(try await local.messenger() is AttachedMessenger)
+        await online.close()
+        #expect(!ControlServer.mightBeRunning(options.directory))
+        await bob.stop()
+    }
+
+    @Test func sendingOnlyToBlockedPeersIsRefusedWithWhatToDo() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        let mallory = NodeID(bytes: [UInt8](repeating: 6, count: 32))!
+        try alice.local.store.setTrust(mallory, .blocked)
+        do {
+            _ = try await alice.messenger.send("hi", to: .newConversation(with: mallory))
+            Issue.record("a message to a blocked peer was stored")
+        } catch {
+            #expect("\(error)".contains("confab unblock \(mallory.shortHex)"))
+        }
+    }
+
+    @Test func stoppingANodeEndsItsDialLoopsAndEventStreams() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        // Nobody listens on port 9 of loopback: the loop keeps trying until stopped.
+        let key = NodeID(bytes: [UInt8](repeating: 5, count: 32))!
+        let alice = try nodes.node("alice", peers: ["\(key.hex)@127.0.0.1:9"])
+        try await alice.start()
+        let events = alice.events()
+        #expect(alice.dialer.activeCount == 1)
+        await alice.stop()
+        #expect(alice.dialer.activeCount == 0)
+        var remaining = 0
+        for await _ in events { remaining += 1 }
+        #expect(remaining == 0)
+        // Subscribing after the stop gets a stream that is already over.
+        for await _ in alice.events() { Issue.record("an event after stop") }
+    }
+}
