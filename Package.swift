@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -32,7 +33,10 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
         .target(name: "ConfabCrypto", dependencies: ["CSodium"]),
-        .target(name: "ConfabModel", dependencies: ["ConfabCrypto"]),
+        .target(
+            name: "ConfabModel",
+            dependencies: ["ConfabCrypto", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         .target(
             name: "ConfabWire",
             dependencies: [
@@ -74,6 +78,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -81,6 +86,7 @@ let package = Package(
             dependencies: [
                 "ConfabModel", "ConfabStore", "ConfabNode",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -88,6 +94,7 @@ let package = Package(
             dependencies: [
                 "ConfabTUI", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -120,7 +127,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfabSyncTests",
-            dependencies: ["ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto"]
+            dependencies: [
+                "ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"],
@@ -149,7 +159,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConfabTUITests",
-            dependencies: ["ConfabTUI", "ConfabModel", "ConfabTestSupport"]
+            dependencies: [
+                "ConfabTUI", "ConfabModel", "ConfabTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),
         .testTarget(

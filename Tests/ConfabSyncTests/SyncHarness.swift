@@ -3,7 +3,7 @@ import ConfabModel
 import ConfabSync
 import ConfabWire
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 @testable import ConfabStore
 
@@ -130,11 +130,11 @@ final class SyncHarness {
 
 /// A clock that moves only when told to.
 final class VirtualClock: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
+    private let instant = NIOLockedValueBox(ContinuousClock.now)
 
-    var now: ContinuousClock.Instant { instant.withLock { $0 } }
+    var now: ContinuousClock.Instant { instant.withLockedValue { $0 } }
 
-    func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+    func advance(by duration: Duration) { instant.withLockedValue { $0 += duration } }
 }
 
 extension ConfabStore {

@@ -1,7 +1,7 @@
 import ConfabModel
 import ConfabNet
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Every connection the node opens: single dials (a beacon, a resync) and the loops that
 /// keep dialling static peers. Each runs as a task this type holds, so `cancelAll` (when
@@ -16,7 +16,7 @@ final class Dialer: Sendable {
 
     private let sessions: SessionService
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(sessions: SessionService, logger: Logger) {
         self.sessions = sessions
@@ -37,7 +37,9 @@ final class Dialer: Sendable {
     /// A beacon's hint: dialled only within `BeaconDialPolicy`'s limits (`known`: the
     /// person chose this peer, which gets the first turn).
     func dialFromBeacon(host: String, port: Int, remote: NodeID, known: Bool, now: ContinuousClock.Instant) {
-        let allowed = state.withLock { $0.beaconDials.mayDial(remote, at: "\(host):\(port)", known: known, now: now) }
+        let allowed = state.withLockedValue {
+            $0.beaconDials.mayDial(remote, at: "\(host):\(port)", known: known, now: now)
+        }
         guard allowed else { return }
         track { [sessions, logger, state] in
             var connected = false
@@ -47,7 +49,7 @@ final class Dialer: Sendable {
             } catch {
                 logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
             }
-            state.withLock { $0.beaconDials.finished(remote, connected: connected, now: .now) }
+            state.withLockedValue { $0.beaconDials.finished(remote, connected: connected, now: .now) }
         }
     }
 
@@ -82,11 +84,11 @@ final class Dialer: Sendable {
     }
 
     /// Dials and dial loops under way.
-    var activeCount: Int { state.withLock { $0.tasks.count } }
+    var activeCount: Int { state.withLockedValue { $0.tasks.count } }
 
     /// Ends every dial and dial loop; later requests are ignored.
     func cancelAll() {
-        let tasks = state.withLock { state in
+        let tasks = state.withLockedValue { state in
             state.cancelled = true
             defer { state.tasks = [:] }
             return Array(state.tasks.values)
@@ -95,13 +97,13 @@ final class Dialer: Sendable {
     }
 
     private func track(_ work: @escaping @Sendable () async -> Void) {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.cancelled else { return }
             state.next += 1
             let id = state.next
             state.tasks[id] = Task { [weak self] in
                 await work()
-                self?.state.withLock { _ = $0.tasks.removeValue(forKey: id) }
+                self?.state.withLockedValue { _ = $0.tasks.removeValue(forKey: id) }
             }
         }
     }

@@ -1,7 +1,7 @@
 import ConfabModel
 import ConfabStore
 import ConfabSync
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Hands what the node did to everyone watching (the chat, `confab watch`, the control
 /// socket): one stream per watcher, each buffering at most 10,000 events.
@@ -14,13 +14,13 @@ final class EventHub: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Events from now on, until the stream is dropped or the node stops.
     func subscribe() -> AsyncStream<NodeEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: NodeEvent.self, bufferingPolicy: .bufferingNewest(10_000))
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = state.withLockedValue { state in
             guard !state.finished else { return nil }
             state.next += 1
             state.watchers[state.next] = continuation
@@ -30,15 +30,16 @@ final class EventHub: Sendable {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.watchers.removeValue(forKey: id) }
         }
         return stream
     }
 
-    var hasWatchers: Bool { state.withLock { !$0.watchers.isEmpty } }
+    var hasWatchers: Bool { state.withLockedValue { !$0.watchers.isEmpty } }
 
     func emit(_ event: NodeEvent) {
-        for watcher in state.withLock({ Array($0.watchers.values) }) { watcher.yield(event) }
+        for watcher in state.withLockedValue({ Array($0.watchers.values) }) { watcher.yield(event) }
     }
 
     /// The messages an engine output stored, and the statuses of mine it changed.
@@ -52,7 +53,7 @@ final class EventHub: Sendable {
         // Only changes: a receipt covers many messages, most of which moved long ago.
         for conversation in output.statusChanged.sorted() {
             let statuses = ((try? store.myStatuses(conversation)) ?? [:]).sorted { $0.key < $1.key }
-            let changed = state.withLock { state in
+            let changed = state.withLockedValue { state in
                 statuses.filter { seq, status in
                     guard state.reported[conversation]?[seq] != status else { return false }
                     state.reported[conversation, default: [:]][seq] = status
@@ -65,7 +66,7 @@ final class EventHub: Sendable {
 
     /// Ends every stream; later subscribers get one that is already over.
     func finish() {
-        let watchers = state.withLock { state in
+        let watchers = state.withLockedValue { state in
             state.finished = true
             defer { state.watchers = [:] }
             return Array(state.watchers.values)

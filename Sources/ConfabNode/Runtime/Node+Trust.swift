@@ -2,17 +2,18 @@ import ConfabModel
 import ConfabNet
 import ConfabStore
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The keys a node refuses. The handshake asks it on NIO threads, so it sits behind a lock
 /// rather than in the actor.
 final class BlockList: Sendable {
-    private let keys = Mutex<Set<NodeID>>([])
+    private let keys = NIOLockedValueBox<Set<NodeID>>([])
 
-    func contains(_ id: NodeID) -> Bool { keys.withLock { $0.contains(id) } }
+    func contains(_ id: NodeID) -> Bool { keys.withLockedValue { $0.contains(id) } }
 
     /// Replaces the set; returns the keys that were not blocked before.
     func replace(with new: Set<NodeID>) -> Set<NodeID> {
-        keys.withLock { keys in
+        keys.withLockedValue { keys in
             defer { keys = new }
             return new.subtracting(keys)
         }

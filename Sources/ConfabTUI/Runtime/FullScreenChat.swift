@@ -1,5 +1,6 @@
 import ConfabNode
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The full-screen chat on this process's terminal: raw mode and the alternate screen for
 /// as long as it runs, restored on every way out (quit, error, SIGTERM/SIGHUP).
@@ -9,13 +10,13 @@ public enum FullScreenChat {
     ) async throws {
         let terminal = Terminal()
         let size = try terminal.size()
-        let renderer = TerminalLock(FrameRenderer(colors: capabilities.colors))
+        let renderer = NIOLockedValueBox(FrameRenderer(colors: capabilities.colors))
         let notifier = Notifier(style: notify) { try? terminal.write([0x07]) }
         let session = try ChatSession(
             local: local, options: options, width: size.width, height: size.height, colors: capabilities.colors,
             screen: .init(
                 draw: { frame in
-                    let bytes = renderer.withLock { $0.render(frame) }
+                    let bytes = renderer.withLockedValue { $0.render(frame) }
                     try? terminal.write(bytes)
                 },
                 notify: { message, summary in notifier.announce(message, in: summary) }))

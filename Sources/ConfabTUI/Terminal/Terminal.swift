@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -14,9 +15,9 @@ public final class Terminal: Sendable {
     public let inputDescriptor: Int32
     public let outputDescriptor: Int32
     private let signals: TerminationSignals?
-    private let state = TerminalLock(State())
+    private let state = NIOLockedValueBox(State())
     // Frames and the restoring sequences must not interleave.
-    private let writing = TerminalLock(())
+    private let writing = NIOLockedValueBox(())
 
     private struct State {
         /// The settings to restore; set while in full-screen mode.
@@ -51,13 +52,13 @@ public final class Terminal: Sendable {
     }
 
     public var isFullScreen: Bool {
-        state.withLock { $0.saved != nil }
+        state.withLockedValue { $0.saved != nil }
     }
 
     /// Raw mode, the alternate screen, bracketed paste, cursor hidden. Does nothing when
     /// already in full-screen mode; on failure the terminal is left as it was.
     public func enterFullScreen() throws {
-        let entered = try state.withLock { state in
+        let entered = try state.withLockedValue { state in
             guard state.saved == nil else { return false }
             let original = try RawMode.current(inputDescriptor)
             try RawMode.apply(RawMode.settings(from: original), to: inputDescriptor)
@@ -78,7 +79,7 @@ public final class Terminal: Sendable {
     /// and the saved settings; stops the input stream. The whole restore runs under the
     /// lock, so a signal arriving during a `defer`'s restore waits for it to finish.
     public func restore() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.reader?.stop()
             state.reader = nil
             guard let saved = state.saved else { return }
@@ -101,7 +102,7 @@ public final class Terminal: Sendable {
     /// Writes all of `bytes` (a rendered frame, say) before returning.
     public func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
-        try writing.withLock { _ in try FileDescriptorIO.writeAll(outputDescriptor, bytes) }
+        try writing.withLockedValue { _ in try FileDescriptorIO.writeAll(outputDescriptor, bytes) }
     }
 
     /// Keys as they are typed and sizes as they change, read on a thread of its own. One
@@ -114,7 +115,7 @@ public final class Terminal: Sendable {
             try? self?.size()
         }
         continuation.onTermination = { _ in reader.stop() }
-        let previous = state.withLock { state in
+        let previous = state.withLockedValue { state in
             defer { state.reader = reader }
             return state.reader
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -22,8 +23,8 @@ final class TerminalInputReader: Sendable {
     private let wakeUpWrite: Int32
     private let continuation: AsyncStream<TerminalInput>.Continuation
     private let size: @Sendable () -> TerminalSize?
-    private let resizeSource = TerminalLock<(any DispatchSourceSignal)?>(nil)
-    private let stopped = TerminalLock(false)
+    private let resizeSource = NIOLockedValueBox<SendableDispatchSource<any DispatchSourceSignal>?>(nil)
+    private let stopped = NIOLockedValueBox(false)
 
     init(
         input: Int32, continuation: AsyncStream<TerminalInput>.Continuation,
@@ -46,7 +47,7 @@ final class TerminalInputReader: Sendable {
         let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
         source.setEventHandler { [weak self] in self?.reportSize() }
         source.resume()
-        resizeSource.withLock { $0 = source }
+        resizeSource.withLockedValue { $0 = SendableDispatchSource(source: source) }
 
         let thread = Thread { [self] in
             run()
@@ -57,13 +58,13 @@ final class TerminalInputReader: Sendable {
 
     /// Ends the stream; the thread notices at once through the wake-up pipe.
     func stop() {
-        let wasStopped = stopped.withLock { stopped in
+        let wasStopped = stopped.withLockedValue { stopped in
             defer { stopped = true }
             return stopped
         }
         guard !wasStopped else { return }
-        resizeSource.withLock { source in
-            source?.cancel()
+        resizeSource.withLockedValue { source in
+            source?.source.cancel()
             source = nil
         }
         var byte: UInt8 = 1

@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -22,8 +23,8 @@ final class TerminationSignals: Sendable {
     /// Nil when no pipe could be made: the signals then keep their usual effect.
     private let relay: (read: Int32, write: Int32)?
     private let exitProcess: @Sendable (Int32) -> Void
-    private let state = TerminalLock(State())
-    private let source: TerminalLock<(any DispatchSourceRead)?> = TerminalLock(nil)
+    private let state = NIOLockedValueBox(State())
+    private let source = NIOLockedValueBox<SendableDispatchSource<any DispatchSourceRead>?>(nil)
 
     private struct State {
         var terminals: [ObjectIdentifier: WeakTerminal] = [:]
@@ -51,8 +52,8 @@ final class TerminationSignals: Sendable {
         guard let relay else { return }
         close(relay.write)
         // A started source closes the read end once cancelled, when nothing reads it.
-        let started = source.withLock { source in
-            source?.cancel()
+        let started = source.withLockedValue { source in
+            source?.source.cancel()
             return source != nil
         }
         if !started { close(relay.read) }
@@ -61,7 +62,7 @@ final class TerminationSignals: Sendable {
     /// While any terminal is registered, the signals restore it and exit.
     func register(_ terminal: Terminal) {
         guard let relay else { return }
-        state.withLock { state in
+        state.withLockedValue { state in
             state.terminals[ObjectIdentifier(terminal)] = WeakTerminal(terminal: terminal)
             guard state.previousActions == nil else { return }
             startReading(relay.read)
@@ -72,7 +73,7 @@ final class TerminationSignals: Sendable {
 
     /// The last terminal leaving puts back the dispositions found when the first came.
     func unregister(_ terminal: Terminal) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.terminals[ObjectIdentifier(terminal)] = nil
             guard state.terminals.isEmpty, let previousActions = state.previousActions else { return }
             for (signalNumber, action) in previousActions {
@@ -102,20 +103,20 @@ final class TerminationSignals: Sendable {
     }
 
     private func startReading(_ descriptor: Int32) {
-        source.withLock { source in
+        source.withLockedValue { source in
             guard source == nil else { return }
             let reader = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())
             reader.setEventHandler { [weak self] in self?.signalArrived(descriptor) }
             reader.setCancelHandler { close(descriptor) }
             reader.resume()
-            source = reader
+            source = SendableDispatchSource(source: reader)
         }
     }
 
     private func signalArrived(_ descriptor: Int32) {
         var byte: UInt8 = 0
         guard read(descriptor, &byte, 1) == 1 else { return }
-        let terminals = state.withLock { state in state.terminals.values.compactMap(\.terminal) }
+        let terminals = state.withLockedValue { state in state.terminals.values.compactMap(\.terminal) }
         for terminal in terminals {
             terminal.restore()
         }

@@ -3,6 +3,7 @@ import ConfabNode
 import ConfabWire
 import Foundation
 import Logging
+import ServiceLifecycle
 
 extension Confab {
     struct Up: AsyncParsableCommand {
@@ -24,7 +25,7 @@ extension Confab {
     }
 }
 
-/// Starts a node and its control socket, and stops both on SIGINT/SIGTERM.
+/// Runs a node until SIGINT or SIGTERM, then stops it cleanly.
 enum NodeRunner {
     static func run(
         global: GlobalOptions, network: NetworkOptions, operations: OperationsOptions, role: ConfabWire.NodeRole,
@@ -56,9 +57,9 @@ enum NodeRunner {
                 metadata: ["event": "identity_created"])
         }
         let node = try Node(options: options)
-        try await node.start()
-        let signal = await Signals.waitForTermination()
-        options.logger.info("signal \(signal): shutting down")
-        await node.stop()
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [node], gracefulShutdownSignals: [.sigterm, .sigint], logger: options.logger))
+        try await services.run()
     }
 }

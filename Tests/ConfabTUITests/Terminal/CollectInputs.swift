@@ -1,5 +1,6 @@
 import ConfabTestSupport
 import Foundation
+import NIOConcurrencyHelpers
 
 @testable import ConfabTUI
 
@@ -9,11 +10,11 @@ func collect(
     _ stream: AsyncStream<TerminalInput>, timeout: Duration = .seconds(5),
     until done: @escaping @Sendable ([TerminalInput]) -> Bool
 ) async -> [TerminalInput] {
-    let collected = TerminalLock<[TerminalInput]>([])
+    let collected = NIOLockedValueBox<[TerminalInput]>([])
     await withTaskGroup(of: Void.self) { group in
         group.addTask {
             for await input in stream {
-                let enough = collected.withLock { inputs in
+                let enough = collected.withLockedValue { inputs in
                     inputs.append(input)
                     return done(inputs)
                 }
@@ -24,7 +25,7 @@ func collect(
         await group.next()
         group.cancelAll()
     }
-    return collected.withLock { $0 }
+    return collected.withLockedValue { $0 }
 }
 
 extension [TerminalInput] {

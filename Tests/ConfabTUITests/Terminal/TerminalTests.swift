@@ -1,5 +1,6 @@
 import ConfabTestSupport
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import ConfabTUI
@@ -113,18 +114,18 @@ import Darwin
         let pty = try PseudoTerminal()
         let original = try pty.settings()
         let before = disposition(SIGTERM)
-        let exitCode = TerminalLock<Int32?>(nil)
-        let signals = TerminationSignals { code in exitCode.withLock { $0 = code } }
+        let exitCode = NIOLockedValueBox<Int32?>(nil)
+        let signals = TerminationSignals { code in exitCode.withLockedValue { $0 = code } }
         let terminal = Terminal(input: pty.slave, output: pty.slave, signals: signals)
         try terminal.enterFullScreen()
         _ = pty.output(atLeast: EscapeSequence.enterFullScreen.count)
 
         kill(getpid(), SIGTERM)
         let deadline = ContinuousClock.now + .seconds(5)
-        while exitCode.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
+        while exitCode.withLockedValue({ $0 }) == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        #expect(exitCode.withLock { $0 } == 128 + SIGTERM)
+        #expect(exitCode.withLockedValue { $0 } == 128 + SIGTERM)
         #expect(!terminal.isFullScreen)
         #expect(flags(try pty.settings()) == flags(original))
         #expect(pty.output(atLeast: EscapeSequence.leaveFullScreen.count) == EscapeSequence.leaveFullScreen)
