@@ -39,8 +39,6 @@ public final class SyncEngine {
         self.logger = logger
     }
 
-    public var connectedPeers: [NodeID] { Array(peers.keys) }
-
     /// A session opened: the peer's state starts empty until its Hello arrives.
     public func peerConnected(_ peer: NodeID) {
         peers[peer] = PeerSyncState()
@@ -49,8 +47,6 @@ public final class SyncEngine {
     public func peerDisconnected(_ peer: NodeID) {
         peers[peer] = nil
     }
-
-    public func role(of peer: NodeID) -> NodeRole? { peers[peer]?.role }
 
     /// Handles one message from a peer.
     public func handle(_ message: SessionMessage, from peer: NodeID) throws -> SyncOutput {
