@@ -7,20 +7,6 @@ import Testing
 
 @testable import ConfabStore
 
-/// A scratch directory removed when the test ends.
-private final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("confab-store-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    var databasePath: String { url.appendingPathComponent("confab.sqlite").path }
-}
-
 @Suite("Store files, ownership and migrations")
 struct StoreFileTests {
     @Test func reopeningWithTheSameIdentityKeepsEverything() throws {

@@ -25,6 +25,20 @@ func makeStore(_ key: SigningKeyPair) throws -> ConfabStore {
     try ConfabStore.inMemory(identity: key)
 }
 
+/// A scratch directory removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("confab-store-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    var databasePath: String { url.appendingPathComponent("confab.sqlite").path }
+}
+
 /// Deterministic wall-clock times: `at(n)` is n seconds after a fixed epoch.
 func at(_ seconds: Int) -> Date {
     Date(timeIntervalSince1970: 1_900_000_000 + Double(seconds))

@@ -1,12 +1,6 @@
 import ConfabCrypto
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The node's secret key on disk: a small text file, mode 0600, holding a format line and
 /// the 32-byte Ed25519 seed in hex. A file others can read is refused, as ssh does.
 public enum IdentityFile {
@@ -16,19 +10,23 @@ public enum IdentityFile {
         FileManager.default.fileExists(atPath: url.path)
     }
 
+    /// A key line and its header are under 100 bytes; anything much larger is not a key file.
+    static let maxBytes = 4096
+
     public static func load(from url: URL) throws(IdentityError) -> SigningKeyPair {
-        var info = stat()
-        // lstat: a key file that is a link could point anywhere; it is refused.
-        guard lstat(url.path, &info) == 0 else {
-            if errno == ENOENT { throw .missing(url.path) }
-            throw .unreadable(url.path, String(cString: strerror(errno)))
+        var bytes: [UInt8]
+        do throws(SecretFile.Failure) {
+            bytes = try SecretFile.load(from: url, maxBytes: maxBytes)
+        } catch {
+            switch error {
+            case .missing: throw .missing(url.path)
+            case .tooOpen(let mode): throw .tooOpen(url.path, mode: mode)
+            case .tooLarge: throw .malformed(url.path)
+            default: throw .unreadable(url.path, error.reason)
+            }
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(url.path, "not a regular file") }
-        guard info.st_uid == getuid() else { throw .unreadable(url.path, "owned by another user") }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 == 0 else { throw .tooOpen(url.path, mode: mode) }
-        guard info.st_size < 4096 else { throw .malformed(url.path) }
-        guard var text = try? String(contentsOf: url, encoding: .utf8) else {
+        defer { bytes.wipe() }
+        guard var text = String(validating: bytes, as: UTF8.self) else {
             throw .unreadable(url.path, "not a text file")
         }
         defer { text = "" }
@@ -44,27 +42,16 @@ public enum IdentityFile {
     }
 
     /// Writes a new key file. Refuses to overwrite: losing a key loses an identity.
-    /// Written to a temporary file created 0600 (never through a link), synced, then linked
-    /// into place, which fails if a key file appeared meanwhile (two `init`s at once: the
-    /// second loses, it never replaces the first's key). A crash leaves either no key file
-    /// or a complete one.
     public static func create(_ keyPair: SigningKeyPair, at url: URL) throws(IdentityError) {
-        guard !exists(at: url) else { throw .alreadyExists(url.path) }
-        let temporary = url.path + ".tmp-\(getpid())-\(Hex.encode(Random.bytes(4)))"
         var seed = keyPair.seed.unsafeCopy
         defer { seed.wipe() }
         var contents = Array("\(header)\n\(Hex.encode(seed))\n".utf8)
         defer { contents.wipe() }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(url.path, String(cString: strerror(errno))) }
-        defer { unlink(temporary) }
-        let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == contents.count, synced else { throw .unwritable(url.path, String(cString: strerror(errno))) }
-        guard link(temporary, url.path) == 0 else {
-            if errno == EEXIST { throw .alreadyExists(url.path) }
-            throw .unwritable(url.path, String(cString: strerror(errno)))
+        do throws(SecretFile.Failure) {
+            try SecretFile.save(contents, to: url, replacing: false)
+        } catch {
+            if error == .alreadyExists { throw .alreadyExists(url.path) }
+            throw .unwritable(url.path, error.reason)
         }
     }
 }

@@ -22,19 +22,17 @@ public enum NetworkKeyFile {
 
     /// The key, or nil when there is no file.
     public static func load(from url: URL) throws(NetworkKeyError) -> NetworkKey? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw .unreadable(url.path, String(cString: strerror(errno)))
+        var bytes: [UInt8]
+        do throws(SecretFile.Failure) {
+            bytes = try SecretFile.load(from: url, maxBytes: maxBytes)
+        } catch {
+            switch error {
+            case .missing: return nil
+            case .tooOpen(let mode): throw .tooOpen(url.path, mode: mode)
+            case .notRegularFile, .tooLarge: throw .malformed(url.path, error.reason)
+            default: throw .unreadable(url.path, error.reason)
+            }
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .malformed(url.path, "not a regular file") }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 == 0 else { throw .tooOpen(url.path, mode: mode) }
-        guard info.st_size <= maxBytes else { throw .malformed(url.path, "larger than \(maxBytes) bytes") }
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw .unreadable(url.path, "cannot read it")
-        }
-        var bytes = [UInt8](data.prefix(maxBytes))
         defer { bytes.wipe() }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .malformed(url.path, "not text") }
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -45,22 +43,14 @@ public enum NetworkKeyFile {
         return key
     }
 
-    /// Replaces the file atomically: written 0600 beside it, synced, renamed into place.
+    /// Replaces the file atomically.
     public static func save(_ key: NetworkKey, to url: URL) throws(NetworkKeyError) {
-        // A fresh name, created exclusively and never through a link: nobody can have
-        // prepared the file this key is written to.
-        let temporary = url.path + ".tmp-\(getpid())-\(Hex.encode(Random.bytes(4)))"
         var contents = Array((key.hex + "\n").utf8)
         defer { contents.wipe() }
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(url.path, String(cString: strerror(errno))) }
-        let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == contents.count, synced, rename(temporary, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .unwritable(url.path, reason)
+        do throws(SecretFile.Failure) {
+            try SecretFile.save(contents, to: url, replacing: true)
+        } catch {
+            throw .unwritable(url.path, error.reason)
         }
     }
 

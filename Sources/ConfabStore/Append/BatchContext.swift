@@ -25,13 +25,7 @@ final class BatchContext {
     /// Each author's held seq in the conversation, kept current as the batch inserts.
     func heads(_ conversation: ConversationID, db: Database) throws -> [NodeID: UInt64] {
         if let cached = heads[conversation] { return cached }
-        var fetched: [NodeID: UInt64] = [:]
-        for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT author, seq FROM head WHERE conversationId = ?"),
-            arguments: [conversation.bytes])
-        {
-            fetched[row.nodeID("author")] = row["seq"]
-        }
+        let fetched = try VectorClock.fetchHeld(db, conversation: conversation).entries
         heads[conversation] = fetched
         return fetched
     }
@@ -66,9 +60,7 @@ final class BatchContext {
 
     func key(_ conversation: ConversationID, db: Database) throws -> [UInt8]? {
         if let cached = keys[conversation] { return cached }
-        let fetched = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
-            arguments: [conversation.bytes])
+        let fetched = try ConfabStore.conversationKey(conversation, db: db)
         keys[conversation] = fetched
         return fetched
     }

@@ -34,11 +34,7 @@ extension ConfabStore {
                         name = excluded.name, nameSkeleton = excluded.nameSkeleton, addedByHand = 1
                     """,
                 arguments: [id.bytes, name, NameSkeleton.of(name), now.millisecondsSince1970])
-            let conversations = try [UInt8].fetchAll(
-                db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
-            for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
-                try self.refreshSearchIndex(conversation: conversation, db: db)
-            }
+            try self.refreshSearchIndex(conversationsOf: id, db: db)
         }
     }
 }
@@ -79,22 +75,12 @@ extension ConfabStore {
                     arguments: [
                         id.bytes, naming.name, NameSkeleton.of(naming.name), now.millisecondsSince1970, naming.claimed,
                     ])
-                let conversations = try [UInt8].fetchAll(
-                    db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [id.bytes])
-                for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
-                    try self.refreshSearchIndex(conversation: conversation, db: db)
-                }
+                try self.refreshSearchIndex(conversationsOf: id, db: db)
             }
             try db.execute(
                 sql: "UPDATE peer SET lastSeenAt = ?, address = COALESCE(?, address) WHERE id = ?",
                 arguments: [now.millisecondsSince1970, address, id.bytes])
             return conflict
         }
-    }
-
-    /// The sum of every head's seq: changes whenever any process stores an entry, which is
-    /// how a running node notices writes made by CLI commands that opened the store directly.
-    public func headTotal() throws -> Double {
-        try writer.read { db in try Double.fetchOne(db, sql: "SELECT total(seq) FROM head") ?? 0 }
     }
 }

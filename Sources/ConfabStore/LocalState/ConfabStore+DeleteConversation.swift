@@ -2,23 +2,7 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// Per-conversation flags that stay on this machine and are never replicated.
-public enum LocalFlag: String, Sendable, CaseIterable {
-    case archived, pinned, muted, markedUnread
-}
-
 extension ConfabStore {
-    public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) throws {
-        try writer.write { db in
-            try self.requireConversation(conversation, db: db)
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [conversation.bytes])
-            try db.execute(
-                sql: "UPDATE local_state SET \(flag.rawValue) = ? WHERE conversationId = ?",
-                arguments: [value, conversation.bytes])
-        }
-    }
-
     /// Deletes a conversation's messages from this machine. The heads stay behind as a
     /// tombstone: sync will not fetch the deleted entries again, and new messages after
     /// them bring the conversation back. My own entries that no node has yet are kept (as
@@ -42,15 +26,6 @@ extension ConfabStore {
                     WHERE conversationId = ?
                     """,
                 arguments: [now.millisecondsSince1970, conversation.bytes])
-        }
-    }
-
-    func requireConversation(_ conversation: ConversationID, db: Database) throws {
-        guard
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes])
-                != nil
-        else {
-            throw StoreError.unknownConversation(conversation.hex)
         }
     }
 }

@@ -2,14 +2,6 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// Which conversations a list shows.
-public enum ConversationFilter: Sendable {
-    /// Everything not archived (the inbox).
-    case inbox
-    case archived
-    case all
-}
-
 extension ConfabStore {
     /// The conversation list: pinned first, then newest activity. Deleted conversations are
     /// hidden until a new message arrives in them.
@@ -95,7 +87,7 @@ extension ConfabStore {
                 author: author, isMine: isMine, text: (last["text"] as String?) ?? "(message could not be decrypted)",
                 sentAt: Date(milliseconds: last["timestamp"]),
                 status: isMine
-                    ? try DeliveryContext(conversation: id, me: me, db: db).status(ofMySeq: last["seq"]) : nil)
+                    ? try self.deliveryContext(id, db: db).status(ofMySeq: last["seq"]) : nil)
         }
         var summary = ConversationSummary(
             id: id, title: row["title"], participants: try participantNames(conversation: id, db: db),
@@ -108,42 +100,5 @@ extension ConfabStore {
             arguments: [id.bytes]
         ).compactMap(NodeID.init(bytes:))
         return summary
-    }
-
-    /// Ids of every conversation I take part in, for resolving a typed id prefix.
-    public func conversationIDs() throws -> [ConversationID] {
-        try writer.read { db in
-            try [UInt8].fetchAll(
-                db,
-                sql: """
-                    SELECT c.id FROM conversation c
-                    JOIN participant p ON p.conversationId = c.id AND p.nodeId = ?
-                    LEFT JOIN local_state ls ON ls.conversationId = c.id
-                    WHERE ls.deletedAt IS NULL ORDER BY c.lastActivityAt DESC
-                    """,
-                arguments: [me.bytes]
-            ).compactMap(ConversationID.init(bytes:))
-        }
-    }
-
-    /// The most recent conversation with `peer`, preferring threads with just the two of
-    /// us over groups.
-    public func latestConversation(with peer: NodeID) throws -> ConversationID? {
-        try writer.read { db in
-            try [UInt8].fetchOne(
-                db,
-                sql: """
-                    SELECT c.id FROM conversation c
-                    JOIN participant them ON them.conversationId = c.id AND them.nodeId = :peer
-                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
-                    LEFT JOIN local_state ls ON ls.conversationId = c.id
-                    WHERE ls.deletedAt IS NULL OR EXISTS (SELECT 1 FROM head h WHERE h.conversationId = c.id)
-                    ORDER BY (SELECT COUNT(*) FROM participant p WHERE p.conversationId = c.id) = 2 DESC,
-                        c.lastActivityAt DESC
-                    LIMIT 1
-                    """,
-                arguments: ["peer": peer.bytes, "me": me.bytes]
-            ).flatMap(ConversationID.init(bytes:))
-        }
     }
 }

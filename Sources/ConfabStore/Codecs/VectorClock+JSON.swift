@@ -1,26 +1,18 @@
 import ConfabModel
 import Foundation
-import GRDB
-
-extension Date {
-    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
-
-    init(milliseconds: Int64) {
-        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-}
 
 extension VectorClock {
-    /// Clocks are kept as small JSON objects in the store: readable with the sqlite3 shell,
-    /// and never on a hot path that would justify a binary form.
-    /// Written by hand: this runs for every stored entry, and the form is fixed and
-    /// trivial (hex keys, decimal values, sorted), so Foundation's general encoder is not
-    /// worth its cost here. The same bytes JSONEncoder with sorted keys would produce.
+    /// Clocks are kept as small JSON objects in the store, readable with the sqlite3 shell.
+    /// Written by hand: every stored entry writes one (its head's frontier), and the form
+    /// is fixed and trivial (hex keys, decimal values, sorted), so Foundation's general
+    /// encoder is not worth its cost here. The same bytes JSONEncoder with sorted keys
+    /// would produce (ClockColumnTests holds it to that).
     var json: String {
         "{" + sortedEntries.map { "\"\($0.author.hex)\":\($0.seq)" }.joined(separator: ",") + "}"
     }
 
-    /// Reads what `json` writes; anything else goes through Foundation's decoder, which
+    /// Reads what `json` writes on a fast path; anything else (a value edited by hand, a
+    /// damaged one) goes through Foundation's decoder, which takes any JSON spelling and
     /// reports errors properly.
     init(json: String) throws {
         if let clock = Self.parseCompact(json) {
@@ -61,31 +53,5 @@ extension VectorClock {
             }
         }
         return clock
-    }
-}
-
-extension NodeID {
-    static func fetchParticipants(_ db: Database, conversation: ConversationID) throws -> [NodeID] {
-        try [UInt8].fetchAll(
-            db.cachedStatement(sql: "SELECT nodeId FROM participant WHERE conversationId = ? ORDER BY position"),
-            arguments: [conversation.bytes]
-        ).compactMap { NodeID(bytes: $0) }
-    }
-}
-
-extension Row {
-    func nodeID(_ column: String) -> NodeID { NodeID(bytes: self[column] as [UInt8])! }
-    func conversationID(_ column: String) -> ConversationID { ConversationID(bytes: self[column] as [UInt8])! }
-}
-
-/// Keys, hashes and raw entries are byte arrays throughout Confab; they are stored as
-/// BLOBs.
-extension Array: @retroactive SQLExpressible where Element == UInt8 {}
-extension Array: @retroactive StatementBinding where Element == UInt8 {}
-extension Array: @retroactive DatabaseValueConvertible where Element == UInt8 {
-    public var databaseValue: DatabaseValue { Data(self).databaseValue }
-
-    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> [UInt8]? {
-        Data.fromDatabaseValue(dbValue).map { [UInt8]($0) }
     }
 }

@@ -14,6 +14,15 @@ extension ConfabStore {
             arguments: [conversation.hex, title ?? "", names])
     }
 
+    /// A peer's name is indexed in every conversation it takes part in.
+    func refreshSearchIndex(conversationsOf peer: NodeID, db: Database) throws {
+        let conversations = try [UInt8].fetchAll(
+            db, sql: "SELECT conversationId FROM participant WHERE nodeId = ?", arguments: [peer.bytes])
+        for conversation in conversations.compactMap(ConversationID.init(bytes:)) {
+            try refreshSearchIndex(conversation: conversation, db: db)
+        }
+    }
+
     /// Everyone but me, with the name each goes by here (their short key when unnamed).
     func participantNames(conversation: ConversationID, db: Database) throws -> [ConversationSummary.Participant] {
         try Row.fetchAll(

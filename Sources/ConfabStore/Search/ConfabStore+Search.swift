@@ -2,21 +2,6 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// One search result: a conversation matched by title or participant name, or a message.
-public struct SearchHit: Sendable, Equatable {
-    public let conversation: ConversationSummary
-    /// The matching message; nil when the conversation matched by title or name.
-    public let message: ChatMessage?
-    /// The matching text with the match between « and ».
-    public let snippet: String?
-
-    public init(conversation: ConversationSummary, message: ChatMessage?, snippet: String?) {
-        self.conversation = conversation
-        self.message = message
-        self.snippet = snippet
-    }
-}
-
 extension ConfabStore {
     /// Full-text search (FTS5, prefix matching, diacritics ignored) over message text,
     /// conversation titles and participant names. Conversation matches come first, then
@@ -55,7 +40,7 @@ extension ConfabStore {
             guard let summary = summaries[id] else { continue }
             let message = try writer.read { db in
                 self.chatMessage(
-                    row: row, conversation: id, context: try DeliveryContext(conversation: id, me: me, db: db),
+                    row: row, conversation: id, context: try self.deliveryContext(id, db: db),
                     names: try self.nameMap(conversation: id, db: db))
             }
             hits.append(SearchHit(conversation: summary, message: message, snippet: row["snippet"]))

@@ -19,7 +19,7 @@ extension ConfabStore {
                     ORDER BY clockSum, timestamp, author, seq LIMIT ?
                     """,
                 arguments: [conversation.bytes, key.clockSum, key.timestamp, key.author.bytes, key.seq, maxFrom])
-            let context = try DeliveryContext(conversation: conversation, me: me, db: db)
+            let context = try self.deliveryContext(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
             return rows.map { row in
                 self.chatMessage(row: row, conversation: conversation, context: context, names: names)

@@ -1,0 +1,157 @@
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// The single place where entries enter the store, whether received or authored here.
+    /// Every check comes before the first write: a rejection leaves nothing behind.
+    func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date, context: BatchContext) throws -> AppendOutcome {
+        let conversation = entry.conversationID.bytes
+        let author = entry.author.bytes
+
+        if let held = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT seq, hash, frontier FROM head WHERE conversationId = ? AND author = ?"),
+            arguments: [conversation, author])
+        {
+            let headSeq: UInt64 = held["seq"]
+            let headHash: [UInt8] = held["hash"]
+            if entry.seq <= headSeq {
+                // Held, or held once and deleted here: never take a different entry at the
+                // same position (a fork), never bring back a deleted one.
+                if let stored = try [UInt8].fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT hash FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"),
+                    arguments: [conversation, author, entry.seq])
+                {
+                    guard stored == entry.hash.bytes else {
+                        throw AppendRejection.fork(
+                            proof: try heldRaw(entry.conversationID, author: entry.author, seq: entry.seq, db: db).map {
+                                ForkProof(
+                                    conversation: entry.conversationID, author: entry.author, seq: entry.seq,
+                                    first: $0, second: raw)
+                            })
+                    }
+                } else if entry.seq == headSeq, headHash != entry.hash.bytes {
+                    throw AppendRejection.fork(proof: nil)
+                }
+                return .duplicate
+            }
+            guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
+                throw AppendRejection.forkedAuthor
+            }
+            guard entry.seq == headSeq + 1 else { throw AppendRejection.gap(expected: headSeq + 1, got: entry.seq) }
+            guard entry.previous?.bytes == headHash else {
+                // The author signed both its held entry and this one, which names another
+                // predecessor: two branches of one log.
+                let previous = try heldRaw(entry.conversationID, author: entry.author, seq: headSeq, db: db)
+                throw AppendRejection.brokenChain(
+                    proof: previous.map {
+                        ForkProof(
+                            conversation: entry.conversationID, author: entry.author, seq: headSeq, first: $0,
+                            second: raw)
+                    })
+            }
+            // Clocks only grow: an author's entry covers what its previous entry had seen
+            // (Protocol.md §7 step 4), so nobody can sort a new message above older ones.
+            let previousFrontier = try VectorClock(json: held["frontier"])
+            guard entry.clock.covers(previousFrontier) else {
+                throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
+            }
+        } else {
+            // A proof can arrive (ForkProof) before any entry of its author is held here.
+            guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
+                throw AppendRejection.forkedAuthor
+            }
+            guard entry.seq == 1 else { throw AppendRejection.gap(expected: 1, got: entry.seq) }
+        }
+
+        let participants: [NodeID]
+        if case .create(let create) = entry.body {
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil
+            {
+                // Ids are derived from the creator's key, so only the creator can have made
+                // a second create; its head above caught that already.
+                throw AppendRejection.fork(proof: nil)
+            }
+            participants = create.participantIDs
+            guard context.keepsOthers || participants.contains(me) else { throw AppendRejection.notMember }
+        } else {
+            participants = try context.participants(entry.conversationID, db: db)
+            guard !participants.isEmpty else { throw AppendRejection.unknownConversation }
+            guard participants.contains(entry.author) else { throw AppendRejection.notParticipant }
+        }
+        try validateClocks(entry, participants: participants, heads: context.heads(entry.conversationID, db: db))
+
+        if case .create(let create) = entry.body {
+            try insertConversation(entry, create: create, db: db)
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO entry(conversationId, author, seq, hash, kind, timestamp, clockSum, raw, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
+            entry.clock.sum, raw, now.millisecondsSince1970,
+        ])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO head(conversationId, author, seq, hash, frontier) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(conversationId, author) DO UPDATE
+                SET seq = excluded.seq, hash = excluded.hash, frontier = excluded.frontier
+                """
+        ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes, entry.frontier.json])
+        context.noteHead(entry.conversationID, author: entry.author, seq: entry.seq)
+
+        switch entry.body {
+        case .message(let sealed):
+            try insertMessage(entry, sealed: sealed, db: db, context: context)
+        case .receipt(let delivered, let read):
+            try mergeReceipt(
+                conversation: entry.conversationID, from: entry.author,
+                ReceiptClocks(delivered: delivered, read: read), db: db)
+        case .create, .unknown:
+            break
+        }
+        return .appended(entry)
+    }
+
+    private func heldRaw(_ conversation: ConversationID, author: NodeID, seq: UInt64, db: Database) throws -> [UInt8]? {
+        try [UInt8].fetchOne(
+            db.cachedStatement(sql: "SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"),
+            arguments: [conversation.bytes, author.bytes, seq])
+    }
+
+    /// Clocks may only name participants; the causal clock must hold the author's own
+    /// previous entry exactly (an author always has its own log); a receipt cannot cover
+    /// what its author had not seen when writing it; and every other entry the causal
+    /// clock names must be held here already. That last rule makes a clock a claim backed
+    /// by signed entries: a made-up `{bob: 99}` is never stored, so it can neither stop
+    /// Bob from writing, nor spread into anyone's clock, nor pin an entry to the end of the
+    /// order (Protocol.md §7).
+    private func validateClocks(_ entry: Entry, participants: [NodeID], heads: [NodeID: UInt64]) throws {
+        let members = Set(participants)
+        guard entry.clock[entry.author] == entry.seq - 1 else {
+            throw AppendRejection.badClock(
+                "author's own seq is \(entry.clock[entry.author]), expected \(entry.seq - 1)")
+        }
+        var clocks = [entry.clock]
+        if case .receipt(let delivered, let read) = entry.body {
+            clocks += [delivered, read]
+            guard entry.clock.covers(delivered), entry.clock.covers(read) else {
+                throw AppendRejection.badClock("receipt covers entries its author had not seen")
+            }
+        }
+        for clock in clocks {
+            for author in clock.entries.keys where !members.contains(author) {
+                throw AppendRejection.badClock("names \(author.shortHex), not a participant")
+            }
+        }
+        for (author, seq) in entry.clock.sortedEntries where author != entry.author {
+            let held = heads[author] ?? 0
+            guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
+        }
+    }
+}

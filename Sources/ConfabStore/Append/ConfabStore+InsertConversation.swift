@@ -1,0 +1,44 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import GRDB
+
+extension ConfabStore {
+    /// A create entry: the conversation, its participants in the creator's order, and my
+    /// copy of its key when I am one of them.
+    func insertConversation(_ entry: Entry, create: CreateBody, db: Database) throws {
+        var key: SecureBytes?
+        var title: String?
+        var keyProblem = false
+        if let mine = create.participants.first(where: { $0.id == me }) {
+            // A sealed key that does not open, or is not the key the creator committed to
+            // (so other members may hold another one), leaves the conversation unreadable
+            // here and says so, but still replicable: the entry itself is validly signed.
+            let opened = try? ConversationCipher.openKey(mine.sealedKey, with: identity)
+            if let opened,
+                ConversationGenesis.keyCommitment(opened, conversationID: entry.conversationID) == create.keyCommitment
+            {
+                key = opened
+                title = try? ConversationCipher.openTitle(
+                    create.sealedTitle, key: opened, conversationID: entry.conversationID)
+            } else {
+                keyProblem = true
+            }
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
+            entry.timestamp, keyProblem,
+        ])
+        for (position, participant) in create.participants.enumerated() {
+            try db.cachedStatement(
+                sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)"
+            ).execute(arguments: [entry.conversationID.bytes, participant.id.bytes, position])
+        }
+        try refreshSearchIndex(conversation: entry.conversationID, db: db)
+    }
+}

@@ -1,0 +1,45 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Starts a conversation with `others` (and me), optionally titled, optionally with a
+    /// first message; everything is written in one transaction and queued for sending.
+    public func createConversation(
+        with others: [NodeID], title: String? = nil, firstMessage: String? = nil, now: Date = Date()
+    ) throws -> (id: ConversationID, message: Entry?) {
+        let members = [me] + others.filter { $0 != me }.uniqued()
+        guard members.count >= 2 else {
+            throw StoreError.invalidInput("a conversation needs at least one other person")
+        }
+        guard members.count <= Limits.maxParticipants else {
+            throw StoreError.invalidInput("a conversation can have at most \(Limits.maxParticipants) participants")
+        }
+        let title = title?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let title, title.utf8.count > Limits.maxTitleBytes {
+            throw StoreError.invalidInput("the title is longer than \(Limits.maxTitleBytes) bytes")
+        }
+        if let firstMessage { try Self.checkText(firstMessage) }
+
+        let (nonce, id, key, commitment) = ConversationGenesis.make(creator: me)
+        let participants = try members.map { member in
+            CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
+        }
+        let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
+        let create = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970, clock: VectorClock(),
+                body: .create(
+                    CreateBody(
+                        participants: participants, sealedTitle: sealedTitle, nonce: nonce, keyCommitment: commitment))),
+            with: identity)
+        let message = try writer.write { db -> Entry? in
+            try self.insertAuthored(create, db: db, now: now)
+            guard let firstMessage else { return nil }
+            return try self.authorMessage(firstMessage, in: id, db: db, now: now)
+        }
+        return (id, message)
+    }
+}

@@ -1,0 +1,87 @@
+import ConfabModel
+import GRDB
+
+extension ConfabStore {
+    /// Ids of every conversation I take part in, for resolving a typed id prefix.
+    public func conversationIDs() throws -> [ConversationID] {
+        try writer.read { db in
+            try [UInt8].fetchAll(
+                db,
+                sql: """
+                    SELECT c.id FROM conversation c
+                    JOIN participant p ON p.conversationId = c.id AND p.nodeId = ?
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL ORDER BY c.lastActivityAt DESC
+                    """,
+                arguments: [me.bytes]
+            ).compactMap(ConversationID.init(bytes:))
+        }
+    }
+
+    /// The most recent conversation with `peer`, preferring threads with just the two of
+    /// us over groups.
+    public func latestConversation(with peer: NodeID) throws -> ConversationID? {
+        try writer.read { db in
+            try [UInt8].fetchOne(
+                db,
+                sql: """
+                    SELECT c.id FROM conversation c
+                    JOIN participant them ON them.conversationId = c.id AND them.nodeId = :peer
+                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+                    LEFT JOIN local_state ls ON ls.conversationId = c.id
+                    WHERE ls.deletedAt IS NULL OR EXISTS (SELECT 1 FROM head h WHERE h.conversationId = c.id)
+                    ORDER BY (SELECT COUNT(*) FROM participant p WHERE p.conversationId = c.id) = 2 DESC,
+                        c.lastActivityAt DESC
+                    LIMIT 1
+                    """,
+                arguments: ["peer": peer.bytes, "me": me.bytes]
+            ).flatMap(ConversationID.init(bytes:))
+        }
+    }
+
+    /// Participants in the creator's order (the creator first); empty when the
+    /// conversation is not held.
+    public func participants(of conversation: ConversationID) throws -> [NodeID] {
+        try writer.read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
+    }
+
+    public func creator(of conversation: ConversationID) throws -> NodeID? {
+        try writer.read { db in
+            try [UInt8].fetchOne(
+                db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes]
+            ).flatMap(NodeID.init(bytes:))
+        }
+    }
+
+    /// The key of a conversation this node can read; internal (tests sign entries with it).
+    func conversationKey(_ conversation: ConversationID) throws -> [UInt8]? {
+        try writer.read { db in try Self.conversationKey(conversation, db: db) }
+    }
+
+    /// nil when the conversation is not held, or held without a key (a relay, or a sealed
+    /// key that did not open).
+    static func conversationKey(_ conversation: ConversationID, db: Database) throws -> [UInt8]? {
+        try [UInt8].fetchOne(
+            db.cachedStatement(sql: "SELECT conversationKey FROM conversation WHERE id = ?"),
+            arguments: [conversation.bytes])
+    }
+
+    func requireConversation(_ conversation: ConversationID, db: Database) throws {
+        guard
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+                != nil
+        else {
+            throw StoreError.unknownConversation(conversation.hex)
+        }
+    }
+}
+
+extension NodeID {
+    static func fetchParticipants(_ db: Database, conversation: ConversationID) throws -> [NodeID] {
+        try [UInt8].fetchAll(
+            db.cachedStatement(sql: "SELECT nodeId FROM participant WHERE conversationId = ? ORDER BY position"),
+            arguments: [conversation.bytes]
+        ).compactMap { NodeID(bytes: $0) }
+    }
+}

@@ -1,0 +1,24 @@
+import ConfabModel
+import GRDB
+
+/// What is needed to derive the delivery status of my messages in one conversation,
+/// loaded once per query rather than once per message.
+struct DeliveryContext {
+    let me: NodeID
+    let others: [NodeID]
+    let receipts: [NodeID: ReceiptClocks]
+    let unsent: Set<UInt64>
+
+    func status(ofMySeq seq: UInt64) -> DeliveryStatus {
+        DeliveryStatus.of(
+            author: me, seq: seq, otherParticipants: others, heldElsewhere: !unsent.contains(seq), receipts: receipts)
+    }
+}
+
+extension ConfabStore {
+    func deliveryContext(_ conversation: ConversationID, db: Database) throws -> DeliveryContext {
+        DeliveryContext(
+            me: me, others: try NodeID.fetchParticipants(db, conversation: conversation).filter { $0 != me },
+            receipts: try Self.receipts(in: conversation, db: db), unsent: try unsentSeqs(in: conversation, db: db))
+    }
+}

@@ -1,0 +1,53 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Messages of a conversation in display order: the `limit` latest before `before`
+    /// (or the latest of all), oldest first, for paging backwards through history.
+    public func history(
+        _ conversation: ConversationID, limit: Int = 50, before: DisplayOrderKey? = nil
+    ) throws -> [ChatMessage] {
+        try writer.read { db in
+            try self.requireConversation(conversation, db: db)
+            var sql = """
+                SELECT author, seq, text, timestamp, clockSum FROM message
+                WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                """
+            var arguments: StatementArguments = [conversation.bytes]
+            if let before {
+                sql += " AND (clockSum, timestamp, author, seq) < (?, ?, ?, ?)"
+                arguments += [before.clockSum, before.timestamp, before.author.bytes, before.seq]
+            }
+            sql += " ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT ?"
+            arguments += [limit]
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let context = try self.deliveryContext(conversation, db: db)
+            let names = try self.nameMap(conversation: conversation, db: db)
+            return rows.reversed().map { row in
+                self.chatMessage(row: row, conversation: conversation, context: context, names: names)
+            }
+        }
+    }
+
+    func nameMap(conversation: ConversationID, db: Database) throws -> [NodeID: String] {
+        var names = Dictionary(
+            uniqueKeysWithValues: try participantNames(conversation: conversation, db: db).map { ($0.id, $0.name) })
+        names[me] = "You"
+        return names
+    }
+
+    func chatMessage(
+        row: Row, conversation: ConversationID, context: DeliveryContext, names: [NodeID: String]
+    ) -> ChatMessage {
+        let author = row.nodeID("author")
+        let seq: UInt64 = row["seq"]
+        let timestamp: Int64 = row["timestamp"]
+        let isMine = author == me
+        return ChatMessage(
+            conversationID: conversation, author: author, authorName: names[author] ?? author.shortHex, seq: seq,
+            isMine: isMine, text: row["text"], sentAt: Date(milliseconds: timestamp),
+            orderKey: DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq),
+            status: isMine ? context.status(ofMySeq: seq) : nil)
+    }
+}

@@ -1,0 +1,25 @@
+import ConfabModel
+import GRDB
+
+extension ConfabStore {
+    /// One message as a chat shows it; nil when it is not held, not a message, or by a
+    /// blocked author.
+    public func message(_ conversation: ConversationID, author: NodeID, seq: UInt64) throws -> ChatMessage? {
+        try writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT author, seq, text, timestamp, clockSum FROM message
+                            WHERE conversationId = ? AND author = ? AND seq = ?
+                            AND author NOT IN \(Self.blockedAuthorsSQL)
+                            """),
+                    arguments: [conversation.bytes, author.bytes, seq])
+            else { return nil }
+            return self.chatMessage(
+                row: row, conversation: conversation,
+                context: try self.deliveryContext(conversation, db: db),
+                names: try self.nameMap(conversation: conversation, db: db))
+        }
+    }
+}

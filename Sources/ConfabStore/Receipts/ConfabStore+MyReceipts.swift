@@ -1,0 +1,42 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+/// The receipts this node writes: coalesced entries that tell the other participants how
+/// far I hold (delivered) and have read their messages.
+extension ConfabStore {
+    /// Called when others' entries have been stored: appends a coalesced delivered receipt
+    /// when messages arrived that no receipt of mine covers yet.
+    @discardableResult
+    public func acknowledgeDelivery(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
+        try writer.write { db in try self.receiptIfNeeded(conversation, read: false, db: db, now: now) }
+    }
+
+    /// Receipts carry full clocks: delivered = everything of others I hold; read = my read
+    /// marks (moved only by `markRead`).
+    func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
+        guard try NodeID.fetchParticipants(db, conversation: conversation).contains(me) else { return nil }
+        // Without the conversation's key nothing here was readable: saying "delivered" or
+        // "read" would tell the senders a lie.
+        guard try Self.conversationKey(conversation, db: db) != nil else { return nil }
+        var others = try VectorClock.fetchHeld(db, conversation: conversation)
+        others[self.me] = 0
+        let previous = try self.receiptClocks(conversation: conversation, node: self.me, db: db) ?? ReceiptClocks()
+        let baseline = read ? previous.read : previous.delivered
+        // Only messages call for a receipt: answering receipts too would have two open
+        // chats acknowledge each other's acknowledgements forever.
+        let unacknowledged = try others.entries.contains { author, seq in
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND kind = ? AND seq > ? AND seq <= ?
+                        """),
+                arguments: [conversation.bytes, author.bytes, EntryKind.message.rawValue, baseline[author], seq]) != nil
+        }
+        guard unacknowledged else { return nil }
+        let readClock = read ? others : previous.read
+        return try authorEntry(
+            in: conversation, body: .receipt(delivered: others.merging(previous.delivered), read: readClock), db: db,
+            now: now)
+    }
+}

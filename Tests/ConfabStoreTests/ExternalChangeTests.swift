@@ -1,0 +1,74 @@
+import ConfabModel
+import Foundation
+import GRDB
+import Testing
+
+@testable import ConfabStore
+
+/// A second store opened on the same file stands for another process: a `confab send`
+/// beside a running node, or the node beside an attached chat.
+@Suite("External change counter")
+struct ExternalChangeTests {
+    @Test func aWriteThroughAnotherStoreMovesTheCounter() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let a = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let b = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let before = try a.externalChangeCounter()
+        let (id, _) = try b.createConversation(with: [Keys.bob.id], firstMessage: "from another process")
+        let afterCreate = try a.externalChangeCounter()
+        #expect(afterCreate != before)
+        _ = try b.sendMessage("and again", to: id)
+        #expect(try a.externalChangeCounter() != afterCreate)
+        // Symmetric: b sees a's writes in the same way.
+        let seenByB = try b.externalChangeCounter()
+        _ = try a.markRead(id)
+        try a.setMetaValue("tui.lastOpen", id.hex)
+        #expect(try b.externalChangeCounter() != seenByB)
+    }
+
+    @Test func aStoresOwnWritesLeaveItsCounterAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let a = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let before = try a.externalChangeCounter()
+        let (id, _) = try a.createConversation(with: [Keys.bob.id], firstMessage: "mine")
+        _ = try a.sendMessages(["one", "two"], to: id)
+        try a.setFlag(.pinned, true, on: id)
+        #expect(try a.externalChangeCounter() == before)
+    }
+
+    @Test func nothingWrittenNothingChanges() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let a = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let b = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let (id, _) = try b.createConversation(with: [Keys.bob.id], firstMessage: "before the first look")
+        let settled = try a.externalChangeCounter()
+        // Reads, through either store, are not writes.
+        _ = try a.history(id)
+        _ = try b.conversations()
+        _ = try b.outboxCount()
+        #expect(try a.externalChangeCounter() == settled)
+        #expect(try a.externalChangeCounter() == settled)
+    }
+
+    /// A store on a `DatabaseQueue` reads the counter on its one connection, with the same
+    /// meaning; an in-memory one has no other connection, so its counter never moves.
+    @Test func aQueueSeesOthersAndAnInMemoryStoreNeverMoves() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let queued = try ConfabStore(writer: DatabaseQueue(path: directory.databasePath), identity: Keys.alice)
+        let pooled = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let before = try queued.externalChangeCounter()
+        _ = try queued.createConversation(with: [Keys.bob.id], firstMessage: "through the queue")
+        #expect(try queued.externalChangeCounter() == before)
+        _ = try pooled.createConversation(with: [Keys.carol.id], firstMessage: "through the pool")
+        #expect(try queued.externalChangeCounter() != before)
+
+        let memory = try makeStore(Keys.alice)
+        let start = try memory.externalChangeCounter()
+        _ = try memory.createConversation(with: [Keys.bob.id], firstMessage: "alone")
+        #expect(try memory.externalChangeCounter() == start)
+    }
+}
