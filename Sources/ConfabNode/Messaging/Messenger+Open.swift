@@ -11,7 +11,7 @@ extension LocalNode {
             return attached
         }
         guard let options else { return LocalMessenger(local: self) }
-        let node = try Node(options: options)
+        let node = try Node(options: options, local: self)
         try await node.start()
         return LocalMessenger(local: self, node: node, ownsNode: true)
     }

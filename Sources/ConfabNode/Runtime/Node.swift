@@ -37,7 +37,8 @@ public actor Node {
     private var discovery: DiscoveryService?
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
-    private var changeToken: Double = 0
+    /// The store's count of commits by other connections (another process), last read.
+    private var externalChanges: Int64 = 0
     private var running: Task<Void, Never>?
     private var stopped = false
 
@@ -97,7 +98,7 @@ public actor Node {
         let control = try await ControlServer.bind(local.directory, group: group)
         self.control = control
         try await startOperations()
-        changeToken = try storeChangeToken()
+        externalChanges = try local.store.externalChangeCounter()
         try local.store.pruneStrangers()
         chosenPeers = Set(try local.store.chosenPeers().map(\.id))
         let messenger = self.messenger
@@ -239,8 +240,6 @@ public actor Node {
         }
         hub.publish(output, store: local.store)
         recordOperations(output, from: session)
-        // What this node wrote itself is no news from another process.
-        if !output.appended.isEmpty { changeToken = (try? storeChangeToken()) ?? changeToken }
     }
 
     // MARK: Local writes
@@ -293,8 +292,10 @@ public actor Node {
             if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
             // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
             if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
-            if let token = try? storeChangeToken(), token != changeToken {
-                changeToken = token
+            // Another process (a CLI command while no node ran, a restored backup) committed:
+            // SQLite's data_version says so exactly, whatever it wrote.
+            if let counter = try? local.store.externalChangeCounter(), counter != externalChanges {
+                externalChanges = counter
                 if let output = try? engine.resyncAll() { apply(output) }
                 hub.emit(.changed(nil))
             }
@@ -303,10 +304,6 @@ public actor Node {
             do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
             updateOperationalMetrics(sessions: sessions, online: presence.onlineCount)
         }
-    }
-
-    private func storeChangeToken() throws -> Double {
-        try local.store.headTotal()
     }
 
     // MARK: Peers

@@ -18,11 +18,4 @@ extension ConfabStore {
     public func externalChangeCounter() throws -> Int64 {
         try writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }
-
-    /// The sum of every head's seq, which moves when any process stores an entry.
-    /// Superseded by `externalChangeCounter()` (exact, and blind to this store's own
-    /// writes); to be removed once its callers have moved.
-    public func headTotal() throws -> Double {
-        try writer.read { db in try Double.fetchOne(db, sql: "SELECT total(seq) FROM head") ?? 0 }
-    }
 }

@@ -18,8 +18,9 @@ extension Confab {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let peers = try global.open().store.peers()
-            let presence = try? await AttachedMessenger(local: try global.open()).peers()
+            let local = try global.open()
+            let peers = try local.store.peers()
+            let presence = try? await AttachedMessenger(local: local).peers()
             if output.json {
                 if let presence {
                     try JSONOutput.print(presence)
