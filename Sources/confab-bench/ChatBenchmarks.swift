@@ -34,7 +34,7 @@ enum ChatBenchmarks {
 
         // In this process: open the store, load the list and the last open chat, render,
         // diff into terminal bytes. Each run opens the store afresh.
-        let local = try LocalNode.open(DataDirectory(url: directory))
+        let local = try Profile.open(DataDirectory(url: directory))
         let first = try local.store.conversations().first!.id
         try local.store.setMetaValue("tui.lastOpen", first.hex)
         var firstFrames: [Double] = []
@@ -42,7 +42,7 @@ enum ChatBenchmarks {
         var bytes = 0
         for _ in 0..<7 {
             let start = DispatchTime.now().uptimeNanoseconds
-            let local = try LocalNode.open(DataDirectory(url: directory))
+            let local = try Profile.open(DataDirectory(url: directory))
             let output = ByteCounter(start: start)
             let session = try ChatSession(
                 local: local, options: NodeOptions(directory: local.directory), width: width, height: height,
@@ -57,7 +57,7 @@ enum ChatBenchmarks {
         fullLists.sort()
         var queries: [Double] = []
         for _ in 0..<7 {
-            let local = try LocalNode.open(DataDirectory(url: directory))
+            let local = try Profile.open(DataDirectory(url: directory))
             queries.append(try measure { _ = try local.store.conversations() })
         }
         queries.sort()
@@ -130,7 +130,7 @@ enum ChatBenchmarks {
 
     /// Keys as a person presses them: moving through the list, typing a message, paging up
     /// through history. Each costs a state change, a frame and its diff.
-    static func measureKeystrokes(local: LocalNode, opening id: ConversationID) throws {
+    static func measureKeystrokes(local: Profile, opening id: ConversationID) throws {
         var state = ChatState(me: local.me, myName: "bench", lastOpen: nil, width: width, height: height)
         var calendar = Calendar.current
         calendar.timeZone = .current

@@ -8,8 +8,8 @@ import Foundation
 /// twenty people, half the messages theirs (signed by them, verified on the way in), some
 /// unread, some titled, activity spread over the last 60 days.
 enum ChatFixture {
-    static func make(at url: URL, conversations: Int, perConversation: Int) throws -> LocalNode {
-        let me = try LocalNode.initialize(DataDirectory(url: url), name: "bench")
+    static func make(at url: URL, conversations: Int, perConversation: Int) throws -> Profile {
+        let me = try Profile.initialize(DataDirectory(url: url), name: "bench")
         let people = try (0..<20).map { index in
             let keys = SigningKeyPair.generate()
             let store = try ConfabStore.inMemory(identity: keys)
@@ -21,7 +21,8 @@ enum ChatFixture {
         let theirs = perConversation - mine
         for index in 0..<conversations {
             let other = people[index % people.count]
-            let start = now.addingTimeInterval(-Double(conversations - index) * 60 * 60 * 24 * 60 / Double(conversations))
+            let start = now.addingTimeInterval(
+                -Double(conversations - index) * 60 * 60 * 24 * 60 / Double(conversations))
             let (id, _) = try me.store.createConversation(
                 with: [other.me], title: index % 10 == 0 ? "Topic \(index)" : nil, now: start)
             try deliver(try me.store.entries(in: id, author: me.me, after: 0, limit: 10), to: other)

@@ -16,13 +16,13 @@ enum NetworkBenchmarks {
         let root: URL
     }
 
-    static func makeNodes(prepare: (LocalNode, LocalNode) throws -> Void = { _, _ in }) async throws -> Pair {
+    static func makeNodes(prepare: (Profile, Profile) throws -> Void = { _, _ in }) async throws -> Pair {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "confab-bench-net-\(UUID().uuidString)")
         let aliceDir = DataDirectory(url: root.appendingPathComponent("alice"))
         let bobDir = DataDirectory(url: root.appendingPathComponent("bob"))
-        let aliceLocal = try LocalNode.initialize(aliceDir, name: "alice")
-        let bobLocal = try LocalNode.initialize(bobDir, name: "bob")
+        let aliceLocal = try Profile.initialize(aliceDir, name: "alice")
+        let bobLocal = try Profile.initialize(bobDir, name: "bob")
         try aliceLocal.store.savePeer(bobLocal.me, name: "bob")
         try bobLocal.store.savePeer(aliceLocal.me, name: "alice")
         try prepare(aliceLocal, bobLocal)

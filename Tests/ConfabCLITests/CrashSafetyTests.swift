@@ -52,11 +52,11 @@ import Glibc
             acknowledged += lines.prefix(complete.count)
 
             // The store opens and is sound after every kill.
-            let node = try LocalNode.open(DataDirectory(url: alice.data))
+            let node = try Profile.open(DataDirectory(url: alice.data))
             #expect(try node.store.integrityCheck() == ["ok"])
         }
 
-        let node = try LocalNode.open(DataDirectory(url: alice.data))
+        let node = try Profile.open(DataDirectory(url: alice.data))
         let conversation = try #require(try node.store.latestConversation(with: NodeID(hex: bobKey)!))
         let stored = Set(try node.store.history(conversation, limit: 1_000_000).compactMap(\.text))
         let missing = acknowledged.filter { !stored.contains($0) }

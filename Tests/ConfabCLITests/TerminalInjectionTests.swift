@@ -32,8 +32,8 @@ import Testing
         ])
         #expect(created.status == 0, "\(created.stderr)")
 
-        let bobStore = try LocalNode.open(DataDirectory(url: bob.data)).store
-        let aliceStore = try LocalNode.open(DataDirectory(url: alice.data)).store
+        let bobStore = try Profile.open(DataDirectory(url: bob.data)).store
+        let aliceStore = try Profile.open(DataDirectory(url: alice.data)).store
         let conversation = try #require(try bobStore.conversationIDs().first)
         let bobID = try #require(NodeID(hex: bobKey))
         let batch = try bobStore.entries(in: conversation, author: bobID, after: 0)

@@ -16,7 +16,7 @@ import Testing
     /// A node on a fresh data directory, not started, logging into `records`.
     private func node(_ records: LogRecords) throws -> Node {
         let directory = DataDirectory(url: try temporaryRoot().appendingPathComponent("node"))
-        _ = try LocalNode.initialize(directory, name: "alice")
+        _ = try Profile.initialize(directory, name: "alice")
         var options = NodeOptions(directory: directory)
         options.discovery = false
         options.logger = Logger(label: "test") { _ in RecordingLogHandler(records: records) }

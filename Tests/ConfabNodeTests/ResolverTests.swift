@@ -72,7 +72,7 @@ import Testing
         try name(mallory, bob.hex)
         let target = try resolver.messageTarget(bob.hex)
         #expect(target == .newConversation(with: bob))
-        let local = LocalNode(
+        let local = Profile(
             directory: DataDirectory(url: URL(fileURLWithPath: "/nonexistent")), identity: identity, store: store)
         let sent = try await LocalMessenger(local: local).send("for bob only", to: target)
         #expect(sent.created)

@@ -8,11 +8,11 @@ import NIOCore
 /// node's own `LocalMessenger`. Requests share one connection; each `events` stream has
 /// its own. Messages in events are read back from the shared store.
 public final class AttachedMessenger: Messenger {
-    private let local: LocalNode
+    private let local: Profile
     private let connection: ControlConnection
 
     /// Connects to the node, or throws `NodeError.notRunning` when none serves `local`.
-    public init(local: LocalNode) async throws {
+    public init(local: Profile) async throws {
         self.local = local
         connection = try await ControlConnection(local.directory)
     }

@@ -6,12 +6,12 @@ import ConfabStore
 /// node, writes wait in the outbox ("sending…") for the next `confab up`; asking for the
 /// network's state then says no node is running.
 public struct LocalMessenger: Messenger {
-    public let local: LocalNode
+    public let local: Profile
     public let node: Node?
     /// Whether `close()` stops the node (it was started for this messenger).
     private let ownsNode: Bool
 
-    public init(local: LocalNode, node: Node? = nil, ownsNode: Bool = false) {
+    public init(local: Profile, node: Node? = nil, ownsNode: Bool = false) {
         self.local = local
         self.node = node
         self.ownsNode = ownsNode

@@ -1,6 +1,6 @@
 import ConfabModel
 
-extension LocalNode {
+extension Profile {
     /// The messenger a front end uses: the running `confab up` for this data directory if
     /// one answers, else this process's own — with a node started here when `startNode`
     /// gives options (the chat), or none (a CLI command: writes wait in the outbox).

@@ -17,7 +17,7 @@ import NIOPosix
 ///
 /// `start` runs everything under one task: stopping cancels it, and with it every child.
 public actor Node {
-    public nonisolated let local: LocalNode
+    public nonisolated let local: Profile
     public nonisolated let options: NodeOptions
     let engine: SyncEngine
     let group: MultiThreadedEventLoopGroup
@@ -44,11 +44,11 @@ public actor Node {
 
     /// Opens the node's data directory (or uses `local`, already open in this process: one
     /// database pool per process) and locks it against a second node.
-    public init(options: NodeOptions, local: LocalNode? = nil) throws {
+    public init(options: NodeOptions, local: Profile? = nil) throws {
         self.options = options
         logger = options.logger
         lock = try NodeLock(directory: options.directory)
-        let local = try local ?? LocalNode.open(options.directory)
+        let local = try local ?? Profile.open(options.directory)
         self.local = local
         engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
         operations = try NodeOperations(options: options, store: local.store)

@@ -36,7 +36,7 @@ public final class ChatSession {
     }
 
     public internal(set) var state: ChatState
-    let local: LocalNode
+    let local: Profile
     let options: NodeOptions
     let screen: Screen
     let colors: Bool
@@ -60,7 +60,7 @@ public final class ChatSession {
     /// Conversation rows that can fit on the first screen (each row takes two lines).
     let firstScreenRows: Int
 
-    public init(local: LocalNode, options: NodeOptions, width: Int, height: Int, colors: Bool, screen: Screen) throws {
+    public init(local: Profile, options: NodeOptions, width: Int, height: Int, colors: Bool, screen: Screen) throws {
         firstScreenRows = height / 2 + 1
         self.local = local
         self.options = options

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// as long as it runs, restored on every way out (quit, error, SIGTERM/SIGHUP).
 public enum FullScreenChat {
     public static func run(
-        local: LocalNode, options: NodeOptions, capabilities: TerminalCapabilities, notify: NotificationStyle
+        local: Profile, options: NodeOptions, capabilities: TerminalCapabilities, notify: NotificationStyle
     ) async throws {
         let terminal = Terminal()
         let size = try terminal.size()

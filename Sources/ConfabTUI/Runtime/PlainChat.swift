@@ -16,7 +16,7 @@ public final class PlainChat {
         case connectFailed(String)
     }
 
-    let local: LocalNode
+    let local: Profile
     let options: NodeOptions
     let write: @Sendable (String) -> Void
     let notifier: Notifier
@@ -30,7 +30,7 @@ public final class PlainChat {
     var done = false
 
     public init(
-        local: LocalNode, options: NodeOptions, write: @escaping @Sendable (String) -> Void,
+        local: Profile, options: NodeOptions, write: @escaping @Sendable (String) -> Void,
         notifier: Notifier = Notifier(style: .off, ring: {})
     ) {
         self.local = local

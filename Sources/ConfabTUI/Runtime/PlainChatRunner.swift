@@ -9,7 +9,7 @@ import Darwin
 
 /// Runs the plain chat on standard input and output.
 public enum PlainChatRunner {
-    public static func run(local: LocalNode, options: NodeOptions, notify: NotificationStyle) async {
+    public static func run(local: Profile, options: NodeOptions, notify: NotificationStyle) async {
         let bellAllowed = isatty(STDOUT_FILENO) == 1
         let notifier = Notifier(style: notify) {
             if bellAllowed { FileHandle.standardOutput.write(Data("\u{7}".utf8)) }

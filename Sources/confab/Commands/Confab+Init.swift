@@ -29,12 +29,12 @@ extension Confab {
         func run() throws {
             let directory = global.directory
             if IdentityFile.exists(at: directory.identityFile) {
-                let node = try LocalNode.open(directory)
+                let node = try Profile.open(directory)
                 throw CLIError(
                     "already initialised as \(try node.displayName()) (\(node.me.shortHex)) in \(directory.path); "
                         + "use --data DIR for another identity")
             }
-            let node = try LocalNode.initialize(directory, name: name ?? Self.loginName)
+            let node = try Profile.initialize(directory, name: name ?? Self.loginName)
             let chosen = try node.displayName()
             if output.json {
                 try JSONOutput.print(WhoAmI.Info(node: node, name: chosen))

@@ -50,9 +50,9 @@ enum NodeRunner {
         options.metricsAddress = operations.metrics
         // A relay is started by a service manager on an empty state directory: it makes its
         // own identity rather than asking for "confab init".
-        var local: LocalNode?
+        var local: Profile?
         if let identityName, !IdentityFile.exists(at: global.directory.identityFile) {
-            let created = try LocalNode.initialize(global.directory, name: identityName)
+            let created = try Profile.initialize(global.directory, name: identityName)
             options.logger.notice(
                 "created relay identity \(created.me.hex) in \(global.directory.path)",
                 metadata: ["event": "identity_created"])

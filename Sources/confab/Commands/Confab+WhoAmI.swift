@@ -15,7 +15,7 @@ extension Confab {
             let fingerprint: String
             let dataDirectory: String
 
-            init(node: LocalNode, name: String) {
+            init(node: Profile, name: String) {
                 id = node.me.hex
                 self.name = name
                 fingerprint = node.me.fingerprint

@@ -6,9 +6,9 @@ import Foundation
 /// name (Enter keeps the login name) and create one, instead of sending people to `init`.
 /// A name that could be taken for a key is refused and asked for again.
 enum FirstRun {
-    static func ensureIdentity(_ directory: DataDirectory) throws -> LocalNode {
-        if IdentityFile.exists(at: directory.identityFile) { return try LocalNode.open(directory) }
-        let node = try LocalNode.initialize(directory, name: try askName())
+    static func ensureIdentity(_ directory: DataDirectory) throws -> Profile {
+        if IdentityFile.exists(at: directory.identityFile) { return try Profile.open(directory) }
+        let node = try Profile.initialize(directory, name: try askName())
         Console.out(
             """
             Created your identity "\(try node.displayName())" in \(directory.path).

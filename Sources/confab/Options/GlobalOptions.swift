@@ -12,8 +12,8 @@ struct GlobalOptions: ParsableArguments {
     var directory: DataDirectory { DataDirectory.resolve(option: dataPath) }
 
     /// Opens the identity and store; errors carry what to do next.
-    func open() throws -> LocalNode {
-        try LocalNode.open(directory)
+    func open() throws -> Profile {
+        try Profile.open(directory)
     }
 }
 

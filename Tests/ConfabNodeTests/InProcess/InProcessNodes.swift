@@ -31,7 +31,7 @@ struct InProcessNodes {
     /// An initialised data directory with a node on it (not started).
     func node(_ name: String, peers: [String] = []) throws -> Node {
         let options = options(name, peers: peers)
-        let local = try LocalNode.initialize(options.directory, name: name)
+        let local = try Profile.initialize(options.directory, name: name)
         return try Node(options: options, local: local)
     }
 

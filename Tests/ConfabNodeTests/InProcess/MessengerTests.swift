@@ -67,7 +67,7 @@ import Testing
         let address = try await bob.start()
         let bobEvents = bob.events()
         let options = nodes.options("alice", peers: ["\(bob.me.hex)@127.0.0.1:\(address.port!)"])
-        let local = try LocalNode.initialize(options.directory, name: "alice")
+        let local = try Profile.initialize(options.directory, name: "alice")
         let offline = try await local.messenger()
         #expect(offline is LocalMessenger)
         _ = try await offline.send("written offline", to: .newConversation(with: bob.me))

@@ -3,10 +3,10 @@ import ConfabModel
 import ConfabStore
 import Foundation
 
-/// A node's identity and store opened from its data directory. This is what CLI commands
-/// use when no node process is running: everything works offline, and what is sent waits
-/// in the outbox.
-public struct LocalNode: Sendable {
+/// This machine's profile: its identity, display name and store, opened from the data
+/// directory — everything a front end reads, with or without a running `Node`. CLI
+/// commands work on it offline; what they write waits in the outbox until a node runs.
+public struct Profile: Sendable {
     public let directory: DataDirectory
     public let identity: SigningKeyPair
     public let store: ConfabStore
@@ -14,15 +14,15 @@ public struct LocalNode: Sendable {
     public var me: NodeID { NodeID(identity.publicKey) }
 
     /// Opens an initialised data directory.
-    public static func open(_ directory: DataDirectory) throws -> LocalNode {
+    public static func open(_ directory: DataDirectory) throws -> Profile {
         let identity = try IdentityFile.load(from: directory.identityFile)
         let store = try ConfabStore(path: directory.databaseFile.path, identity: identity)
-        return LocalNode(directory: directory, identity: identity, store: store)
+        return Profile(directory: directory, identity: identity, store: store)
     }
 
     /// Creates a new identity and store with a display name. The name is checked before
     /// anything is created, so a refused name leaves no half-made directory behind.
-    public static func initialize(_ directory: DataDirectory, name: String) throws -> LocalNode {
+    public static func initialize(_ directory: DataDirectory, name: String) throws -> Profile {
         let name = DisplayName.cleaned(name)
         guard !name.isEmpty, name.utf8.count <= Limits.maxNameBytes else {
             throw StoreError.invalidInput("a display name needs 1 to \(Limits.maxNameBytes) bytes")
