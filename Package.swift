@@ -160,8 +160,9 @@ let package = Package(
         .testTarget(
             name: "ConfabTUITests",
             dependencies: [
-                "ConfabTUI", "ConfabModel", "ConfabTestSupport",
+                "ConfabTUI", "ConfabModel", "ConfabNode", "ConfabTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),

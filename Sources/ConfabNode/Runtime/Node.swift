@@ -129,6 +129,7 @@ public actor Node {
         await running?.value
         hub.finish()
         try? await group.shutdownGracefully()
+        lock.release()
         logger.info("node stopped")
     }
 

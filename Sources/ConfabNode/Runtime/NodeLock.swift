@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,8 @@ import Glibc
 /// kernel releases if the process dies, with the holder's pid written inside for the
 /// message a second node prints.
 public final class NodeLock: Sendable {
-    private let fd: Int32
+    /// The locked file, until released.
+    private let fd: NIOLockedValueBox<Int32?>
 
     public init(directory: DataDirectory) throws {
         let path = directory.url.appendingPathComponent("node.lock").path
@@ -24,11 +26,22 @@ public final class NodeLock: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, pid, pid.count, 0)
-        self.fd = fd
+        self.fd = NIOLockedValueBox(fd)
+    }
+
+    /// Lets another node open the directory: a node that stopped no longer holds it, even
+    /// while its object lives on.
+    public func release() {
+        guard
+            let fd = fd.withLockedValue({ fd in
+                defer { fd = nil }; return fd
+            })
+        else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
     }
 
     deinit {
-        flock(fd, LOCK_UN)
-        close(fd)
+        release()
     }
 }

@@ -1,6 +1,7 @@
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
+import ConfabWire
 import Foundation
 import Testing
 
@@ -118,5 +119,48 @@ import Testing
         #expect(remaining == 0)
         // Subscribing after the stop gets a stream that is already over.
         for await _ in alice.events() { Issue.record("an event after stop") }
+    }
+}
+
+/// What a node decides on its own: whom it redials after a restart, whom it trusts as a relay.
+@Suite(.serialized) struct NodeDecisionTests {
+    @Test func aRestartedNodeRedialsThePeersItSharesAConversationWith() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let aliceEvents = alice.events()
+        _ = try await bob.messenger.send("before the restart", to: .newConversation(with: alice.me))
+        _ = try await firstEvent(in: aliceEvents, "alice stores bob's message") {
+            if case .message(let message) = $0 { return message.text == "before the restart" }
+            return false
+        }
+        await bob.stop()
+        // No static peer this time: only what bob's store remembers about alice.
+        let again = try Node(options: nodes.options("bob"))
+        try await again.start()
+        try await waitUntil(timeout: 20, "bob is back without being told where alice is") {
+            again.sessions.session(with: alice.me) != nil
+        }
+        await again.stop()
+        await alice.stop()
+    }
+
+    @Test func onTheDefaultNetworkOnlyChosenKeysAreTrustedAsRelays() throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let store = try Profile.initialize(nodes.options("alice").directory, name: "alice").store
+        let (stranger, added, verified, allowed) = (
+            NodeID(SigningKeyPair.generate().publicKey), NodeID(SigningKeyPair.generate().publicKey),
+            NodeID(SigningKeyPair.generate().publicKey), NodeID(SigningKeyPair.generate().publicKey)
+        )
+        try store.savePeer(added, name: "relay")
+        try store.savePeer(verified, name: "checked")
+        try store.setTrust(verified, .verified)
+        let defaultNetwork = Node.relayTrust(store: store, networkKey: .default, allow: [allowed])
+        #expect(!defaultNetwork(stranger))
+        #expect(defaultNetwork(added) && defaultNetwork(verified) && defaultNetwork(allowed))
+        let privateNetwork = Node.relayTrust(
+            store: store, networkKey: NetworkKey(bytes: [UInt8](repeating: 0x42, count: 32))!, allow: [])
+        #expect(privateNetwork(stranger))
     }
 }

@@ -1,0 +1,72 @@
+import ConfabModel
+import ConfabNode
+import ConfabTestSupport
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import ConfabTUI
+
+/// The plain chat in this process, with real nodes on loopback: what it writes goes through
+/// its messenger and reaches the peer; what the peer writes comes back as lines.
+@Suite struct PlainChatInProcessTests {
+    @Test func linesGoOutThroughTheMessengerAndRepliesComeBack() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-plain")
+        defer { try? FileManager.default.removeItem(at: root) }
+        func options(_ name: String, peers: [String] = []) -> NodeOptions {
+            var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent(name)))
+            options.listenHost = "127.0.0.1"
+            options.listenPort = 0
+            options.discovery = false
+            options.staticPeers = peers
+            options.logger.logLevel = .critical
+            return options
+        }
+        let bobOptions = options("bob")
+        let bob = try Node(options: bobOptions, local: Profile.initialize(bobOptions.directory, name: "bob"))
+        let address = try await bob.start()
+        let bobEvents = bob.events()
+        let aliceOptions = options("alice", peers: ["\(bob.me.hex)@127.0.0.1:\(address.port!)"])
+        let alice = try Profile.initialize(aliceOptions.directory, name: "alice")
+        try alice.store.savePeer(bob.me, name: "bob")
+
+        let written = NIOLockedValueBox<[String]>([])
+        let chat = PlainChat(
+            local: alice, options: aliceOptions, write: { line in written.withLockedValue { $0.append(line) } })
+        let (lines, input) = AsyncStream.makeStream(of: String.self)
+        let running = Task { await chat.run(lines: lines) }
+        func waitFor(_ text: String) async throws {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !written.withLockedValue({ $0.contains { $0.contains(text) } }) {
+                guard ContinuousClock.now < deadline else {
+                    throw PlainChatFailure("no line with \"\(text)\" in \(written.withLockedValue { $0 })")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try await waitFor("* bob is online")
+        input.yield("/new bob")
+        try await waitFor("new conversation with bob")
+        input.yield("hello from plain")
+        var arrived: ChatMessage?
+        for await event in bobEvents {
+            if case .message(let message) = event, message.text == "hello from plain" {
+                arrived = message
+                break
+            }
+        }
+        let message = try #require(arrived)
+        _ = try await bob.messenger.send("hello back", to: .conversation(message.conversationID))
+        try await waitFor("bob: hello back")
+        input.yield("/quit")
+        await running.value
+        await bob.stop()
+        #expect(!ControlServer.mightBeRunning(aliceOptions.directory), "the chat's own node stopped with it")
+    }
+}
+
+struct PlainChatFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
