@@ -95,6 +95,7 @@ let package = Package(
                 "ConfabTUI", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

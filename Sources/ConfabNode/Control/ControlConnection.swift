@@ -38,20 +38,39 @@ final class ControlConnection: Sendable {
     ) async throws
         -> Result
     {
-        let line = try JSONOutput.line(ControlEnvelope(id: nil, request: request))
-        let answer = channel.eventLoop.makePromise(of: ByteBuffer.self)
-        channel.writeAndFlush(ControlAnswerHandler.Call(line: line, answer: answer), promise: nil)
-        let data = Data(try await answer.futureResult.get().readableBytesView)
-        let response = try JSONOutput.decoder().decode(ControlResponse<Result>.self, from: data)
-        guard response.v == ControlEnvelope.version else {
-            throw NodeError.control(
-                "the running node speaks control protocol version \(response.v), this confab speaks \(ControlEnvelope.version) — use the confab binary that matches the node"
-            )
+        try await callAll([request], as: Result.self)[0]
+    }
+
+    /// Sends every request before reading any answer (pipelining: one round trip for the
+    /// lot), and returns the results in order; the first refusal is thrown.
+    func callAll<Result: Codable & Sendable>(
+        _ requests: [ControlRequest], as: Result.Type = Result.self
+    )
+        async throws -> [Result]
+    {
+        var answers: [EventLoopFuture<ByteBuffer>] = []
+        for request in requests {
+            let line = try JSONOutput.line(ControlEnvelope(id: nil, request: request))
+            let answer = channel.eventLoop.makePromise(of: ByteBuffer.self)
+            channel.write(ControlAnswerHandler.Call(line: line, answer: answer), promise: nil)
+            answers.append(answer.futureResult)
         }
-        guard response.ok, let result = response.result else {
-            throw NodeError.control(response.error ?? "the node refused \(request.method)")
+        channel.flush()
+        var results: [Result] = []
+        for (request, answer) in zip(requests, answers) {
+            let data = Data(try await answer.get().readableBytesView)
+            let response = try JSONOutput.decoder().decode(ControlResponse<Result>.self, from: data)
+            guard response.v == ControlEnvelope.version else {
+                throw NodeError.control(
+                    "the running node speaks control protocol version \(response.v), this confab speaks \(ControlEnvelope.version) — use the confab binary that matches the node"
+                )
+            }
+            guard response.ok, let result = response.result else {
+                throw NodeError.control(response.error ?? "the node refused \(request.method)")
+            }
+            results.append(result)
         }
-        return result
+        return results
     }
 
     func close() {

@@ -14,7 +14,7 @@ public final class ControlServer: Sendable {
     /// A request line longer than this closes the connection.
     public static let maxLineBytes = 256 * 1024
 
-    private let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+    private let server: NIOAsyncChannel<NIOAsyncChannel<[ByteBuffer], ByteBuffer>, Never>
     public let path: String
 
     public static func socketPath(_ directory: DataDirectory) -> String {
@@ -35,14 +35,15 @@ public final class ControlServer: Sendable {
             .bind(unixDomainSocketPath: path) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try channel.pipeline.syncOperations.addHandler(LineBatcher())
+                    return try NIOAsyncChannel<[ByteBuffer], ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
         chmod(path, 0o600)
         return ControlServer(server: server, path: path)
     }
 
-    private init(server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, path: String) {
+    private init(server: NIOAsyncChannel<NIOAsyncChannel<[ByteBuffer], ByteBuffer>, Never>, path: String) {
         self.server = server
         self.path = path
     }
@@ -68,9 +69,10 @@ public final class ControlServer: Sendable {
     }
 
     /// One connection: requests answered strictly in order; after `watch`, events until
-    /// the client goes away.
+    /// the client goes away. Lines come in the batches the socket delivered them in, and
+    /// consecutive `send`s to one conversation in a batch are stored in one transaction.
     private static func serve(
-        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, messenger: LocalMessenger, logger: Logger
+        _ connection: NIOAsyncChannel<[ByteBuffer], ByteBuffer>, messenger: LocalMessenger, logger: Logger
     ) async {
         // The file's mode keeps other users out; the kernel's word on who connected holds
         // even if that mode was loosened by hand.
@@ -81,25 +83,40 @@ public final class ControlServer: Sendable {
         }
         do {
             try await connection.executeThenClose { inbound, outbound in
-                var lines = inbound.makeAsyncIterator()
-                while let line = try await lines.next() {
-                    let envelope: ControlEnvelope
-                    do {
-                        envelope = try JSONOutput.decoder().decode(
-                            ControlEnvelope.self, from: Data(line.readableBytesView))
-                    } catch {
-                        let reason = Self.describe(error)
-                        try await outbound.write(Self.line(ControlResponse<ControlEmpty>.failure(reason, id: nil)))
-                        continue
+                var batches = inbound.makeAsyncIterator()
+                while let batch = try await batches.next() {
+                    var requests = batch.map { line in
+                        Result {
+                            try JSONOutput.decoder().decode(ControlEnvelope.self, from: Data(line.readableBytesView))
+                        }
+                    }[...]
+                    while let first = requests.first {
+                        let envelope: ControlEnvelope
+                        switch first {
+                        case .failure(let error):
+                            requests.removeFirst()
+                            try await outbound.write(
+                                line(ControlResponse<ControlEmpty>.failure(describe(error), id: nil)))
+                            continue
+                        case .success(let decoded):
+                            envelope = decoded
+                        }
+                        if case .watch(let conversation) = envelope.request {
+                            // Nothing more is asked on a watching connection.
+                            let events = try await messenger.events(for: conversation)
+                            try await outbound.write(line(ControlResponse.success(ControlEmpty(), id: envelope.id)))
+                            try await stream(events, to: outbound, until: batches)
+                            return
+                        }
+                        let sends = sendRun(requests)
+                        if sends.count > 1 {
+                            requests.removeFirst(sends.count)
+                            try await outbound.write(contentsOf: await answer(sends, messenger: messenger))
+                        } else {
+                            requests.removeFirst()
+                            try await outbound.write(await answer(envelope, messenger: messenger))
+                        }
                     }
-                    guard case .watch(let conversation) = envelope.request else {
-                        try await outbound.write(await answer(envelope, messenger: messenger))
-                        continue
-                    }
-                    let events = try await messenger.events(for: conversation)
-                    try await outbound.write(Self.line(ControlResponse.success(ControlEmpty(), id: envelope.id)))
-                    try await stream(events, to: outbound, until: lines)
-                    return
                 }
             }
         } catch {
@@ -107,10 +124,41 @@ public final class ControlServer: Sendable {
         }
     }
 
+    /// The `send`s to one existing conversation at the front of `requests`.
+    private static func sendRun(_ requests: ArraySlice<Result<ControlEnvelope, any Error>>) -> [ControlEnvelope] {
+        var run: [ControlEnvelope] = []
+        var target: ConversationID?
+        for request in requests {
+            guard case .success(let envelope) = request, case .send(_, .conversation(let id)) = envelope.request,
+                target == nil || target == id
+            else { break }
+            target = id
+            run.append(envelope)
+        }
+        return run
+    }
+
+    /// Sends stored together; if the lot is refused (one empty line, say), each is tried
+    /// alone so every request gets its own answer.
+    private static func answer(_ sends: [ControlEnvelope], messenger: LocalMessenger) async -> [ByteBuffer] {
+        var texts: [String] = []
+        var conversation: ConversationID?
+        for case .send(let text, .conversation(let id)) in sends.map(\.request) {
+            texts.append(text)
+            conversation = id
+        }
+        if let conversation, let sent = try? await messenger.send(texts, to: conversation) {
+            return zip(sent, sends).map { reply($0, $1.id) }
+        }
+        var answers: [ByteBuffer] = []
+        for envelope in sends { answers.append(await answer(envelope, messenger: messenger)) }
+        return answers
+    }
+
     /// Writes events until the client closes its end (or the node stops).
     private static func stream(
         _ events: AsyncStream<NodeEvent>, to outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        until lines: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+        until lines: NIOAsyncChannelInboundStream<[ByteBuffer]>.AsyncIterator
     ) async throws {
         // Only the second child task reads it, and the caller returns once this does.
         nonisolated(unsafe) var remaining = lines

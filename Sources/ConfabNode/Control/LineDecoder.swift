@@ -15,3 +15,34 @@ struct LineDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 }
+
+/// Passes lines on in the batches the socket delivered them: every line of one read, at
+/// the read's end. A script that writes many requests at once gets them handled together.
+final class LineBatcher: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = [ByteBuffer]
+
+    private var lines: [ByteBuffer] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lines.append(Self.unwrapInboundIn(data))
+        // A very long burst is passed on in parts, so a batch stays bounded.
+        if lines.count >= 1024 { flush(context) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flush(context)
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        flush(context)
+        context.fireChannelInactive()
+    }
+
+    private func flush(_ context: ChannelHandlerContext) {
+        guard !lines.isEmpty else { return }
+        context.fireChannelRead(Self.wrapInboundOut(lines))
+        lines = []
+    }
+}

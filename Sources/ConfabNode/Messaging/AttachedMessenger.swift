@@ -21,6 +21,12 @@ public final class AttachedMessenger: Messenger {
         try await connection.call(.send(text: text, to: target))
     }
 
+    /// Every request written at once, the answers read in order: one round trip for the
+    /// lot, and the node stores them together.
+    public func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage] {
+        try await connection.callAll(texts.map { .send(text: $0, to: .conversation(conversation)) })
+    }
+
     public func create(
         with participants: [NodeID], title: String?, firstMessage: String?
     ) async throws -> CreatedConversation {

@@ -39,6 +39,14 @@ public struct LocalMessenger: Messenger {
         return SentMessage(conversation: entry.conversationID, seq: entry.seq, status: .sending, created: created)
     }
 
+    public func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage] {
+        guard !texts.isEmpty else { return [] }
+        try MessageTarget.refuseOnlyBlocked(in: conversation, store: store)
+        let entries = try store.sendMessages(texts, to: conversation)
+        try await node?.didWrite(entries)
+        return entries.map { SentMessage(conversation: conversation, seq: $0.seq, status: .sending, created: false) }
+    }
+
     public func create(
         with participants: [NodeID], title: String?, firstMessage: String?
     ) async throws -> CreatedConversation {

@@ -11,6 +11,10 @@ import ConfabStore
 public protocol Messenger: Sendable {
     /// Stores a message and hands it to the network; returns once it is stored.
     func send(_ text: String, to target: MessageTarget) async throws -> SentMessage
+    /// Several messages to one conversation, in order, each stored before its
+    /// acknowledgement comes back, in as few transactions as the node can (`send --lines`
+    /// reading a fast pipe). All or nothing.
+    func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage]
     /// Starts a conversation (a new thread), with an optional first message.
     func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
     /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one

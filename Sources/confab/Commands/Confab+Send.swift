@@ -52,14 +52,23 @@ extension Confab {
             var last: SentMessage?
             if lines {
                 var count = 0
-                while let line = readLine() {
-                    guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                    let sent = try await messenger.send(line, to: destination)
-                    // Later lines go to the same thread even if this one created it.
-                    destination = .conversation(sent.conversation)
-                    if output.json { try JSONOutput.print(sent) }
-                    last = sent
-                    count += 1
+                let input = StandardInputLines()
+                while let batch = await input.next() {
+                    var texts = batch.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                    guard !texts.isEmpty else { continue }
+                    var sent: [SentMessage] = []
+                    if case .newConversation = destination {
+                        // The first line starts the thread; the rest follow into it.
+                        let first = try await messenger.send(texts.removeFirst(), to: destination)
+                        destination = .conversation(first.conversation)
+                        sent.append(first)
+                    }
+                    if case .conversation(let id) = destination, !texts.isEmpty {
+                        sent += try await messenger.send(texts, to: id)
+                    }
+                    if output.json { for ack in sent { try JSONOutput.print(ack) } }
+                    last = sent.last ?? last
+                    count += sent.count
                 }
                 if !output.json {
                     Console.out(

@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import Foundation
 import Testing
@@ -52,6 +53,25 @@ import Testing
         #expect(answers[2].contains("params.peer"))
         #expect(answers[3] == #"{"id":4,"ok":true,"result":{},"v":1}"#)
         #expect(answers[4].contains(#""running":true"#) && answers[4].contains(#""id":5"#))
+        await alice.stop()
+    }
+
+    @Test func aRefusedLineInABurstOfSendsGetsItsOwnAnswer() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        try await alice.start()
+        let bob = NodeID(SigningKeyPair.generate().publicKey)
+        let conversation = try await alice.messenger.create(with: [bob], title: nil, firstMessage: nil).conversation
+        func send(_ id: Int, _ text: String) -> String {
+            #"{"v":1,"id":\#(id),"method":"send","params":{"conversation":"\#(conversation.hex)","text":"\#(text)"}}"#
+        }
+        let answers = try exchange([send(1, "one"), send(2, " "), send(3, "three")], with: alice.local.directory)
+        #expect(answers.count == 3)
+        #expect(answers[0].contains(#""ok":true"#) && answers[0].contains(#""id":1"#))
+        #expect(answers[1].contains(#""ok":false"#) && answers[1].contains("empty"))
+        #expect(answers[2].contains(#""ok":true"#) && answers[2].contains(#""id":3"#))
+        #expect(try alice.local.store.history(conversation, limit: 10).compactMap(\.text) == ["one", "three"])
         await alice.stop()
     }
 }

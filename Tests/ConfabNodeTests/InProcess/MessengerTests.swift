@@ -39,6 +39,26 @@ import Testing
         await alice.stop()
     }
 
+    @Test func aPipelinedBurstIsStoredInOrderAndArrivesWhole() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let bobEvents = bob.events()
+        let attached = try await AttachedMessenger(local: alice.local)
+        let first = try await attached.send("line 0", to: .newConversation(with: bob.me))
+        let texts = (1..<2000).map { "line \($0)" }
+        let sent = try await attached.send(texts, to: first.conversation)
+        #expect(sent.map(\.seq) == Array((first.seq + 1)...(first.seq + 1999)))
+        _ = try await firstEvent(in: bobEvents, "bob stores the last line") {
+            if case .message(let message) = $0 { return message.text == "line 1999" }
+            return false
+        }
+        #expect(try bob.local.store.history(first.conversation, limit: 5000).compactMap(\.text) == ["line 0"] + texts)
+        await attached.close()
+        await bob.stop()
+        await alice.stop()
+    }
+
     @Test func flagsTrustAndDeletionGoThroughTheNodeAndAreAnnounced() async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
