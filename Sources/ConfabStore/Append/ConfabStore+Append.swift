@@ -24,14 +24,24 @@ extension ConfabStore {
     public func append(
         batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false
     ) throws -> [Result<AppendOutcome, AppendRejection>] {
-        let decoded = ParallelDecode.decode(batch, using: Self.decode)
+        // The same entry from a second peer is the common case in a group: recognised by
+        // its content hash before any signature is checked, and it costs no write.
+        let held = try heldAlready(batch)
+        if held.allSatisfy({ $0 }) { return batch.map { _ in .success(.duplicate) } }
+        let fresh = batch.indices.filter { !held[$0] }
+        var decoded = [Result<Entry, AppendRejection>?](repeating: nil, count: batch.count)
+        for (index, result) in zip(fresh, ParallelDecode.decode(fresh.map { batch[$0] }, using: Self.decode)) {
+            decoded[index] = result
+        }
         return try writer.write { db in
             let context = BatchContext(keepsOthers: keepsOthers, now: now)
             let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {
-                case .failure(let rejection):
+                case nil:
+                    return .success(.duplicate)
+                case .failure(let rejection)?:
                     return .failure(rejection)
-                case .success(let entry):
+                case .success(let entry)?:
                     // `insert` throws a rejection only before its first write, so a rejected
                     // entry leaves no trace without a savepoint per entry. Any other error is
                     // a database failure and rolls the whole batch back.
@@ -45,6 +55,26 @@ extension ConfabStore {
             }
             try context.flush(db: db)
             return results
+        }
+    }
+
+    /// For each encoded entry, whether the very entry (same place, same content hash) is
+    /// held. One read; an entry that does not even parse is not held.
+    private func heldAlready(_ batch: [[UInt8]]) throws -> [Bool] {
+        let positions = batch.map(EntryCodec.peekPosition)
+        guard positions.contains(where: { $0 != nil }) else { return batch.map { _ in false } }
+        return try writer.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ? AND hash = ?")
+            return try positions.map { position in
+                // A seq beyond the limit is refused when decoded; it is never held.
+                guard let position, position.seq <= Limits.maxSeq else { return false }
+                return try Int.fetchOne(
+                    statement,
+                    arguments: [
+                        position.conversation.bytes, position.author.bytes, Int64(position.seq), position.hash.bytes,
+                    ]) != nil
+            }
         }
     }
 

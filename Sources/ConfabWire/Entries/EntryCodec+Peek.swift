@@ -22,6 +22,22 @@ extension EntryCodec {
         return EntryPeek(conversation: conversation, author: author, participants: participants)
     }
 
+    /// Where an encoded entry claims to stand and the hash of its content, without
+    /// verifying the signature: enough to see that the very same entry is already held.
+    /// The hash covers everything the signature covers, so an entry held under that hash
+    /// is this entry, whoever signed the copy at hand.
+    public static func peekPosition(_ bytes: [UInt8]) -> EntryPosition? {
+        guard bytes.count <= Limits.maxEntryBytes,
+            let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions),
+            let content = try? Confab_V1_EntryContent(serializedBytes: signed.content, options: decodingOptions),
+            let conversation = ConversationID(bytes: content.conversationID),
+            let author = NodeID(bytes: content.author)
+        else { return nil }
+        return EntryPosition(
+            conversation: conversation, author: author, seq: content.seq,
+            hash: EntryHash.of(content: [UInt8](signed.content)))
+    }
+
     private static func peekContent(_ bytes: [UInt8]) -> Confab_V1_EntryContent? {
         guard bytes.count <= Limits.maxEntryBytes,
             let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions)
@@ -42,4 +58,12 @@ public struct EntryPeek: Sendable, Equatable {
         self.author = author
         self.participants = participants
     }
+}
+
+/// An encoded entry's claimed place in its author's log, and its content hash.
+public struct EntryPosition: Sendable, Hashable {
+    public let conversation: ConversationID
+    public let author: NodeID
+    public let seq: UInt64
+    public let hash: EntryHash
 }
