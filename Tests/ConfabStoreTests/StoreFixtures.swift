@@ -150,7 +150,7 @@ struct StoreSnapshot: Equatable {
 /// tables are not listed here.
 let storeTables = [
     "meta", "peer", "conversation", "participant", "entry", "head", "message", "message_fts", "conversation_fts",
-    "receipt", "read_mark", "local_state", "outbox", "peer_clock",
+    "receipt", "read_mark", "local_state", "outbox",
 ]
 
 func snapshot(_ store: ConfabStore) throws -> StoreSnapshot {

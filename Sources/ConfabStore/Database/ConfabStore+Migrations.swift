@@ -186,6 +186,11 @@ extension ConfabStore {
                     ALTER TABLE conversation ADD COLUMN keyProblem INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // Peers' clocks were written on every acknowledgement and never read: what a peer
+        // holds lives in the sync engine for the session's length, and is announced anew.
+        migrator.registerMigration("v4-no-peer-clock") { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS peer_clock")
+        }
         return migrator
     }
 }

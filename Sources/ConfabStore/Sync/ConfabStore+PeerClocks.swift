@@ -3,23 +3,26 @@ import Foundation
 import GRDB
 
 extension ConfabStore {
-    /// Records what another node announced it holds, and takes my entries it covers off the
-    /// outbox (they are now "sent") — but only up to `sentUpTo`, what this node itself sent
-    /// that peer: a clock is the peer's word, and a peer claiming entries it was never given
-    /// must not empty the outbox (then a local delete would lose them for good).
+    /// Takes my entries another node's clock covers off the outbox (they are now "sent") —
+    /// but only up to `sentUpTo`, what this node itself sent that peer: a clock is the
+    /// peer's word, and a peer claiming entries it was never given must not empty the
+    /// outbox (then a local delete would lose them for good). The clock itself is not
+    /// stored: clocks arrive with every acknowledgement, and a write per clock received is
+    /// what a group cannot afford; nothing is written unless an entry leaves the outbox.
     /// Returns how many of my entries left the outbox (became "sent").
     @discardableResult
     public func recordPeerClock(
         _ clock: VectorClock, peer: NodeID, conversation: ConversationID, sentUpTo: UInt64, now: Date = Date()
     ) throws -> Int {
-        try writer.write { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO peer_clock(peerId, conversationId, clock, updatedAt) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(peerId, conversationId) DO UPDATE SET clock = excluded.clock, updatedAt = excluded.updatedAt
-                    """
-            ).execute(arguments: [peer.bytes, conversation.bytes, clock.json, now.millisecondsSince1970])
-            return try self.removeFromOutbox(conversation, upTo: min(clock[self.me], sentUpTo), db: db)
+        let upTo = min(clock[me], sentUpTo, Limits.maxSeq)
+        guard upTo > 0 else { return 0 }
+        let waiting = try writer.read { db in
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT EXISTS(SELECT 1 FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?)"),
+                arguments: [conversation.bytes, me.bytes, upTo]) ?? false
         }
+        guard waiting else { return 0 }
+        return try writer.write { db in try self.removeFromOutbox(conversation, upTo: upTo, db: db) }
     }
 }
