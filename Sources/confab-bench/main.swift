@@ -146,3 +146,22 @@ if !CommandLine.arguments.contains("--no-network") {
                 "initial sync (%d entries, %d convs) %8.0f entries/s   ceiling verify %10.0f/s   ratio %.2f  (%.1f s)",
             moved, conversations, syncRate, verifyCeiling, syncRate / verifyCeiling, seconds))
 }
+
+// A script's pipe into `confab send --lines`, recipient online: separate processes, as run.
+if !CommandLine.arguments.contains("--no-pipe") {
+    let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "confab")
+    if FileManager.default.isExecutableFile(atPath: confab.path) {
+        let lines = count >= 20_000 ? 100_000 : max(1000, count)
+        let pipe = try PipeBenchmark.run(confab: confab, lines: lines)
+        let delivered = Double(pipe.lines) / pipe.deliverSeconds
+        print(
+            String(
+                format:
+                    "send --lines pipe (%d lines)     %8.0f msgs/s stored on the recipient (%.1f s; sender done in %.1f s)   ceiling sign %10.0f/s verify %10.0f/s   ratio to sign %.2f",
+                pipe.lines, delivered, pipe.deliverSeconds, pipe.sendSeconds, signCeiling, verifyCeiling,
+                delivered / signCeiling))
+    } else {
+        print("send --lines pipe: skipped (no confab binary beside confab-bench; make bench builds it)")
+    }
+}
