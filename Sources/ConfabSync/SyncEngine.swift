@@ -235,9 +235,12 @@ public final class SyncEngine {
         var output = SyncOutput()
         var touched = Set<ConversationID>()
         var messagesFromOthers = Set<ConversationID>()
+        output.entriesReceived += batch.count
+        output.entryBytesReceived += batch.reduce(0) { $0 + $1.count }
         let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
         let results = try store.append(batch: batch, keepsOthers: role == .relay)
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
+            if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
             let appended = if case .success(.appended) = result { true } else { false }
             if !appended, let peek = counted[index] { admission?.notStored(peek, size: bytes.count) }
             try absorb(bytes, result, from: peer, into: &output, touched: &touched, messages: &messagesFromOthers)

@@ -24,6 +24,11 @@ public struct SyncOutput: Sendable {
     public var notStored: [String: Int] = [:]
     /// Fork proofs this node learned while handling the input (Protocol.md §7.1).
     public var forkProofs: [ForkProof] = []
+    /// Entries that came in an `Entries` message, how many of them were already held,
+    /// and their bytes: what dissemination costs (a node should get each entry about once).
+    public var entriesReceived = 0
+    public var duplicatesReceived = 0
+    public var entryBytesReceived = 0
 
     public init() {}
 
@@ -40,6 +45,9 @@ public struct SyncOutput: Sendable {
         refused.merge(other.refused, uniquingKeysWith: +)
         notStored.merge(other.notStored, uniquingKeysWith: +)
         forkProofs += other.forkProofs
+        entriesReceived += other.entriesReceived
+        duplicatesReceived += other.duplicatesReceived
+        entryBytesReceived += other.entryBytesReceived
         if misbehavior == nil {
             misbehavior = other.misbehavior
             rejectedEntry = other.rejectedEntry

@@ -23,6 +23,9 @@ final class NodeMetrics: Sendable {
     let storageBytes: Gauge
     let quotaBytes: Gauge
     let rateLimitPauses: Counter
+    let entriesReceived: Counter
+    let duplicatesReceived: Counter
+    let entryBytesReceived: Counter
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -36,6 +39,9 @@ final class NodeMetrics: Sendable {
         storageBytes = Gauge(label: "confab_storage_bytes", factory: factory)
         quotaBytes = Gauge(label: "confab_storage_quota_bytes", factory: factory)
         rateLimitPauses = Counter(label: "confab_rate_limit_pauses_total", factory: factory)
+        entriesReceived = Counter(label: "confab_entries_received_total", factory: factory)
+        duplicatesReceived = Counter(label: "confab_entries_duplicate_total", factory: factory)
+        entryBytesReceived = Counter(label: "confab_entry_bytes_received_total", factory: factory)
     }
 
     /// Inputs refused or rejected, by reason: `quota`, `author_quota`, `not_allowed`,
@@ -51,6 +57,11 @@ final class NodeMetrics: Sendable {
     /// What one engine output did: entries stored from peers, entries sent, refusals.
     func record(_ output: SyncOutput, stored: Int) {
         if stored > 0 { entriesStored.increment(by: Int64(stored)) }
+        if output.entriesReceived > 0 {
+            entriesReceived.increment(by: Int64(output.entriesReceived))
+            duplicatesReceived.increment(by: Int64(output.duplicatesReceived))
+            entryBytesReceived.increment(by: Int64(output.entryBytesReceived))
+        }
         let forwarded =
             output.replies.reduce(0) { $0 + $1.entryCount }
             + output.pushes.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.entryCount } }

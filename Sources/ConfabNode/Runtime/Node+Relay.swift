@@ -106,8 +106,13 @@ extension Node {
 
     /// Counts what an engine output did and logs a relay's refusals.
     func recordOperations(_ output: SyncOutput, from session: PeerSession?) {
-        let stored = session == nil ? 0 : output.appended.count
+        // From the peer: the output also holds what this node wrote in answer (a receipt).
+        let stored = session == nil ? 0 : output.appended.filter { $0.author != me }.count
         operations.metrics.record(output, stored: stored)
+        operations.traffic.entriesReceived += output.entriesReceived
+        operations.traffic.duplicatesReceived += output.duplicatesReceived
+        operations.traffic.entryBytesReceived += output.entryBytesReceived
+        operations.traffic.entriesStored += stored
         if let session, stored > 0, operations.policy != nil {
             logger.debug(
                 "stored entries",

@@ -342,7 +342,7 @@ public actor Node {
                     address: session.remoteAddress?.display ?? "", initiator: session.isInitiator)
             },
             outbox: try local.store.outboxCount(),
-            outstanding: (try? engine.outstandingEntries()) ?? 0)
+            outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
     }
 
     /// Who is trusted as a relay when it says it is one (Protocol.md §14.1): on a private

@@ -20,6 +20,8 @@ final class NodeOperations {
     var lastStatistics = SessionStatistics()
     var lastRateLimitPauses = 0
     var ticks = 0
+    /// What peers sent this node since it started, for `status`.
+    var traffic = NodeStatus.Traffic()
 
     init(options: NodeOptions, store: ConfabStore) throws {
         if let relay = options.relay {

@@ -20,4 +20,42 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public let outbox: Int
     /// Entries peers announced that this node does not hold yet (a sync in progress).
     public let outstanding: Int
+    /// What peers sent this node since it started.
+    public var traffic = Traffic()
+
+    /// Entries received from peers, how many were copies of entries already held, and what
+    /// they weighed: a node in a group should receive each entry about once.
+    public struct Traffic: Sendable, Codable, Equatable {
+        public var entriesReceived = 0
+        public var duplicatesReceived = 0
+        public var entriesStored = 0
+        public var entryBytesReceived = 0
+        /// Bytes received in entries per entry stored (duplicates and refusals included).
+        public var bytesPerEntryStored: Double {
+            entriesStored == 0 ? 0 : Double(entryBytesReceived) / Double(entriesStored)
+        }
+
+        public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case entriesReceived, duplicatesReceived, entriesStored, entryBytesReceived, bytesPerEntryStored
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            entriesReceived = try container.decode(Int.self, forKey: .entriesReceived)
+            duplicatesReceived = try container.decode(Int.self, forKey: .duplicatesReceived)
+            entriesStored = try container.decode(Int.self, forKey: .entriesStored)
+            entryBytesReceived = try container.decode(Int.self, forKey: .entryBytesReceived)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(entriesReceived, forKey: .entriesReceived)
+            try container.encode(duplicatesReceived, forKey: .duplicatesReceived)
+            try container.encode(entriesStored, forKey: .entriesStored)
+            try container.encode(entryBytesReceived, forKey: .entryBytesReceived)
+            try container.encode((bytesPerEntryStored * 10).rounded() / 10, forKey: .bytesPerEntryStored)
+        }
+    }
 }

@@ -43,6 +43,12 @@ extension Confab {
                 Console.out("   \(name)  \(address)\(session.initiator ? "" : Style.dim(" (incoming)"))")
             }
             Console.out("\(status.outbox) entr\(status.outbox == 1 ? "y" : "ies") waiting to be sent.")
+            let traffic = status.traffic
+            if traffic.entriesReceived > 0 {
+                Console.out(
+                    "Received \(traffic.entriesReceived) entries from peers, \(traffic.duplicatesReceived) of them copies "
+                        + "already held; \(Int(traffic.bytesPerEntryStored.rounded())) bytes per entry stored.")
+            }
             if status.outstanding > 0 {
                 Console.out(
                     "Syncing: \(status.outstanding) entr\(status.outstanding == 1 ? "y" : "ies") still to receive.")

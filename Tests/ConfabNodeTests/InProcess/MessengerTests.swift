@@ -27,6 +27,10 @@ import Testing
             if case .status(sent.conversation, sent.seq, let status) = $0 { return status >= .delivered }
             return false
         }
+        // What it cost bob: two entries (the thread's create entry and the message), once each.
+        let traffic = try await bob.status().traffic
+        #expect(traffic.entriesStored == 2 && traffic.entriesReceived == 2 && traffic.duplicatesReceived == 0)
+        #expect(traffic.bytesPerEntryStored > 100)
         // The reply goes the other way through bob's own (in-process) messenger.
         let reply = try await bob.messenger.send("hi alice", to: .conversation(sent.conversation))
         #expect(!reply.created)
