@@ -43,3 +43,29 @@ import Testing
         #expect(throws: AppendRejection.self) { try fresh.append(damaged) }
     }
 }
+
+/// A run of messages written in one transaction is the same log as the messages written
+/// one by one: every entry verifies, chains and carries the clock it would have alone.
+@Suite struct BatchAuthoringTests {
+    @Test func aBatchOfMessagesIsTheLogSingleSendsWouldWrite() throws {
+        let alice = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi", now: at(0))
+        try syncBoth(id, alice, bob)
+        _ = try bob.sendMessage("bob's answer", to: id, now: at(1))
+        try syncBoth(id, alice, bob)
+        let batch = try alice.sendMessages(["one", "two", "three"], to: id, now: at(2))
+        let single = try alice.sendMessage("four", to: id, now: at(3))
+        #expect(batch.map(\.seq) == [3, 4, 5] && single.seq == 6)
+        #expect(
+            batch[1].previous == batch[0].hash && batch[2].previous == batch[1].hash && single.previous == batch[2].hash
+        )
+        // Each carries Bob's entry in its clock and my own log up to the one before it.
+        for entry in batch + [single] {
+            #expect(entry.clock[Keys.bob.id] == 1 && entry.clock[Keys.alice.id] == entry.seq - 1)
+        }
+        try syncBoth(id, alice, bob)
+        #expect(
+            try bob.history(id, limit: 10).compactMap(\.text) == ["hi", "bob's answer", "one", "two", "three", "four"])
+    }
+}

@@ -7,6 +7,23 @@ import GRDB
 extension ConfabStore {
     /// Signs the next entry of my log in `conversation` and stores it as if received.
     func authorEntry(in conversation: ConversationID, body: EntryBody, db: Database, now: Date) throws -> Entry {
+        let (seq, previous, clock) = try nextPosition(in: conversation, db: db)
+        let entry = EntryCodec.sign(
+            EntryDraft(
+                conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
+                clock: clock, body: body),
+            with: identity)
+        let context = BatchContext(now: now)
+        try insertAuthored(entry, db: db, now: now, context: context)
+        try context.flush(db: db)
+        return entry
+    }
+
+    /// Where my next entry in `conversation` goes: its seq, the hash it follows and the
+    /// clock it carries. Only a participant writes.
+    func nextPosition(
+        in conversation: ConversationID, db: Database
+    ) throws -> (seq: UInt64, previous: EntryHash?, clock: VectorClock) {
         let participants = try NodeID.fetchParticipants(db, conversation: conversation)
         guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
         guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
@@ -15,20 +32,13 @@ extension ConfabStore {
             db.cachedStatement(sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?"),
             arguments: [conversation.bytes, me.bytes]
         ).flatMap { EntryHash(bytes: $0) }
-        let entry = EntryCodec.sign(
-            EntryDraft(
-                conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
-                clock: try causalClock(for: conversation, nextSeq: seq, db: db), body: body),
-            with: identity)
-        try insertAuthored(entry, db: db, now: now)
-        return entry
+        return (seq, previous, try causalClock(for: conversation, nextSeq: seq, db: db))
     }
 
-    /// Authored entries go through the same validation as received ones, then the outbox.
-    func insertAuthored(_ entry: Entry, db: Database, now: Date) throws {
-        let context = BatchContext(now: now)
+    /// Authored entries go through the same validation as received ones, then the outbox;
+    /// the caller flushes `context`.
+    func insertAuthored(_ entry: Entry, db: Database, now: Date, context: BatchContext) throws {
         _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now, context: context)
-        try context.flush(db: db)
         try addToOutbox(entry, db: db, now: now)
         try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)"

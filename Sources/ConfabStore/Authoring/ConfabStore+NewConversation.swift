@@ -36,7 +36,9 @@ extension ConfabStore {
                         participants: participants, sealedTitle: sealedTitle, nonce: nonce, keyCommitment: commitment))),
             with: identity)
         let message = try writer.write { db -> Entry? in
-            try self.insertAuthored(create, db: db, now: now)
+            let context = BatchContext(now: now)
+            try self.insertAuthored(create, db: db, now: now, context: context)
+            try context.flush(db: db)
             guard let firstMessage else { return nil }
             return try self.authorMessage(firstMessage, in: id, db: db, now: now)
         }
