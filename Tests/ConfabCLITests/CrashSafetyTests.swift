@@ -38,8 +38,17 @@ import Glibc
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Kill at a random moment: sometimes before the first commit, mostly mid-burst.
-            usleep(UInt32.random(in: 20_000...250_000, using: &generator))
+            // Kill at a random moment: one round in five at once (before or about the first
+            // commit), the others mid-burst, once a random number of messages has been
+            // acknowledged: counted, not timed, so that a slow machine kills as far into the
+            // burst as a fast one.
+            if round % 5 == 0 {
+                usleep(UInt32.random(in: 0...20_000, using: &generator))
+            } else {
+                let target = Int.random(in: 1...200, using: &generator)
+                let deadline = Date().addingTimeInterval(60)
+                while process.isRunning, Date() < deadline, try lineCount(output) < target { usleep(2_000) }
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "round \(round): the writer finished before the kill")
@@ -63,5 +72,10 @@ import Glibc
         #expect(acknowledged.count > rounds, "the kills came too early to test anything")
         #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(5))")
         print("crash safety: \(rounds) kills, \(acknowledged.count) acknowledged messages, \(stored.count) stored")
+    }
+
+    /// Complete lines in `file` so far.
+    private func lineCount(_ file: URL) throws -> Int {
+        try Data(contentsOf: file).count { $0 == UInt8(ascii: "\n") }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
     func status(via socket: String, as uid: Int?) throws -> String {
         let script = """
             import socket
-            s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect("\(socket)")
+            s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect("\(socket)")
             s.sendall(b'{"v": 1, "id": 1, "method": "status"}\\n')
             try: print(s.recv(65536).decode())
             except Exception as e: print("error", e)

@@ -12,11 +12,12 @@ import Glibc
 @Suite struct FullScreenChatTests {
     let root: URL
     let tmux: Tmux
-    let port = randomDiscoveryPort()
+    let port: Int
 
     init() throws {
         try #require(Tmux.isAvailable, "the chat tests need tmux (make test-deps installs it)")
         root = try temporaryRoot()
+        port = try freeDiscoveryPort()
         tmux = Tmux(directory: root)
     }
 
@@ -71,11 +72,11 @@ import Glibc
     }
 
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be
-    /// read as Alt+key, as from a real terminal.
+    /// read as Alt+key, as from a real terminal. The list on the screen shows that the
+    /// chat has read the Esc by itself (the chat view's hints have no "q quit").
     func backToList(_ session: String = "alice") async throws {
         try tmux.press("Escape", in: session)
         try await tmux.waitFor(session, text: "q quit")
-        try await Task.sleep(for: .milliseconds(100))
     }
 
     @Test func searchPinArchiveDeleteResizeAndQuit() async throws {
@@ -105,10 +106,9 @@ import Glibc
         }
         try tmux.type("A", into: "alice")
         try await tmux.waitFor("alice", text: "(archived)")
-        // Esc leaves the archived view.
+        // Esc leaves the archived view (the inbox on the screen shows it was read by itself).
         try tmux.press("Escape", in: "alice")
         try await tmux.waitFor("alice", "the inbox again") { screen in !screen.contains { $0.contains("archived") } }
-        try await Task.sleep(for: .milliseconds(100))
 
         // Delete asks first; only y deletes.
         try await tmux.waitFor("alice", text: "# Trip planning")
@@ -136,8 +136,12 @@ import Glibc
         try await tmux.waitFor("alice", "the wide layout") { screen in screen.contains { $0.contains("│") } }
 
         // q from the list quits and gives the terminal back as it was (canonical, echo).
+        // The shell prints the exit status, then `stty -a`: wait for the settings themselves.
         try tmux.type("q", into: "alice")
-        let after = try await tmux.waitFor("alice", text: "[exited 0]")
+        let after = try await tmux.waitFor("alice", "the exit status and the terminal's settings") { screen in
+            screen.contains { $0.contains("[exited 0]") } && screen.contains { $0.contains("icanon") }
+                && screen.contains { $0.contains("echo") && !$0.contains("[exited") }
+        }
         let settings = after.joined(separator: " ")
         #expect(settings.contains(" icanon") && !settings.contains("-icanon"))
         #expect(settings.contains(" echo ") && !settings.contains("-echo "))

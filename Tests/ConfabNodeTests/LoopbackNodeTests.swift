@@ -6,43 +6,43 @@ import Testing
 @Suite(.serialized) struct LoopbackNodeTests {
     @Test func threeNodesDiscoverEachOtherAndMessagesFlowLiveBothWays() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
         for node in nodes {
-            try await waitUntil(timeout: 20, "\(node.name) to connect to both others") {
+            try await waitUntil(timeout: 30, "\(node.name) to connect to both others") {
                 try node.onlinePeers().count == 2
             }
         }
 
-        let sent = try alice.cli(["send", "bob", "hello bob", "--wait", "--timeout", "10"])
+        let sent = try alice.cli(["send", "bob", "hello bob", "--wait", "--timeout", "30"])
         #expect(sent.status == 0, "\(sent.stderr)")
-        try await waitUntil(timeout: 10, "bob to have alice's message") {
+        try await waitUntil(timeout: 30, "bob to have alice's message") {
             try bob.texts(with: "alice") == ["hello bob"]
         }
         #expect(try bob.cli(["send", "alice", "hi alice", "--wait"]).status == 0)
-        try await waitUntil(timeout: 10, "alice to have bob's reply") {
+        try await waitUntil(timeout: 30, "alice to have bob's reply") {
             try alice.texts(with: "bob") == ["hello bob", "hi alice"]
         }
 
         // A group: everyone gets it, and it reaches "delivered" for the sender.
         let group = try carol.cli(["new", "alice", "bob", "--title", "all", "--message", "group hello", "--json"])
         let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
-        try await waitUntil(timeout: 10, "the group message everywhere") {
+        try await waitUntil(timeout: 30, "the group message everywhere") {
             try [alice, bob].allSatisfy {
                 try $0.cli(["history", id, "--json", "--no-mark-read"]).stdout.contains("group hello")
             }
         }
-        try await waitUntil(timeout: 10, "carol's group message delivered") {
+        try await waitUntil(timeout: 30, "carol's group message delivered") {
             let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "delivered"
         }
         // Reading it sends read receipts: the sender sees "read".
         #expect(try alice.cli(["history", id]).status == 0)
         #expect(try bob.cli(["history", id]).status == 0)
-        try await waitUntil(timeout: 10, "carol's group message read") {
+        try await waitUntil(timeout: 30, "carol's group message read") {
             let history = try carol.cli(["history", id, "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "read"
         }
@@ -50,7 +50,7 @@ import Testing
 
     @Test func messageSentWhileRecipientIsDownArrivesWhenItStartsAndRestartsKeepEverything() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
         let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
         defer {
@@ -65,10 +65,10 @@ import Testing
         #expect(waiting.stderr.contains("not delivered"))
 
         try bob.start()
-        try await waitUntil(timeout: 20, "bob to receive the queued message") {
+        try await waitUntil(timeout: 30, "bob to receive the queued message") {
             try bob.texts(with: "alice") == ["while you were away"]
         }
-        try await waitUntil(timeout: 10, "delivered at alice") {
+        try await waitUntil(timeout: 30, "delivered at alice") {
             let history = try alice.cli(["history", "bob", "--json", "--no-mark-read"]).json() as? [[String: Any]]
             return history?.first?["status"] as? String == "delivered"
         }
@@ -78,9 +78,9 @@ import Testing
         try bob.stop()
         try alice.start()
         try bob.start()
-        try await waitUntil(timeout: 20, "reconnect after restart") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 30, "reconnect after restart") { try alice.onlinePeers() == ["bob"] }
         #expect(try bob.texts(with: "alice") == ["while you were away"])
-        #expect(try bob.cli(["send", "alice", "back again", "--wait", "--timeout", "10"]).status == 0)
+        #expect(try bob.cli(["send", "alice", "back again", "--wait", "--timeout", "30"]).status == 0)
         #expect(try alice.texts(with: "bob") == ["while you were away", "back again"])
     }
 
@@ -92,16 +92,15 @@ import Testing
             try? alice.stop()
             try? bob.stop()
         }
-        let port = Int.random(in: 20_000...29_000)
         // Bob knows Alice's key (exchanged by hand); Alice learns Bob from his Hello.
         #expect(try bob.cli(["peers", "add", alice.key, "--name", "alice"]).status == 0)
         #expect(try bob.cli(["send", "alice", "queued before either node ran"]).status == 0)
-        try alice.start(listenPort: port, discovery: false)
-        try bob.start(discovery: false, extra: ["--peer", "127.0.0.1:\(port)"])
-        try await waitUntil(timeout: 15, "alice to receive bob's queued message") {
+        try alice.start(discovery: false)
+        try bob.start(discovery: false, extra: ["--peer", alice.address])
+        try await waitUntil(timeout: 30, "alice to receive bob's queued message") {
             try alice.texts(with: "bob") == ["queued before either node ran"]
         }
-        let reply = try alice.cli(["send", "bob", "got it", "--wait", "--timeout", "10"])
+        let reply = try alice.cli(["send", "bob", "got it", "--wait", "--timeout", "30"])
         #expect(reply.status == 0, "\(reply.stderr)")
         #expect(try bob.texts(with: "alice") == ["queued before either node ran", "got it"])
         #expect(try bob.cli(["status"]).stdout.contains("Online · 1 peer"))
@@ -115,25 +114,29 @@ import Testing
             try? alice.stop()
             try? bob.stop()
         }
-        let port = Int.random(in: 20_000...29_000)
         try bob.cli(["peers", "add", alice.key, "--name", "alice"])
-        // A first meeting, so that bob remembers where alice listens.
-        try alice.start(listenPort: port, discovery: false)
-        try bob.start(discovery: false, extra: ["--peer", "127.0.0.1:\(port)"])
-        try await waitUntil(timeout: 15, "a first session") { try bob.onlinePeers() == ["alice"] }
+        // A first meeting, so that bob remembers where alice listens: a port the OS picked,
+        // which she takes again below (another program could take it in between: a small
+        // race, as for any port given back to the OS).
+        try alice.start(discovery: false)
+        let alicePort = alice.port
+        try bob.start(discovery: false, extra: ["--peer", alice.address])
+        try await waitUntil(timeout: 30, "a first session") { try bob.onlinePeers() == ["alice"] }
         try alice.stop()
         try bob.stop()
 
         // Bob alone, with no static peer: he redials alice's remembered address with a
-        // growing backoff (1, 2, 4, 8 s …), so after 8 s his next try is several seconds off.
-        try bob.start(discovery: false)
-        try await Task.sleep(for: .seconds(8))
-        try alice.start(listenPort: port, discovery: false)
-        #expect(try bob.cli(["resync"]).status == 0)
-        try await waitUntil(timeout: 15, "bob to reach alice") { try bob.onlinePeers() == ["alice"] }
-        // The dial came from the resync, not from the backoff loop.
+        // growing backoff (1, 2, 4, 8 s …): after his fourth failed dial the next is 8 s off.
         let aliceShort = String(alice.key.prefix(8))
-        #expect(bob.log.contains("resync: dialling \(aliceShort)"))
+        let mark = bob.logMark()
+        try bob.start(discovery: false)
+        try await bob.waitForLog(
+            "static peer \(alice.key)@127.0.0.1:\(alicePort) as \(aliceShort): ", count: 4, after: mark)
+        try alice.start(listenPort: alicePort, discovery: false)
+        #expect(try bob.cli(["resync"]).status == 0)
+        try await waitUntil(timeout: 30, "bob to reach alice") { try bob.onlinePeers() == ["alice"] }
+        // The dial came from the resync, not from the backoff loop.
+        #expect(bob.log(after: mark).contains("resync: dialling \(aliceShort) at 127.0.0.1:\(alicePort)"))
     }
 
     @Test func resyncWithoutANodeSaysHowToStartOne() throws {
@@ -147,19 +150,19 @@ import Testing
 
     @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
-        try await waitUntil(timeout: 20, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
+        try await waitUntil(timeout: 30, "a full mesh") { try nodes.allSatisfy { try $0.onlinePeers().count == 2 } }
         let group = try alice.cli(["new", "bob", "carol", "--title", "p", "--message", "before", "--json"])
         let id = try #require((try group.json() as? [String: Any])?["id"] as? String)
         func texts(_ node: NodeProcess) throws -> [String] {
             let history = try node.cli(["history", id, "--json", "--no-mark-read", "--limit", "1000"])
             return ((try? history.json()) as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
         }
-        try await waitUntil(timeout: 10, "the first message everywhere") {
+        try await waitUntil(timeout: 30, "the first message everywhere") {
             try nodes.allSatisfy { try texts($0) == ["before"] }
         }
 
@@ -171,7 +174,7 @@ import Testing
             #expect(try carol.cli(["send", id, "carol \(n)"]).status == 0)
         }
         try carol.start()
-        try await waitUntil(timeout: 20, "identical histories after the heal") {
+        try await waitUntil(timeout: 60, "identical histories after the heal") {
             let reference = try texts(alice)
             return try reference.count == 10 && texts(bob) == reference && texts(carol) == reference
         }
@@ -179,7 +182,7 @@ import Testing
 
     @Test func watchStreamsMessagesStatusAndPresence() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
         let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
         defer {
@@ -187,41 +190,29 @@ import Testing
             try? bob.stop()
         }
         try alice.start()
-        let events = root.appendingPathComponent("watch.jsonl")
-        _ = FileManager.default.createFile(atPath: events.path, contents: nil)
-        let watch = Process()
-        watch.executableURL = NodeProcess.binary
-        watch.arguments = ["--data", alice.data.path, "watch", "--json"]
-        watch.standardOutput = try FileHandle(forWritingTo: events)
-        try watch.run()
-        defer { if watch.isRunning { watch.terminate() } }
-        try await Task.sleep(for: .milliseconds(300))
+        let watch = try EventWatch(alice)
+        defer { watch.stop() }
+        try await watch.waitUntilSubscribed()
 
         try bob.start()
-        try await waitUntil(timeout: 20, "alice to see bob") { try alice.onlinePeers() == ["bob"] }
+        try await waitUntil(timeout: 30, "alice to see bob") { try alice.onlinePeers() == ["bob"] }
         #expect(try bob.cli(["send", "alice", "watch this"]).status == 0)
-        #expect(try alice.cli(["send", "bob", "and this", "--wait", "--timeout", "10"]).status == 0)
+        #expect(try alice.cli(["send", "bob", "and this", "--wait", "--timeout", "30"]).status == 0)
         try bob.stop()
 
-        func lines() throws -> [[String: Any]] {
-            try String(contentsOf: events, encoding: .utf8).split(separator: "\n").compactMap {
-                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
-        try await waitUntil(timeout: 15, "message, status and presence events") {
-            let all = try lines()
-            let kinds = Set(all.compactMap { $0["event"] as? String })
-            let texts = all.compactMap { ($0["message"] as? [String: Any])?["text"] as? String }
+        try await watch.waitFor("message, status and presence events") { events in
+            let kinds = Set(events.compactMap { $0["event"] as? String })
+            let texts = events.compactMap { ($0["message"] as? [String: Any])?["text"] as? String }
             return kinds.isSuperset(of: ["peer_online", "message", "status", "peer_offline"])
                 && texts.contains("watch this") && texts.contains("and this")
         }
-        let statuses = try lines().compactMap { $0["status"] as? String }
+        let statuses = watch.events.compactMap { $0["status"] as? String }
         #expect(statuses.contains("delivered"))
     }
 
     @Test func secondNodeOnTheSameDataDirectoryIsRefused() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
         defer { try? alice.stop() }
         try alice.start()
         let second = try alice.cli(["up", "--no-discovery", "--listen", "127.0.0.1:0"])
@@ -232,7 +223,7 @@ import Testing
 
     @Test func statusShowsSessionsAndOutbox() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: randomDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
         let offline = try alice.cli(["status"])
         #expect(offline.stdout.contains("Offline — no node is running"))
         defer { try? alice.stop() }

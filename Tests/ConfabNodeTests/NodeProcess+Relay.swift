@@ -5,14 +5,18 @@ import FoundationNetworking
 #endif
 
 extension NodeProcess {
-    /// The metrics URL the node logged (`--metrics 127.0.0.1:0` picks a free port).
+    /// The metrics URL the node logged last (`--metrics 127.0.0.1:0` picks a free port at
+    /// every start).
     func metricsURL() throws -> URL {
         var found: URL?
-        try waitUntil(timeout: 10, "\(name)'s metrics address in its log") {
-            guard let range = log.range(of: #"http://127\.0\.0\.1:[0-9]+/metrics"#, options: .regularExpression) else {
-                return false
-            }
-            found = URL(string: String(log[range]))
+        try waitUntil(timeout: 30, "\(name)'s metrics address in its log") {
+            found =
+                log.split(separator: "\n").reversed().lazy.compactMap { line -> URL? in
+                    guard
+                        let range = line.range(of: #"http://127\.0\.0\.1:[0-9]+/metrics"#, options: .regularExpression)
+                    else { return nil }
+                    return URL(string: String(line[range]))
+                }.first
             return found != nil
         }
         return found!
@@ -60,9 +64,6 @@ func httpGet(_ url: URL) throws -> String {
         }
         done.signal()
     }.resume()
-    guard done.wait(timeout: .now() + 10) == .success else { throw NodeProcess.Failure("GET \(url) timed out") }
+    guard done.wait(timeout: .now() + 30) == .success else { throw NodeProcess.Failure("GET \(url) timed out") }
     return try box.result.get()
 }
-
-/// A free TCP port on loopback for a node that others dial by address.
-func freeLoopbackPort() -> Int { Int.random(in: 20_000...29_999) }

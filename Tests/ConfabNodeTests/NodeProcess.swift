@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// A real `confab` node process on loopback, and the CLI pointed at its data directory.
-/// Beacons go to 127.255.255.255 only (never a real interface).
+/// It listens on a TCP port the OS picks (read back from its log); beacons go to
+/// 127.255.255.255 only (never a real interface), or discovery is off.
 final class NodeProcess: @unchecked Sendable {
     let name: String
     let data: URL
@@ -14,12 +15,16 @@ final class NodeProcess: @unchecked Sendable {
     private(set) var process: Process?
     private(set) var key = ""
     let logFile: URL
+    /// The TCP port the node listens on (the last run's, once stopped): the OS picks it
+    /// unless `start` is given one, and the node logs it.
+    private(set) var port = 0
 
     static var binary: URL { ConfabBinary.url }
 
     /// `displayName` is what the node calls itself to others (default: `name`, which also
-    /// names its data directory and log).
-    init(name: String, root: URL, discoveryPort: Int, displayName: String? = nil) throws {
+    /// names its data directory and log). `discoveryPort` is only used by `start` with
+    /// discovery on: `freeDiscoveryPort()` gives one.
+    init(name: String, root: URL, discoveryPort: Int = 0, displayName: String? = nil) throws {
         self.name = name
         data = root.appendingPathComponent(name)
         self.discoveryPort = discoveryPort
@@ -29,7 +34,7 @@ final class NodeProcess: @unchecked Sendable {
 
     /// Nodes (not started yet) that know one another by name, as after `confab peers add`
     /// on every side.
-    static func acquainted(_ names: [String], root: URL, discoveryPort: Int) throws -> [NodeProcess] {
+    static func acquainted(_ names: [String], root: URL, discoveryPort: Int = 0) throws -> [NodeProcess] {
         let nodes = try names.map { try NodeProcess(name: $0, root: root, discoveryPort: discoveryPort) }
         for node in nodes {
             for other in nodes where other !== node {
@@ -39,12 +44,23 @@ final class NodeProcess: @unchecked Sendable {
         return nodes
     }
 
-    /// Starts `confab up` (or `command`, e.g. `relay`) with discovery pinned to loopback (or
-    /// off, with static peers).
+    /// Where the running node accepts sessions.
+    var address: String { "127.0.0.1:\(port)" }
+
+    /// `--peer KEY@127.0.0.1:PORT`'s value, to dial this node by key and address.
+    var peerAddress: String { "\(key)@\(address)" }
+
+    /// Starts `confab up` (or `command`, e.g. `relay`) on 127.0.0.1 with discovery pinned to
+    /// loopback (or off, with static peers), and returns once it listens and answers on its
+    /// control socket. `listenPort` 0 lets the OS pick; give `port` again to restart a node
+    /// where its peers remember it.
     func start(
-        command: String = "up", listenPort: Int = 0, discovery: Bool = true, extra: [String] = [],
-        environment: [String: String] = [:]
+        command: String = "up", listenPort: Int = 0, discovery: Bool = true, logLevel: String = "debug",
+        extra: [String] = [], environment: [String: String] = [:]
     ) throws {
+        if discovery, discoveryPort == 0 {
+            throw Failure("\(name): discovery needs a discovery port (freeDiscoveryPort())")
+        }
         let process = Process()
         process.executableURL = Self.binary
         if !environment.isEmpty {
@@ -55,11 +71,12 @@ final class NodeProcess: @unchecked Sendable {
             ? ["--discovery-port", "\(discoveryPort)", "--beacon", "127.255.255.255:\(discoveryPort)"]
             : ["--no-discovery"]
         process.arguments =
-            ["--data", data.path, command, "--listen", "127.0.0.1:\(listenPort)", "--log-level", "debug"] + network
+            ["--data", data.path, command, "--listen", "127.0.0.1:\(listenPort)", "--log-level", logLevel] + network
             + extra
         if !FileManager.default.fileExists(atPath: logFile.path) {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
+        let mark = logMark()
         let log = try FileHandle(forWritingTo: logFile)
         log.seekToEndOfFile()
         process.standardOutput = log
@@ -67,16 +84,35 @@ final class NodeProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         self.process = process
-        try waitUntil(timeout: 10, "\(name)'s control socket") {
-            FileManager.default.fileExists(atPath: self.data.appendingPathComponent("control.sock").path)
+        // The node logs its address once it listens, and opens its control socket after.
+        let socket = data.appendingPathComponent("control.sock").path
+        var listening: Int?
+        try waitUntil(timeout: 30, "\(name) to listen and open its control socket", every: 0.02) {
+            guard process.isRunning else {
+                throw Failure("\(name) exited with status \(process.terminationStatus):\n\(self.log(after: mark))")
+            }
+            listening = listening ?? Self.listeningPort(in: self.log(after: mark))
+            return listening != nil && FileManager.default.fileExists(atPath: socket)
         }
+        port = listening!
+    }
+
+    /// The port in `node XXXX (NAME) listening on 127.0.0.1:PORT`.
+    private static func listeningPort(in log: String) -> Int? {
+        guard
+            let line = log.split(separator: "\n").first(where: {
+                $0.contains("[ConfabNode] node ") && $0.contains(") listening on 127.0.0.1:")
+            }),
+            let port = line.split(separator: ":").last.flatMap({ Int($0) })
+        else { return nil }
+        return port
     }
 
     /// SIGTERM, as systemd or Ctrl-C would, and wait for a clean exit.
     func stop() throws {
         guard let process else { return }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(20)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
@@ -125,32 +161,95 @@ final class NodeProcess: @unchecked Sendable {
         return Dictionary(peers.compactMap { peer in (peer["id"] as? String).map { ($0, peer) } }) { a, _ in a }
     }
 
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+    // MARK: The log
+
+    /// Everything every run of this node logged.
+    var log: String { log(after: 0) }
+
+    /// Where the log ends now: what `log(after:)` and `waitForLog` count from.
+    func logMark() -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: logFile.path)[.size]) as? Int) ?? 0
+    }
+
+    /// What the node logged after `mark`.
+    func log(after mark: Int) -> String {
+        guard let data = try? Data(contentsOf: logFile), data.count > mark else { return "" }
+        return String(decoding: data.dropFirst(mark), as: UTF8.self)
+    }
+
+    /// How many lines logged after `mark` contain every one of `texts`.
+    func logLines(_ texts: String..., after mark: Int = 0) -> Int {
+        log(after: mark).split(separator: "\n").count { line in texts.allSatisfy { line.contains($0) } }
+    }
+
+    /// Waits until at least `count` lines logged after `mark` contain every one of `texts`.
+    func waitForLog(
+        _ texts: String..., count: Int = 1, after mark: Int = 0, timeout: TimeInterval = 30
+    ) async throws {
+        let what = "\(count) line(s) with \(texts.map { "\"\($0)\"" }.joined(separator: " and ")) in \(name)'s log"
+        do {
+            try await waitUntil(timeout: timeout, what, every: 0.05) {
+                log(after: mark).split(separator: "\n").count { line in texts.allSatisfy { line.contains($0) } }
+                    >= count
+            }
+        } catch {
+            throw Failure("\(error); it logged:\n\(log(after: mark).suffix(4000))")
+        }
+    }
 
     typealias Failure = ConfabBinary.Failure
 }
 
-/// Polls until `condition` holds; fails the test with `what` on timeout.
-func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> Bool) throws {
+/// Polls until `condition` holds; fails the test with `what` on timeout. A poll of a
+/// condition, with a ceiling far above what it needs: never a fixed wait.
+func waitUntil(
+    timeout: TimeInterval, _ what: String, every interval: TimeInterval = 0.1, _ condition: () throws -> Bool
+) throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }
-        usleep(100_000)
+        usleep(UInt32(interval * 1_000_000))
     }
+    if try condition() { return }
     throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
 }
 
 /// The same, sleeping without holding one of the few threads async tests run on.
-func waitUntil(timeout: TimeInterval, _ what: String, _ condition: () throws -> Bool) async throws {
+func waitUntil(
+    timeout: TimeInterval, _ what: String, every interval: TimeInterval = 0.1, _ condition: () throws -> Bool
+) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
+        try await Task.sleep(for: .seconds(interval))
     }
+    if try condition() { return }
     throw NodeProcess.Failure("timed out after \(Int(timeout)) s waiting for \(what)")
 }
 
 func temporaryRoot() throws -> URL { try ConfabBinary.temporaryDirectory("confab-nodes") }
 
-/// A UDP port for one test's discovery, away from the default and from other tests.
-func randomDiscoveryPort() -> Int { Int.random(in: 30_000...59_000) }
+/// A UDP port for one test's discovery beacons, picked by the OS: a socket bound to port 0
+/// is given a port no other socket holds, which is read back, and the socket closed. The
+/// nodes bind it moments later (with SO_REUSEPORT, so they share it): in between, another
+/// program could take it (a small race, far smaller than with a random number). It binds
+/// 0.0.0.0, as the nodes do, so that the port is free on every address, not only on
+/// loopback; binding sends nothing.
+func freeDiscoveryPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard descriptor >= 0 else { throw NodeProcess.Failure("socket: errno \(errno)") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = INADDR_ANY
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            guard bind(descriptor, pointer, length) == 0 else { return false }
+            return getsockname(descriptor, pointer, &length) == 0
+        }
+    }
+    guard bound else { throw NodeProcess.Failure("binding a UDP socket to port 0: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

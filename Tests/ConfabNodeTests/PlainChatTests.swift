@@ -22,7 +22,7 @@ import Testing
 
     @Test func messagesGoOutAndComeInLiveWithTheirStatus() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
         let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
@@ -38,7 +38,7 @@ import Testing
         try chat.send("/new alice")
         try await chat.waitFor("new conversation with alice")
         try chat.send("hello from plain")
-        try await waitUntil(timeout: 15, "alice to receive the message") {
+        try await waitUntil(timeout: 30, "alice to receive the message") {
             try alice.texts(with: "bob").contains("hello from plain")
         }
         try await chat.waitFor("✓✓ delivered: hello from plain")
@@ -57,14 +57,14 @@ import Testing
 
     @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() async throws {
         let root = try temporaryRoot()
-        let port = randomDiscoveryPort()
+        let port = try freeDiscoveryPort()
         let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
         let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
         defer { try? alice.stop() }
         try bob.start()
         defer { try? bob.stop() }
-        try await waitUntil(timeout: 15, "alice and bob to connect") { try alice.onlinePeers().contains("bob") }
+        try await waitUntil(timeout: 30, "alice and bob to connect") { try alice.onlinePeers().contains("bob") }
 
         // A second process on alice's data directory: the running node holds the lock, so the
         // chat must attach to it through the control socket rather than start its own.
@@ -72,7 +72,7 @@ import Testing
         try await chat.waitFor("Online · 1 peer")
         try chat.send("/new bob")
         try chat.send("through the running node")
-        try await waitUntil(timeout: 15, "bob to receive the message") {
+        try await waitUntil(timeout: 30, "bob to receive the message") {
             try bob.texts(with: "alice").contains("through the running node")
         }
         try bob.cli(["send", "alice", "seen it"])

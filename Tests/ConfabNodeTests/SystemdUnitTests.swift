@@ -64,7 +64,7 @@ import Glibc
                 (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: String]
             }
         }
-        try await waitUntil(timeout: 15, "the relay's metrics server") {
+        try await waitUntil(timeout: 30, "the relay's metrics server") {
             lines().contains { $0["event"] == "metrics_listening" }
         }
         // Every line is one JSON object (--log-format json), and the relay made its identity.
@@ -82,7 +82,7 @@ import Glibc
         #expect(metrics.contains("confab_storage_quota_bytes 500000000"))
 
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!process.isRunning)
         #expect(process.terminationStatus == 0)

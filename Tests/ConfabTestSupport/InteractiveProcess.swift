@@ -49,7 +49,7 @@ public final class InteractiveProcess: @unchecked Sendable {
     }
 
     /// Waits until the output contains `text`; on timeout the error shows the output.
-    public func waitFor(_ text: String, timeout: TimeInterval = 15) async throws {
+    public func waitFor(_ text: String, timeout: TimeInterval = 30) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if output.contains(text) { return }
@@ -59,7 +59,7 @@ public final class InteractiveProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to exit and returns its status.
-    public func waitForExit(timeout: TimeInterval = 15) async throws -> Int32 {
+    public func waitForExit(timeout: TimeInterval = 30) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {

@@ -61,7 +61,7 @@ public final class Tmux: @unchecked Sendable {
     /// own timeouts a blocked pool would trip.
     @discardableResult
     public func waitFor(
-        _ session: String, timeout: TimeInterval = 15, _ what: String, _ condition: ([String]) -> Bool
+        _ session: String, timeout: TimeInterval = 30, _ what: String, _ condition: ([String]) -> Bool
     ) async throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         var last: [String] = []
@@ -77,7 +77,7 @@ public final class Tmux: @unchecked Sendable {
 
     /// Waits until `text` is on the screen.
     @discardableResult
-    public func waitFor(_ session: String, text: String, timeout: TimeInterval = 15) async throws -> [String] {
+    public func waitFor(_ session: String, text: String, timeout: TimeInterval = 30) async throws -> [String] {
         try await waitFor(session, timeout: timeout, "\"\(text)\"") { $0.contains { $0.contains(text) } }
     }
 

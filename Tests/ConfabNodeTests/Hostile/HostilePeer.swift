@@ -62,6 +62,55 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
         session.send(messages)
     }
 
+    /// One at a time, each once the session can take more (below its write buffer's high
+    /// mark): a flood larger than the write buffer all reaches the node, at the pace it
+    /// reads, instead of this peer giving up on a node that does not read fast enough.
+    func sendPaced(_ messages: [SessionMessage], to node: NodeProcess, timeout: TimeInterval = 60) async throws {
+        let nodeID = try node.nodeID()
+        for message in messages {
+            guard let session = sessions.session(with: nodeID) else {
+                throw NodeProcess.Failure("\(name) has no session with \(node.name)")
+            }
+            try await waitUntil(timeout: timeout, "\(name)'s session with \(node.name) to take more", every: 0.01) {
+                session.isWritable
+            }
+            session.send(message)
+            // `send` hands the message to the session's event loop: once a task queued after it
+            // there has run, the write is in the channel and its writability tells.
+            try await session.closeFuture.eventLoop.submit {}.get()
+        }
+    }
+
+    /// Waits until `node` has handled everything this peer sent it so far. A node answers a
+    /// Clocks naming a conversation it does not hold (once per conversation, up to 4,096
+    /// of them a session), and handles a session's messages in order: the answer to a
+    /// made-up one comes once whatever was sent before it has been dealt with.
+    func barrier(with node: NodeProcess, timeout: TimeInterval = 30) async throws {
+        let marker = ConversationID.random()
+        try send(.clocks([.init(conversation: marker, clock: VectorClock([id: 1]))]), to: node)
+        try await waitUntil(timeout: timeout, "\(node.name) to answer \(name)'s made-up conversation") {
+            try received(from: node).contains { message in
+                guard case .clocks(let clocks) = message else { return false }
+                return clocks.contains { $0.conversation == marker }
+            }
+        }
+    }
+
+    /// The create entry of a new conversation between this peer and a throwaway key: valid,
+    /// and not kept by a person's node, which logs `notStoredForeign` for it. A marker in the
+    /// node's log, where `barrier` gets no answer: a peer that does not read, or one whose
+    /// made-up conversations the node has stopped answering.
+    func foreignEntries() throws -> [[UInt8]] {
+        let other = NodeID(SigningKeyPair.generate().publicKey)
+        let (conversation, _) = try store.createConversation(with: [other], firstMessage: nil)
+        return try store.entries(in: conversation, author: id, after: 0, limit: 1)
+    }
+
+    /// What a person's node logs for an entry of `foreignEntries()`.
+    var notStoredForeign: String {
+        "entry from \(id.shortHex) not stored: a conversation this node is not a participant of"
+    }
+
     func isConnected(to node: NodeProcess) throws -> Bool { sessions.session(with: try node.nodeID()) != nil }
 
     /// Everything received so far from `node`.
@@ -87,7 +136,7 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
         async throws
     {
         try send(.clocks([.init(conversation: conversation, clock: VectorClock())]), to: node)
-        try await waitUntil(timeout: 15, "\(name) to receive the conversation") {
+        try await waitUntil(timeout: 30, "\(name) to receive the conversation") {
             for case .entries(let batch) in try received(from: node) {
                 _ = try store.append(batch: batch)
             }
@@ -160,10 +209,7 @@ extension NodeProcess {
     }
 
     func listenPort() throws -> Int {
-        let status = try cli(["status", "--json"])
-        guard let json = try status.json() as? [String: Any], let listen = json["listen"] as? String,
-            let port = Int(listen.split(separator: ":").last ?? "")
-        else { throw Failure("\(name) is not running: \(status.stderr)") }
+        guard process != nil, port != 0 else { throw Failure("\(name) is not running") }
         return port
     }
 

@@ -18,7 +18,7 @@ import Testing
 
         static func make(startBob: Bool = true) async throws -> Group {
             let root = try temporaryRoot()
-            let port = randomDiscoveryPort()
+            let port = try freeDiscoveryPort()
             let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
             let mallory = try HostilePeer(name: "mallory")
             for node in nodes { try node.cli(["peers", "add", mallory.id.hex, "--name", "mallory"]) }
@@ -45,7 +45,10 @@ import Testing
         let poisoned = try g.mallory.message(
             "poison", in: g.id, clock: VectorClock([g.alice.nodeID(): 99]))
         try g.mallory.send(.entries([poisoned]), to: g.alice)
-        try await Task.sleep(for: .seconds(1))
+        // Alice cannot check it yet (she holds 2 of her own, not 99) and keeps it aside.
+        try await g.alice.waitForLog(
+            "entry from \(g.mallory.id.shortHex) not yet applicable: entry's causal clock names "
+                + "\(g.alice.key.prefix(8)) at 99")
         let sent = try g.alice.cli(["send", g.id.hex, "still writing"])
         #expect(sent.status == 0, "\(sent.stderr)")
         try g.alice.stop()
@@ -60,7 +63,7 @@ import Testing
     @Test func aForkIsProvenShownAndNeverSplitsHonestNodes() async throws {
         let g = try await Group.make()
         defer { Task { await g.stop() } }
-        try await waitUntil(timeout: 20, "bob to hold the group") { try g.bob.texts(with: g.id.hex) == ["hi all"] }
+        try await waitUntil(timeout: 30, "bob to hold the group") { try g.bob.texts(with: g.id.hex) == ["hi all"] }
         // Two different seq 1 for two members, and a seq 2 on Bob's branch only.
         let forAlice = try g.mallory.message("for alice only", in: g.id, seq: 1)
         let forBob = try g.mallory.message("for bob only", in: g.id, seq: 1)
@@ -70,7 +73,7 @@ import Testing
         try g.mallory.send(.entries([forAlice]), to: g.alice)
         try g.mallory.send(.entries([forBob, forBobNext]), to: g.bob)
         for node in [g.alice, g.bob] {
-            try await waitUntil(timeout: 20, "\(node.name) to hold the proof") {
+            try await waitUntil(timeout: 30, "\(node.name) to hold the proof") {
                 let list = try node.cli(["list", "--json"]).json() as? [[String: Any]]
                 return (list?.first?["forkedAuthors"] as? [String]) == [g.mallory.id.hex]
             }
@@ -79,7 +82,7 @@ import Testing
         }
         // Alice and Bob keep their session and keep talking.
         #expect(try g.alice.cli(["send", g.id.hex, "we are fine"]).status == 0)
-        try await waitUntil(timeout: 10, "bob to get it") { try g.bob.texts(with: g.id.hex).contains("we are fine") }
+        try await waitUntil(timeout: 30, "bob to get it") { try g.bob.texts(with: g.id.hex).contains("we are fine") }
         for node in [g.alice, g.bob] {
             #expect(!node.log.contains("closing session"), "\(node.name) closed a session")
         }
@@ -108,12 +111,15 @@ import Testing
             with: g.mallory.keys)
         try g.mallory.send(.clocks([.init(conversation: g.id, clock: VectorClock([g.mallory.id: 1]))]), to: g.bob)
         try g.mallory.send(.entries([EntryCodec.encode(squat)]), to: g.bob)
-        try await Task.sleep(for: .seconds(1))
+        // Bob sees through it (the id is not derived from Mallory's key) and hangs up.
+        try await g.bob.waitForLog(
+            "closing session with \(g.mallory.id.shortHex): sent an invalid entry: malformed conversation id is not "
+                + "derived from the creator's key and nonce")
         #expect(try g.bob.cli(["list", "--json"]).stdout.contains(g.id.hex) == false)
         // The real one arrives once Bob meets Alice, and is taken.
         try g.bob.stop()
         try g.bob.start()
-        try await waitUntil(timeout: 20, "bob to get alice's conversation") {
+        try await waitUntil(timeout: 30, "bob to get alice's conversation") {
             try g.bob.texts(with: g.id.hex) == ["hi all"]
         }
         let list = try #require(try g.bob.cli(["list", "--json"]).json() as? [[String: Any]])
@@ -123,7 +129,7 @@ import Testing
 
     @Test func aPeerThatSaysItIsARelayIsOfferedNothing() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
         let alice = nodes[0]
         defer { try? alice.stop() }
         try alice.cli(["send", "bob", "private to bob"])
@@ -133,10 +139,11 @@ import Testing
         defer { Task { await eve.shutdown() } }
         try await eve.connect(to: alice, role: .relay)
         try eve.send(.want(.init(conversation: id, author: try alice.nodeID(), after: 0)), to: alice)
-        try await waitUntil(timeout: 10, "alice to answer eve's hello") {
+        try await waitUntil(timeout: 30, "alice to answer eve's hello") {
             try eve.received(from: alice).contains { if case .clocks = $0 { true } else { false } }
         }
-        try await Task.sleep(for: .seconds(1))
+        // Whatever alice would answer to the Want, she would have sent before this.
+        try await eve.barrier(with: alice)
         #expect(try eve.announced(by: alice).isEmpty)
         #expect(try !eve.received(from: alice).contains { if case .entries = $0 { true } else { false } })
     }
@@ -156,10 +163,15 @@ import Testing
                 body: .receipt(delivered: VectorClock([alice: 1000]), read: VectorClock([alice: 1000]))),
             with: g.mallory.keys)
         try g.mallory.send(.entries([EntryCodec.encode(receipt)]), to: g.alice)
-        try await Task.sleep(for: .seconds(1))
+        // Alice cannot check the receipt (it names 1000 of her entries; she wrote 2) and
+        // keeps it aside; the Clocks before it she has handled too.
+        try await g.alice.waitForLog(
+            "entry from \(g.mallory.id.shortHex) not yet applicable: entry's causal clock names "
+                + "\(g.alice.key.prefix(8)) at 1000")
         // A message written after the lies: nobody has it, so it is not read or delivered,
-        // and waiting for delivery times out (exit 3).
-        let waited = try g.alice.cli(["send", g.id.hex, "nobody has this", "--wait", "--timeout", "3"])
+        // and waiting for delivery times out (exit 3). Its status is read from the store
+        // from the first moment: a believed lie would show at once.
+        let waited = try g.alice.cli(["send", g.id.hex, "nobody has this", "--wait", "--timeout", "1"])
         #expect(waited.status == 3, "\(waited.stdout) \(waited.stderr)")
         let statuses = try g.alice.statuses(with: g.id.hex)
         #expect(statuses.last != "read" && statuses.last != "delivered", "\(statuses)")
@@ -167,7 +179,7 @@ import Testing
 
     @Test func aPersonsNodeKeepsNoConversationItIsNotIn() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: randomDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
         let alice = nodes[0]
         defer { try? alice.stop() }
         try alice.start()
@@ -179,7 +191,8 @@ import Testing
         let (id, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "filler")
         try mallory.send(.clocks([.init(conversation: id, clock: try mallory.store.clock(of: id))]), to: alice)
         try mallory.send(.entries(try mallory.store.entries(in: id, author: mallory.id, after: 0)), to: alice)
-        try await Task.sleep(for: .seconds(1))
+        try await alice.waitForLog(
+            "entry from \(mallory.id.shortHex) not stored: a conversation this node is not a participant of")
         let database = alice.data.appendingPathComponent("confab.sqlite")
         #expect(
             try count("SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(id.hex)')", in: database) == 0)
