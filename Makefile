@@ -45,6 +45,7 @@ bench: deps
 	$(SWIFT) build -c release --product confab
 	$(SWIFT) build -c release --product confab-bench
 	.build/release/confab-bench
+	Bench/lan-group.sh 20 20
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# A group on an office LAN, measured: N real `confab up` nodes in network namespaces on one
+# bridge, finding each other by subnet broadcast; one group of all N; every node pipes M
+# lines into `confab send CONV --lines` at the same moment. Prints the time from the first
+# write until every node holds every message, CPU-seconds per distinct entry per node,
+# copies received per entry stored, bytes on the wire per entry, and peak RSS per node.
+#
+#   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build)
+#
+# Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
+# private test subnet 10.232.0.0/24; nothing reaches this machine's real interfaces.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+confab=$(realpath "${CONFAB:-.build/release/confab}")
+nodes=${1:-20}
+lines=${2:-20}
+tag=cg$$
+subnet=10.232.0
+work=$(mktemp -d /tmp/confab-group.XXXXXX)
+pids=()
+namespaces=()
+
+cleanup() {
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if ! ip netns add "${tag}br" 2>/dev/null; then
+    echo "lan-group: skipped, cannot create network namespaces here (needs root and iproute2)"
+    exit 0
+fi
+namespaces+=("${tag}br")
+ip netns exec "${tag}br" ip link set lo up
+ip netns exec "${tag}br" ip link add br0 type bridge
+ip netns exec "${tag}br" ip link set br0 up
+for i in $(seq 1 "$nodes"); do
+    ns="${tag}h$i"
+    ip netns add "$ns"
+    namespaces+=("$ns")
+    ip link add "e$i$tag" netns "$ns" type veth peer name "p$i$tag" netns "${tag}br"
+    ip netns exec "$ns" ip link set lo up
+    ip netns exec "$ns" ip link set "e$i$tag" name eth0
+    ip netns exec "$ns" ip addr add "$subnet.$i/24" broadcast "$subnet.255" dev eth0
+    ip netns exec "$ns" ip link set eth0 up
+    ip netns exec "${tag}br" ip link set "p$i$tag" master br0
+    ip netns exec "${tag}br" ip link set "p$i$tag" up
+done
+
+cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" "$@"; }
+now() { date +%s.%N; }
+count_messages() { # count_messages HOST CONVERSATION
+    python3 - "$work/h$1/confab.sqlite" "$2" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=5)
+print(db.execute("SELECT count(*) FROM message WHERE conversationId = ?", (bytes.fromhex(sys.argv[2]),)).fetchone()[0])
+PY
+}
+cpu_seconds() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
+wire_bytes() { ip netns exec "${tag}h$1" awk '/eth0:/ {print $2 + $10}' /proc/net/dev; }
+
+for i in $(seq 1 "$nodes"); do cli "$i" init --name "host$i" >/dev/null; done
+ls "$work/h1" | grep -q sqlite || { echo "lan-group: no store file in $work/h1" >&2; exit 1; }
+for i in $(seq 1 "$nodes"); do
+    ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" up --listen "$subnet.$i:7461" \
+        --discovery-port 7460 --log-level warning >>"$work/h$i.log" 2>&1 &
+    pids+=("$!")
+done
+connected() { cli "$1" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("sessions", [])))'; }
+# Host 1 starts the group, so it must know every other host (from its Hello); the others
+# need only be reachable: the group reaches them through anyone who holds it.
+mesh_start=$SECONDS
+deadline=$((SECONDS + 300))
+until [[ $(connected 1) -ge $((nodes - 1)) ]]; do
+    ((SECONDS < deadline)) || { echo "lan-group: host1 met $(connected 1) of $((nodes - 1)) hosts in 300 s" >&2; exit 1; }
+    sleep 1
+done
+for i in $(seq 2 "$nodes"); do
+    until [[ $(connected "$i") -ge 1 ]]; do
+        ((SECONDS < deadline)) || { echo "lan-group: host$i has no session after 300 s" >&2; exit 1; }
+        sleep 0.5
+    done
+done
+sessions=0
+for i in $(seq 1 "$nodes"); do sessions=$((sessions + $(connected "$i"))); done
+echo "lan-group: $nodes nodes up; host1 met all in $((SECONDS - mesh_start)) s; $((sessions / 2)) sessions of $((nodes * (nodes - 1) / 2)) possible"
+others=$(seq -s ' ' 2 "$nodes" | sed 's/[0-9]\+/host&/g')
+conversation=$(cli 1 new $others --title group --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+has_group() { python3 - "$work/h$1/confab.sqlite" "$conversation" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=5)
+print(db.execute("SELECT count(*) FROM conversation WHERE id = ?", (bytes.fromhex(sys.argv[2]),)).fetchone()[0])
+PY
+}
+for i in $(seq 1 "$nodes"); do until [[ $(has_group "$i") == 1 ]]; do sleep 0.2; done; done
+declare -a cpu_before wire_before
+for i in $(seq 1 "$nodes"); do cpu_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); wire_before[$i]=$(wire_bytes "$i"); done
+
+expected=$((nodes * lines))
+start=$(now)
+writers=()
+for i in $(seq 1 "$nodes"); do
+    seq "$lines" | sed "s/^/host$i line /" | cli "$i" send "$conversation" --lines >/dev/null &
+    writers+=("$!")
+done
+for w in "${writers[@]}"; do wait "$w"; done
+written=$(now)
+converged=""
+while [[ -z $converged ]]; do
+    converged=$(now)
+    for i in $(seq 1 "$nodes"); do
+        if [[ $(count_messages "$i" "$conversation") -lt $expected ]]; then converged=""; break; fi
+    done
+    [[ -n $converged ]] || sleep 0.05
+    python3 -c "import sys; sys.exit(0 if float('$(now)') - $start < 300 else 1)" || { echo "lan-group: no convergence in 300 s" >&2; exit 1; }
+done
+
+cpu=0; wire=0; rss_max=0; received=0; duplicates=0; stored=0
+for i in $(seq 1 "$nodes"); do
+    pid=${pids[$((i - 1))]}
+    cpu=$(python3 -c "print($cpu + $(cpu_seconds "$pid") - ${cpu_before[$i]})")
+    wire=$((wire + $(wire_bytes "$i") - ${wire_before[$i]}))
+    rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+    ((rss > rss_max)) && rss_max=$rss
+    read -r r d s < <(cli "$i" status --json | python3 -c 'import json,sys; t=json.load(sys.stdin)["traffic"]; print(t["entriesReceived"], t["duplicatesReceived"], t["entriesStored"])')
+    received=$((received + r)); duplicates=$((duplicates + d)); stored=$((stored + s))
+done
+python3 - "$nodes" "$lines" "$start" "$written" "$converged" "$cpu" "$wire" "$rss_max" "$received" "$duplicates" "$stored" <<'PY'
+import sys
+n, m = int(sys.argv[1]), int(sys.argv[2])
+start, written, converged, cpu, wire = map(float, sys.argv[3:8])
+rss, received, duplicates, stored = map(int, sys.argv[8:12])
+distinct = n * m
+entries = stored / n  # distinct entries a node stored: the messages, receipts, the create entry
+print(f"lan group: {n} nodes, {m} lines each, {distinct} messages ({entries:.0f} distinct entries per node)")
+print(f"  writers done             {written - start:8.2f} s after the first write")
+print(f"  every node holds all     {converged - start:8.2f} s after the first write ({converged - written:.2f} s after the last writer)")
+print(f"  CPU per distinct entry per node {cpu / max(stored, 1) * 1000:8.3f} ms   ({cpu:.1f} CPU-s in all)")
+print(f"  entries received {received}, copies already held {duplicates}, stored {stored}: {duplicates / max(stored, 1):.2f} copies per entry stored")
+print(f"  wire bytes per distinct entry per node {wire / max(stored, 1):8.0f}")
+print(f"  peak RSS per node (max) {rss / 1024:8.1f} MiB")
+PY
