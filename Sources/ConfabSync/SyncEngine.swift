@@ -86,18 +86,20 @@ public final class SyncEngine {
     /// Entries were written here: offer them to every connected peer that should have them.
     /// The output's `appended` holds them, so the node publishes them like received ones.
     public func didWrite(_ entries: [Entry]) throws -> SyncOutput {
-        var output = try offerStored(entries, except: nil)
+        var output = try pushOwn(entries)
         output.appended = entries
         return output
     }
 
-    /// Offers stored entries to every connected peer that should have them but `source`.
-    func offerStored(_ entries: [Entry], except source: NodeID?) throws -> SyncOutput {
+    /// The eager push (§12.5): this node's own new entries to every connected peer that
+    /// should have them; what they depend on reaches each peer from its own author, or by
+    /// the lazy path.
+    private func pushOwn(_ entries: [Entry]) throws -> SyncOutput {
         var output = SyncOutput()
         let conversations = Set(entries.map(\.conversationID))
-        for peer in peers.keys where peer != source && peers[peer]?.helloReceived == true {
+        for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations where try shouldShare(conversation, with: peer) {
-                output.push(try missingEntries(conversation, for: peer), to: peer)
+                output.push(try missingEntries(conversation, for: peer, onlyMine: true), to: peer)
             }
         }
         return output
@@ -172,6 +174,8 @@ public final class SyncEngine {
                 }
                 continue
             }
+            // Whether the peer says something new: it holds more than it was known to.
+            let news = !(peers[peer]?.theirs[conversation] ?? VectorClock()).covers(item.clock)
             peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
             peers[peer]?.acknowledge(conversation)
             let written = peers[peer]?.written[conversation] ?? 0
@@ -179,9 +183,10 @@ public final class SyncEngine {
                 output.statusChanged.insert(conversation)
             }
             output.replies += try missingEntries(conversation, for: peer)
-            // The peer holds what we lack: tell it what we hold, once per change, and it
-            // will send the rest.
-            if !mine.covers(item.clock), peers[peer]?.announced[conversation] != mine {
+            // The peer holds what we lack: tell it what we hold, and it will send the rest —
+            // once per change of ours, and once per news from it (a lazy announcement,
+            // §12.5), so that two nodes never re-announce to each other for ever.
+            if !mine.covers(item.clock), news || peers[peer]?.announced[conversation] != mine {
                 peers[peer]?.announced[conversation] = mine
                 announce.append(.init(conversation: conversation, clock: mine))
             }
@@ -264,8 +269,9 @@ public final class SyncEngine {
             acks.append(.init(conversation: conversation, clock: mine))
         }
         if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }
-        // New entries go on to every other peer that should have them.
-        output.merge(try offerStored(output.appended, except: peer))
+        // Others' entries are not pushed on: their authors push to everyone they reach,
+        // and the other peers are told lazily, by a clock at the next tick (§12.5).
+        noteGrowth(of: output.appended.filter { $0.author != store.me })
         // Then the delivered receipt, paced: it is written after the messages are stored,
         // so the node publishes them in one output.
         output.merge(try writeReceipts(receiptPacer.due(messagesFromOthers, now: now())))
@@ -342,12 +348,53 @@ public final class SyncEngine {
         }
     }
 
-    /// Writes the delivered receipts that came due since the last call (a timer, every
-    /// fraction of a second: `ReceiptPacer` holds back receipts for a conversation that had
-    /// one less than its interval ago).
+    /// The engine's timer, every fraction of a second: writes the delivered receipts that
+    /// came due (`ReceiptPacer` holds back receipts for a conversation that had one less
+    /// than its interval ago), and announces conversations that grew with others' entries.
     public func tick() throws -> SyncOutput {
-        guard receiptPacer.isWaiting else { return SyncOutput() }
-        return try writeReceipts(receiptPacer.due([], now: now()))
+        var output = SyncOutput()
+        if receiptPacer.isWaiting { output.merge(try writeReceipts(receiptPacer.due([], now: now()))) }
+        output.merge(try announceGrowth())
+        return output
+    }
+
+    /// Conversations that grew with others' entries, and when each first grew since it was
+    /// last announced.
+    private var grown: [ConversationID: ContinuousClock.Instant] = [:]
+    /// How long a conversation that grew waits before it is announced: long enough for the
+    /// author's own push to reach every peer it has a session with, so that the clock
+    /// finds them up to date and costs one small message, not a copy of the entry.
+    public static let lazyDelay: Duration = .milliseconds(100)
+
+    private func noteGrowth(of entries: [Entry]) {
+        for conversation in Set(entries.map(\.conversationID)) where grown[conversation] == nil {
+            grown[conversation] = now()
+        }
+    }
+
+    /// Tells every peer that should have them where the grown conversations stand, in
+    /// one Clocks message per peer. A peer that lacks something answers with its own clock
+    /// and is sent what it lacks (§12 step 3); one that holds it all says nothing.
+    private func announceGrowth() throws -> SyncOutput {
+        let due = now()
+        let ready = grown.filter { due - $0.value >= Self.lazyDelay }
+        guard !ready.isEmpty else { return SyncOutput() }
+        var output = SyncOutput()
+        var announcements: [NodeID: [SessionMessage.ConversationClock]] = [:]
+        for conversation in ready.keys.sorted() {
+            grown[conversation] = nil
+            let mine = try store.clock(of: conversation)
+            // The peers that sent the entries are known to hold them (`theirs`): skipped.
+            for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
+                guard try shouldShare(conversation, with: peer) else { continue }
+                if let theirs = peers[peer]?.theirs[conversation], theirs.covers(mine) { continue }
+                guard peers[peer]?.announced[conversation] != mine else { continue }
+                peers[peer]?.announced[conversation] = mine
+                announcements[peer, default: []].append(.init(conversation: conversation, clock: mine))
+            }
+        }
+        for (peer, clocks) in announcements { output.push(SessionCodec.clocksMessages(clocks), to: peer) }
+        return output
     }
 
     /// Stored messages of others are delivered: one coalesced receipt per conversation,
@@ -437,7 +484,11 @@ public final class SyncEngine {
     /// seq): an entry's clock sum is above that of everything it depends on, so the
     /// receiver never gets an entry before what its clock names (Protocol.md §12 step 3).
     /// The creator's create entry has the smallest sum of all and goes first.
-    private func missingEntries(_ conversation: ConversationID, for peer: NodeID) throws -> [SessionMessage] {
+    /// `onlyMine`: the eager push of what this node wrote (§12.5) carries its own entries
+    /// only; what they depend on comes from its authors, or by the lazy path.
+    private func missingEntries(
+        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool = false
+    ) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
         let byteRoom = state.room(within: byteWindow)
         guard byteRoom > 0 else {
@@ -457,7 +508,7 @@ public final class SyncEngine {
         typealias Candidate = (author: NodeID, seq: UInt64, clockSum: UInt64, raw: [UInt8])
         var candidates: [Candidate] = []
         var cutoff = UInt64.max
-        for (author, held) in mine.sortedEntries where held > sent[author] {
+        for (author, held) in mine.sortedEntries where held > sent[author] && (!onlyMine || author == me) {
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
             guard inFlight < UInt64(window) else { continue }
             let room = Int(min(UInt64(window) - inFlight, UInt64(batchSize * 4)))

@@ -84,17 +84,22 @@ final class SyncHarness {
         }
     }
 
-    /// Moves every node's clock past the receipt interval and runs its timer; returns
-    /// whether that wrote anything.
+    /// Delivers what is queued until quiet, without letting time pass: only the eager path.
+    func runWithoutTimers() throws {
+        _ = try deliver(maxMessages: 100_000, limit: .max)
+    }
+
+    /// Moves every node's clock past the receipt interval (and the lazy announcements'
+    /// delay) and runs its timer; returns whether that had anything to say.
     private func tick() throws -> Bool {
-        var wrote = false
+        var said = false
         for node in nodes.values.sorted(by: { $0.name < $1.name }) {
             node.clock.advance(by: ReceiptPacer.interval)
             let output = try node.engine.tick()
-            wrote = wrote || !output.appended.isEmpty
+            said = said || !output.appended.isEmpty || !output.pushes.isEmpty
             dispatch(output, from: node, replyTo: nil)
         }
-        return wrote
+        return said
     }
 
     private func deliver(maxMessages: Int, limit: Int) throws -> Int {
