@@ -36,6 +36,9 @@ struct PeerSyncState {
     /// Conversations whose entries waited for room in the byte window: offered again when
     /// an acknowledgement makes room.
     var starved: Set<ConversationID> = []
+    /// Conversations whose entries of other authors were held back from it because they
+    /// had just arrived here (Protocol.md §12.5): sent on the timer once the delay is over.
+    var owed: Set<ConversationID> = []
     /// Per conversation and author, the highest seq sent in answer to a Want: later Wants
     /// are answered only beyond it, so asking again gets nothing twice (Protocol.md §12.2).
     var served: [ConversationID: VectorClock] = [:]

@@ -293,6 +293,9 @@ public final class SyncEngine {
             }
             output.appended.append(entry)
             touched.insert(entry.conversationID)
+            if entry.author != store.me, recent[entry.conversationID]?[entry.author] == nil {
+                recent[entry.conversationID, default: [:]][entry.author] = (entry.seq, now())
+            }
             if entry.kind == .message, entry.author != store.me { messages.insert(entry.conversationID) }
             if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }
         case .success(.duplicate):
@@ -361,10 +364,14 @@ public final class SyncEngine {
     /// Conversations that grew with others' entries, and when each first grew since it was
     /// last announced.
     private var grown: [ConversationID: ContinuousClock.Instant] = [:]
-    /// How long a conversation that grew waits before it is announced: long enough for the
-    /// author's own push to reach every peer it has a session with, so that the clock
-    /// finds them up to date and costs one small message, not a copy of the entry.
-    public static let lazyDelay: Duration = .milliseconds(100)
+    /// Per conversation and other author, the first seq stored here within the last
+    /// `lazyDelay`, and when: not sent on to peers until then (it is on its way to them).
+    private var recent: [ConversationID: [NodeID: (seq: UInt64, at: ContinuousClock.Instant)]] = [:]
+    /// How long another author's new entries wait before this node announces or sends them
+    /// on: long enough for the author's own push to reach every peer it has a session with
+    /// even on a busy machine (20 nodes on 2 cores queue for hundreds of milliseconds), so
+    /// that the clock finds them up to date and costs one small message, not a copy.
+    public static let lazyDelay: Duration = .milliseconds(500)
 
     private func noteGrowth(of entries: [Entry]) {
         for conversation in Set(entries.map(\.conversationID)) where grown[conversation] == nil {
@@ -377,9 +384,18 @@ public final class SyncEngine {
     /// and is sent what it lacks (§12 step 3); one that holds it all says nothing.
     private func announceGrowth() throws -> SyncOutput {
         let due = now()
-        let ready = grown.filter { due - $0.value >= Self.lazyDelay }
-        guard !ready.isEmpty else { return SyncOutput() }
+        recent = recent.compactMapValues { authors in
+            let fresh = authors.filter { due - $0.value.at < Self.lazyDelay }
+            return fresh.isEmpty ? nil : fresh
+        }
         var output = SyncOutput()
+        for peer in peers.keys.sorted() {
+            guard let owed = peers[peer]?.owed, !owed.isEmpty else { continue }
+            peers[peer]?.owed = []
+            for conversation in owed.sorted() { output.push(try missingEntries(conversation, for: peer), to: peer) }
+        }
+        let ready = grown.filter { due - $0.value >= Self.lazyDelay }
+        guard !ready.isEmpty else { return output }
         var announcements: [NodeID: [SessionMessage.ConversationClock]] = [:]
         for conversation in ready.keys.sorted() {
             grown[conversation] = nil
@@ -508,7 +524,17 @@ public final class SyncEngine {
         typealias Candidate = (author: NodeID, seq: UInt64, clockSum: UInt64, raw: [UInt8])
         var candidates: [Candidate] = []
         var cutoff = UInt64.max
-        for (author, held) in mine.sortedEntries where held > sent[author] && (!onlyMine || author == me) {
+        for (author, stored) in mine.sortedEntries where !onlyMine || author == me {
+            // Another author's entries that arrived here a moment ago are most likely on
+            // their way to this peer from their author (§12.5): they wait for the lazy path.
+            // What this node sends that depends on them waits on the receiver's side.
+            var held = stored
+            if author != me, let first = recent[conversation]?[author], first.seq <= stored {
+                held = first.seq - 1
+                // Owed: sent by the timer once the delay is over, if the peer still lacks it.
+                state.owed.insert(conversation)
+            }
+            guard held > sent[author] else { continue }
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
             guard inFlight < UInt64(window) else { continue }
             let room = Int(min(UInt64(window) - inFlight, UInt64(batchSize * 4)))

@@ -75,3 +75,36 @@ import Testing
         #expect(try carol.store.clock(of: id)[alice.id] == bob.store.clock(of: id)[alice.id])
     }
 }
+
+@Suite struct RelayHandOverTests {
+    @Test func aRelayHandsOverWhatItHoldsToSomeoneWhoArrivesLater() throws {
+        let (harness, alice, bob, _) = try SyncHarness.trio()
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        harness.add(relay)
+        harness.connect(alice, relay)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "while you were away")
+        try harness.run()
+        #expect(try relay.store.clock(of: id)[alice.id] == 2)
+        harness.disconnect(alice, relay)
+        harness.connect(bob, relay)
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["while you were away"])
+    }
+
+    /// Someone who asks for entries that reached the relay a moment ago gets them once the
+    /// lazy delay is over, without asking again.
+    @Test func whatWasHeldBackFromAnAskingPeerIsSentOnTheTimer() throws {
+        let (harness, alice, bob, _) = try SyncHarness.trio()
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        harness.add(relay)
+        harness.connect(alice, relay)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "just now")
+        try harness.runWithoutTimers()
+        harness.disconnect(alice, relay)
+        harness.connect(bob, relay)
+        try harness.runWithoutTimers()
+        #expect(try bob.store.conversation(id) == nil, "held back: it had only just reached the relay")
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["just now"])
+    }
+}
