@@ -176,13 +176,17 @@ public final class SyncEngine {
             }
             // Whether the peer says something new: it holds more than it was known to.
             let news = !(peers[peer]?.theirs[conversation] ?? VectorClock()).covers(item.clock)
+            // An acknowledgement of entries this node sent (the common Clocks in a burst)
+            // shows what is still on its way from other authors as missing: it asks for
+            // nothing, so nothing held back for it is owed (§12.5).
+            let acknowledges = (peers[peer]?.unacknowledged[conversation] ?? 0) > 0
             peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
             peers[peer]?.acknowledge(conversation)
             let written = peers[peer]?.written[conversation] ?? 0
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
-            output.replies += try missingEntries(conversation, for: peer)
+            output.replies += try missingEntries(conversation, for: peer, owing: !acknowledges)
             // The peer holds what we lack: tell it what we hold, and it will send the rest —
             // once per change of ours, and once per news from it (a lazy announcement,
             // §12.5), so that two nodes never re-announce to each other for ever.
@@ -502,8 +506,10 @@ public final class SyncEngine {
     /// The creator's create entry has the smallest sum of all and goes first.
     /// `onlyMine`: the eager push of what this node wrote (§12.5) carries its own entries
     /// only; what they depend on comes from its authors, or by the lazy path.
+    /// `owing`: what is held back from the peer (another author's entries that only just
+    /// arrived) is sent on the timer once the delay is over.
     private func missingEntries(
-        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool = false
+        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool = false, owing: Bool = true
     ) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
         let byteRoom = state.room(within: byteWindow)
@@ -532,7 +538,7 @@ public final class SyncEngine {
             if author != me, let first = recent[conversation]?[author], first.seq <= stored {
                 held = first.seq - 1
                 // Owed: sent by the timer once the delay is over, if the peer still lacks it.
-                state.owed.insert(conversation)
+                if owing { state.owed.insert(conversation) }
             }
             guard held > sent[author] else { continue }
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
