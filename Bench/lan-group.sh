@@ -29,26 +29,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ip netns add "${tag}br" 2>/dev/null; then
+source Tests/LAN/namespaces.sh
+if ! lan_create "$tag" "$subnet" "$nodes"; then
     echo "lan-group: skipped, cannot create network namespaces here (needs root and iproute2)"
     exit 0
 fi
-namespaces+=("${tag}br")
-ip netns exec "${tag}br" ip link set lo up
-ip netns exec "${tag}br" ip link add br0 type bridge
-ip netns exec "${tag}br" ip link set br0 up
-for i in $(seq 1 "$nodes"); do
-    ns="${tag}h$i"
-    ip netns add "$ns"
-    namespaces+=("$ns")
-    ip link add "e$i$tag" netns "$ns" type veth peer name "p$i$tag" netns "${tag}br"
-    ip netns exec "$ns" ip link set lo up
-    ip netns exec "$ns" ip link set "e$i$tag" name eth0
-    ip netns exec "$ns" ip addr add "$subnet.$i/24" broadcast "$subnet.255" dev eth0
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "${tag}br" ip link set "p$i$tag" master br0
-    ip netns exec "${tag}br" ip link set "p$i$tag" up
-done
 
 cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" "$@"; }
 now() { date +%s.%N; }

@@ -32,7 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ip netns add "${tag}br" 2>/dev/null; then
+source Tests/LAN/namespaces.sh
+if ! lan_create "$tag" "$subnet" "$hosts"; then
     if [[ "${CI:-}" == "true" ]]; then
         echo "lan: cannot create network namespaces (need root and iproute2)" >&2
         exit 1
@@ -40,23 +41,6 @@ if ! ip netns add "${tag}br" 2>/dev/null; then
     log "skipped: cannot create network namespaces here (need root and iproute2)"
     exit 0
 fi
-namespaces+=("${tag}br")
-ip netns exec "${tag}br" ip link set lo up
-ip netns exec "${tag}br" ip link add br0 type bridge
-ip netns exec "${tag}br" ip link set br0 up
-
-for i in $(seq 1 "$hosts"); do
-    ns="${tag}h$i"
-    ip netns add "$ns"
-    namespaces+=("$ns")
-    ip link add "eth$i$tag" netns "$ns" type veth peer name "p$i$tag" netns "${tag}br"
-    ip netns exec "$ns" ip link set lo up
-    ip netns exec "$ns" ip link set "eth$i$tag" name eth0
-    ip netns exec "$ns" ip addr add "$subnet.$i/24" broadcast "$subnet.255" dev eth0
-    ip netns exec "$ns" ip link set eth0 up
-    ip netns exec "${tag}br" ip link set "p$i$tag" master br0
-    ip netns exec "${tag}br" ip link set "p$i$tag" up
-done
 
 cli() { # cli HOST ARGS...
     local i=$1
