@@ -5,7 +5,8 @@
 # write until every node holds every message, CPU-seconds per distinct entry per node,
 # copies received per entry stored, bytes on the wire per entry, and peak RSS per node.
 #
-#   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build)
+#   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
+#                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs)
 #
 # Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
 # private test subnet 10.232.0.0/24; nothing reaches this machine's real interfaces.
@@ -25,6 +26,8 @@ cleanup() {
     sleep 0.5
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    # KEEP_LOGS=DIR keeps every node's log there, to see why a run went as it did.
+    if [[ -n "${KEEP_LOGS:-}" ]]; then mkdir -p "$KEEP_LOGS" && cp "$work"/h*.log "$KEEP_LOGS"/ 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -51,7 +54,7 @@ for i in $(seq 1 "$nodes"); do cli "$i" init --name "host$i" >/dev/null; done
 ls "$work/h1" | grep -q sqlite || { echo "lan-group: no store file in $work/h1" >&2; exit 1; }
 for i in $(seq 1 "$nodes"); do
     ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" up --listen "$subnet.$i:7461" \
-        --discovery-port 7460 --log-level warning >>"$work/h$i.log" 2>&1 &
+        --discovery-port 7460 --log-level "${LOG_LEVEL:-warning}" >>"$work/h$i.log" 2>&1 &
     pids+=("$!")
 done
 connected() { cli "$1" status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("sessions", [])))'; }
