@@ -69,3 +69,23 @@ import Testing
             try bob.history(id, limit: 10).compactMap(\.text) == ["hi", "bob's answer", "one", "two", "three", "four"])
     }
 }
+
+/// The duplicate check reads a seq from bytes nobody has verified yet: one beyond what a
+/// database integer holds is refused as malformed, never trapped on.
+@Suite struct UnverifiedPositionTests {
+    @Test func aSeqBeyondTheLimitInAnUnverifiedEntryIsRefusedNotTrappedOn() throws {
+        let alice = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hello")
+        let batch = try missingEntries(id, from: alice, to: bob)
+        _ = try bob.append(batch: batch)
+        var signed = try Confab_V1_SignedEntry(serializedBytes: batch[1])
+        var content = try Confab_V1_EntryContent(serializedBytes: signed.content)
+        for seq in [UInt64.max, UInt64(Int64.max) + 1, Limits.maxSeq + 1] {
+            content.seq = seq
+            signed.content = try content.serializedData()
+            let forged: [UInt8] = try signed.serializedBytes()
+            #expect(throws: AppendRejection.self) { try bob.append(forged) }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Testing
+
+@testable import ConfabSync
+
+/// The lazy path (Protocol.md §12.5) acts on what a peer says it holds: its clocks decide
+/// whether this node answers with its own clock, and whom it announces to. A peer that
+/// lies about either changes nothing for anyone but itself.
+@Suite struct LazyPathLiesTests {
+    let harness: SyncHarness
+    let alice: SyncHarness.Node
+    let bob: SyncHarness.Node
+    let carol: SyncHarness.Node
+
+    init() throws {
+        (harness, alice, bob, carol) = try SyncHarness.trio()
+    }
+
+    private func clocksMessages(_ output: SyncOutput) -> Int {
+        output.replies.filter { if case .clocks = $0 { true } else { false } }.count
+    }
+
+    private func entriesMessages(_ output: SyncOutput) -> Int {
+        output.replies.filter { if case .entries = $0 { true } else { false } }.count
+    }
+
+    /// "It holds more than I knew" makes this node answer with its clock: a peer inventing
+    /// ever larger clocks gets one small answer per claim, no entries, and no write; the
+    /// same claim again gets nothing.
+    @Test func aClockThatKeepsGrowingGetsOneSmallAnswerEachAndNothingElse() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        harness.connect(alice, bob)
+        try harness.run()
+        let before = try alice.store.clock(of: id)
+        let outbox = try alice.store.outboxCount()
+        for claimed in UInt64(1)...50 {
+            var lie = before
+            lie[carol.id] = claimed
+            let output = try alice.engine.handle(.clocks([.init(conversation: id, clock: lie)]), from: bob.id)
+            #expect(clocksMessages(output) == 1 && entriesMessages(output) == 0 && output.pushes.isEmpty)
+            #expect(output.misbehavior == nil && output.appended.isEmpty)
+        }
+        var same = before
+        same[carol.id] = 50
+        let repeated = try alice.engine.handle(.clocks([.init(conversation: id, clock: same)]), from: bob.id)
+        #expect(repeated.replies.isEmpty, "the same claim again is no news")
+        #expect(try alice.store.clock(of: id) == before && alice.store.outboxCount() == outbox)
+    }
+
+    /// Whom a node announces to depends on what each peer said it holds: a peer claiming
+    /// to hold everything is skipped — which costs it, and nobody else, the announcement.
+    @Test func aPeerClaimingToHoldEverythingOnlyMissesItsOwnAnnouncements() throws {
+        let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
+        harness.add(relay)
+        for node in [alice, bob, carol] { harness.connect(node, relay) }
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["hi"] && carol.store.texts(id) == ["hi"])
+        // Bob tells the relay it already holds a hundred of alice's entries.
+        var lie = try bob.store.clock(of: id)
+        lie[alice.id] = 100
+        _ = try relay.engine.handle(.clocks([.init(conversation: id, clock: lie)]), from: bob.id)
+        try harness.wrote([try alice.store.sendMessage("after the lie", to: id)], at: alice)
+        try harness.run()
+        #expect(try carol.store.texts(id) == ["hi", "after the lie"], "carol is announced to as ever")
+        #expect(try bob.store.texts(id) == ["hi"], "bob's own claim kept the announcement from him")
+        // Its next session starts from what it really holds, and it catches up.
+        harness.disconnect(bob, relay)
+        harness.connect(bob, relay)
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["hi", "after the lie"])
+    }
+}
