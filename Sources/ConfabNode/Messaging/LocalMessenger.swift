@@ -57,13 +57,10 @@ public struct LocalMessenger: Messenger {
 
     @discardableResult
     public func markRead(_ conversation: ConversationID) async throws -> Bool {
-        guard let receipt = try store.markRead(conversation) else {
-            node?.emit(.changed(conversation))
-            return false
-        }
-        try await node?.didWrite([receipt])
+        let receipt = try store.markRead(conversation)
+        if let receipt { try await node?.didWrite([receipt]) }
         node?.emit(.changed(conversation))
-        return true
+        return receipt != nil
     }
 
     public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) async throws {
