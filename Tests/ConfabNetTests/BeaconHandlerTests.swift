@@ -109,12 +109,13 @@ struct BeaconHandlerTests {
     // MARK: Announcer
 
     func announcer(
-        targets: [SocketAddress], interval: TimeAmount = .milliseconds(1500), clock: @escaping () -> Int64 = { 1000 }
+        targets: [SocketAddress], schedule: BeaconSchedule = .constant(.milliseconds(1500)),
+        clock: @escaping () -> Int64 = { 1000 }
     ) -> EmbeddedChannel {
         EmbeddedChannel(
             handler: BeaconAnnouncer(
                 identity: Keys.alice, networkKey: .default, tcpPort: 7461, role: .relay, targets: targets,
-                interval: interval, logger: quietLogger(), clock: clock))
+                schedule: schedule, logger: quietLogger(), clock: clock))
     }
 
     func sent(_ channel: EmbeddedChannel) throws -> [(SocketAddress, Beacon)] {
@@ -169,6 +170,36 @@ struct BeaconHandlerTests {
         try channel.activate()
         _ = try sent(channel)
         try channel.close().wait()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(try sent(channel).isEmpty)
+    }
+
+    @Test func slowsDownWhileNothingChangesAndIsFastAgainOnNewTargets() throws {
+        let first = try SocketAddress(ipAddress: "127.0.0.1", port: 7470)
+        let schedule = BeaconSchedule(fast: .seconds(1), slow: .seconds(8), fastPhase: .seconds(3))
+        let channel = announcer(targets: [first], schedule: schedule)
+        try channel.activate()
+        #expect(try sent(channel).count == 1)
+        // Fast (1 s ±25 %) for 3 s, then 2, 4, 8, 8 … s: at most 3 + 1 + 1 + 1 beacons in 12 s
+        // after the first, at least 2 + 1 + 1 (jitter may make each wait longer).
+        channel.embeddedEventLoop.advanceTime(by: .seconds(12))
+        let early = try sent(channel).count
+        #expect((4...7).contains(early))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(60))
+        let idle = try sent(channel).count
+        #expect((6...10).contains(idle), "about one beacon per 8 s, got \(idle) in 60 s")
+
+        let second = try SocketAddress(ipAddress: "127.0.0.2", port: 7470)
+        let handler = try channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self)
+        handler.update(targets: [second])
+        #expect(try sent(channel).map(\.0) == [second])
+        channel.embeddedEventLoop.advanceTime(by: .seconds(3))
+        #expect(try sent(channel).count >= 2)
+    }
+
+    @Test func withoutTargetsNothingIsSent() throws {
+        let channel = announcer(targets: [])
+        try channel.activate()
         channel.embeddedEventLoop.advanceTime(by: .seconds(10))
         #expect(try sent(channel).isEmpty)
     }

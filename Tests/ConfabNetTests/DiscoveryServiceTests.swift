@@ -50,10 +50,11 @@ struct DiscoveryServiceTests {
     ) throws -> (DiscoveryService, Heard) {
         var configuration = DiscoveryConfiguration(
             identity: keys, networkKey: .default, tcpPort: tcpPort,
-            targets: [try SocketAddress(ipAddress: Self.broadcastHost, port: port)], logger: quietLogger())
+            targets: .fixed([try SocketAddress(ipAddress: Self.broadcastHost, port: port)]), logger: quietLogger())
         configuration.bindHost = Self.broadcastHost
         configuration.port = port
-        configuration.interval = interval
+        configuration.ipv6 = false
+        configuration.schedule = .constant(interval)
         let heard = Heard()
         let service = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
         return (service, heard)
@@ -178,15 +179,50 @@ struct DiscoveryServiceTests {
         }
     }
 
-    @Test func defaultBroadcastTargetsAreNeverLoopback() throws {
+    @Test func theMachinesOwnPlanNeverTargetsLoopback() throws {
         // Only inspected, never used: sending to them would leave the machine.
-        for target in DiscoveryConfiguration.defaultBroadcastTargets(port: 7460) {
-            guard case .v4 = target, let ip = target.ipAddress else {
-                Issue.record("not IPv4: \(target)")
-                continue
+        let plan = BeaconPlan.make(interfaces: NetworkInterface.current(), port: 7460)
+        for target in plan.targets {
+            #expect(target.interface != "lo")
+            #expect(target.address.port == 7460)
+            if target.kind == .broadcast { #expect(target.address.ipAddress?.hasPrefix("127.") == false) }
+        }
+    }
+
+    /// Over IPv6 (unicast to ::1: loopback has no multicast here), and one beacon sent to
+    /// both families is reported once: the sockets share their replay memory.
+    @Test func aBeaconOverIPv6IsHeardAndOneSentToBothFamiliesOnce() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            var configuration = DiscoveryConfiguration(
+                identity: Keys.bob, networkKey: .default, tcpPort: 7461, targets: .fixed([]), logger: quietLogger())
+            configuration.bindHost = Self.broadcastHost
+            configuration.port = port
+            let heard = Heard()
+            let bob = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
+            try await bob.start()
+            try await probe.close()
+            #expect(bob.localAddresses.map(\.protocol) == [.inet, .inet6])
+            let v6 = try await DatagramBootstrap(group: group).bind(host: "::1", port: 0).get()
+            let v4 = try await sender(group: group)
+            func beacon(_ keys: SigningKeyPair, _ timestamp: Int64) -> ByteBuffer {
+                ByteBuffer(
+                    bytes: BeaconCodec.encode(
+                        Beacon(node: keys.id, tcpPort: 7461, role: .person, timestamp: timestamp), signedBy: keys,
+                        networkKey: .default))
             }
-            #expect(!ip.hasPrefix("127."))
-            #expect(target.port == 7460)
+            let toV6 = try SocketAddress(ipAddress: "::1", port: port)
+            try await v6.writeAndFlush(AddressedEnvelope(remoteAddress: toV6, data: beacon(Keys.alice, 100)))
+            try await eventually("over IPv6") { heard.all.count == 1 }
+            #expect(heard.all.first?.1.protocol == .inet6)
+            try await send(Array(beacon(Keys.alice, 100).readableBytesView), via: v4, port: port)
+            // A sentinel over IPv4: once it is in, the copy before it was seen and dropped.
+            try await send(Array(beacon(Keys.carol, 5).readableBytesView), via: v4, port: port)
+            try await eventually("sentinel") { heard.nodes.contains(Keys.carol.id) }
+            #expect(heard.nodes == [Keys.alice.id, Keys.carol.id])
+            try await v6.close()
+            try await v4.close()
+            await bob.stop()
         }
     }
 }

@@ -12,8 +12,9 @@ import Musl
 import Darwin
 #endif
 
-/// Sends this node's signed beacon to every target: once as soon as the socket is up,
-/// then every interval ±25 %, and whenever `announceNow()` is called.
+/// Sends this node's signed beacon to every target: once as soon as the socket is up, then
+/// at the pace of its `BeaconSchedule` ±25 %, whenever `announceNow()` is called, and at
+/// once (the pace fast again) when the targets change.
 ///
 /// Timestamps are milliseconds of the wall clock, forced to increase strictly: receivers
 /// drop a beacon that is not newer than the last one they accepted from us (Protocol.md
@@ -26,8 +27,8 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     private let networkKey: NetworkKey
     private let tcpPort: UInt16
     private let role: NodeRole
-    private let targets: [SocketAddress]
-    private let interval: TimeAmount
+    private var targets: [SocketAddress]
+    private var schedule: BeaconSchedule
     private let logger: Logger
     private let clock: () -> Int64
     private var lastTimestamp = Int64.min
@@ -36,7 +37,7 @@ final class BeaconAnnouncer: ChannelInboundHandler {
 
     init(
         identity: SigningKeyPair, networkKey: NetworkKey, tcpPort: UInt16, role: NodeRole,
-        targets: [SocketAddress], interval: TimeAmount, logger: Logger,
+        targets: [SocketAddress], schedule: BeaconSchedule, logger: Logger,
         clock: @escaping () -> Int64 = BeaconAnnouncer.wallClockMilliseconds
     ) {
         self.identity = identity
@@ -44,7 +45,7 @@ final class BeaconAnnouncer: ChannelInboundHandler {
         self.tcpPort = tcpPort
         self.role = role
         self.targets = targets
-        self.interval = interval
+        self.schedule = schedule
         self.logger = logger
         self.clock = clock
     }
@@ -81,6 +82,22 @@ final class BeaconAnnouncer: ChannelInboundHandler {
         announce(context: context)
     }
 
+    /// New targets (the machine's networks changed): beacon to them at once, and fast for
+    /// a while, so peers on a new network see this node without waiting for the slow pace.
+    func update(targets: [SocketAddress]) {
+        self.targets = targets
+        restart()
+    }
+
+    /// Fast again from now, starting with a beacon at once.
+    func restart() {
+        guard let context, context.channel.isActive else { return }
+        schedule.restart()
+        timer?.cancel()
+        timer = nil
+        start(context: context)
+    }
+
     private func start(context: ChannelHandlerContext) {
         guard timer == nil else { return }
         announce(context: context)
@@ -93,7 +110,8 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     }
 
     private func scheduleNext(context: ChannelHandlerContext) {
-        let jittered = TimeAmount.nanoseconds(Int64(Double(interval.nanoseconds) * Double.random(in: 0.75...1.25)))
+        let wait = schedule.next()
+        let jittered = TimeAmount.nanoseconds(Int64(Double(wait.nanoseconds) * Double.random(in: 0.75...1.25)))
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: jittered) {
             guard self.timer != nil else { return }
             self.announce(context: context)
@@ -102,6 +120,7 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     }
 
     private func announce(context: ChannelHandlerContext) {
+        guard !targets.isEmpty else { return }
         lastTimestamp = max(clock(), lastTimestamp &+ 1)
         let beacon = Beacon(node: NodeID(identity.publicKey), tcpPort: tcpPort, role: role, timestamp: lastTimestamp)
         let datagram = context.channel.allocator.buffer(

@@ -1,6 +1,7 @@
 import ConfabModel
 import ConfabWire
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Decodes received datagrams and passes on the beacons worth acting on.
@@ -9,25 +10,26 @@ import NIOCore
 /// (debug log), beacons of other networks (several may share a LAN), our own beacons
 /// (broadcasts come back to their sender), and replays: a beacon not newer than the last
 /// one accepted from the same key.
+///
+/// The IPv4 and IPv6 sockets share one `BeaconReplayGuard`: a beacon sent to both families
+/// is acted on once.
 final class BeaconReceiver: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    /// Bounds the replay memory; past it, the node heard from longest ago is forgotten.
-    static let maxRememberedNodes = 4096
 
     private let ownNode: NodeID
     private let networkKey: NetworkKey
     private let logger: Logger
     private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
-    private var lastAccepted: [NodeID: Int64] = [:]
+    private let replays: BeaconReplayGuard
 
     init(
-        ownNode: NodeID, networkKey: NetworkKey, logger: Logger,
+        ownNode: NodeID, networkKey: NetworkKey, logger: Logger, replays: BeaconReplayGuard = BeaconReplayGuard(),
         onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
     ) {
         self.ownNode = ownNode
         self.networkKey = networkKey
         self.logger = logger
+        self.replays = replays
         self.onBeacon = onBeacon
     }
 
@@ -47,13 +49,12 @@ final class BeaconReceiver: ChannelInboundHandler {
             return
         }
         guard beacon.node != ownNode else { return }
-        if let last = lastAccepted[beacon.node], beacon.timestamp <= last {
+        guard replays.accept(beacon) else {
             logger.trace(
                 "ignoring replayed beacon",
                 metadata: ["from": "\(sender)", "node": "\(beacon.node.shortHex)", "timestamp": "\(beacon.timestamp)"])
             return
         }
-        remember(beacon)
         onBeacon(beacon, sender)
     }
 
@@ -62,13 +63,27 @@ final class BeaconReceiver: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("discovery socket error", metadata: ["reason": "\(error)"])
     }
+}
 
-    private func remember(_ beacon: Beacon) {
-        if lastAccepted[beacon.node] == nil, lastAccepted.count >= Self.maxRememberedNodes,
-            let oldest = lastAccepted.min(by: { $0.value < $1.value })?.key
-        {
-            lastAccepted[oldest] = nil
+/// The newest timestamp accepted from each key, shared by every socket that receives
+/// beacons: a beacon is acted on only when it is newer than the last one accepted.
+final class BeaconReplayGuard: Sendable {
+    /// Bounds the memory; past it, the node heard from longest ago is forgotten.
+    static let maxRememberedNodes = 4096
+
+    private let lastAccepted = NIOLockedValueBox([NodeID: Int64]())
+
+    /// Whether the beacon is new; if so, remembered as the last accepted from its key.
+    func accept(_ beacon: Beacon) -> Bool {
+        lastAccepted.withLockedValue { last in
+            if let previous = last[beacon.node], beacon.timestamp <= previous { return false }
+            if last[beacon.node] == nil, last.count >= Self.maxRememberedNodes,
+                let oldest = last.min(by: { $0.value < $1.value })?.key
+            {
+                last[oldest] = nil
+            }
+            last[beacon.node] = beacon.timestamp
+            return true
         }
-        lastAccepted[beacon.node] = beacon.timestamp
     }
 }

@@ -14,36 +14,55 @@ import Darwin
 #endif
 
 /// Announces this node with signed UDP beacons and reports the beacons of other nodes of
-/// the same network (Protocol.md §11).
+/// the same network (Protocol.md §11), over IPv4 broadcast and IPv6 link-local multicast.
+///
+/// Two sockets, one per family, each with a receiver and an announcer; they share one
+/// replay guard, so a beacon heard on both is reported once. With `.interfaces` targets the
+/// interfaces are read again every `interfaceCheckInterval`: a new network gets beacons
+/// (and the fast pace) within seconds, a vanished one stops getting them.
 ///
 /// `onBeacon` is called on the service's event loop for every new beacon: the sender's
 /// address is where it came from, and `beacon.tcpPort` says where to dial. Deciding that
-/// a peer went offline (silent for about three intervals) is up to the caller.
+/// a peer went offline is up to the caller.
 public final class DiscoveryService: Sendable {
     private enum State {
         case idle
         case starting
-        case running(any Channel)
+        case running(Running)
         case stopped
+    }
+
+    private struct Running {
+        var v4: (any Channel)?
+        var v6: (any Channel)?
+        var watcher: RepeatedTask?
+        var channels: [any Channel] { [v4, v6].compactMap { $0 } }
     }
 
     private let configuration: DiscoveryConfiguration
     private let group: any EventLoopGroup
     private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
+    private let onPlanChange: @Sendable (BeaconPlan) -> Void
     private let state = NIOLockedValueBox(State.idle)
+    /// The plan in use and the interfaces whose IPv6 group the socket has joined.
+    private let current = NIOLockedValueBox(
+        (plan: BeaconPlan(), interfaces: [NetworkInterface](), joined: Set<UInt32>()))
 
     public init(
         configuration: DiscoveryConfiguration, group: any EventLoopGroup,
+        onPlanChange: @escaping @Sendable (BeaconPlan) -> Void = { _ in },
         onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
     ) {
         self.configuration = configuration
         self.group = group
+        self.onPlanChange = onPlanChange
         self.onBeacon = onBeacon
     }
 
-    /// Binds the UDP socket and sends the first beacon. The socket allows other sockets on
+    /// Binds the sockets and sends the first beacons. Each socket allows other sockets on
     /// the same port (SO_REUSEADDR and SO_REUSEPORT), so several nodes on one machine can
-    /// all hear broadcasts, and may send to broadcast addresses (SO_BROADCAST).
+    /// all hear broadcasts; the IPv4 one may send to broadcast addresses (SO_BROADCAST).
+    /// IPv6 is used where the machine has it; a machine without it beacons on IPv4 only.
     public func start() async throws {
         try state.withLockedValue { state in
             switch state {
@@ -52,80 +71,201 @@ public final class DiscoveryService: Sendable {
             case .stopped: throw DiscoveryError.stopped
             }
         }
-        let configuration = self.configuration
-        let onBeacon = self.onBeacon
-        let channel: any Channel
+        let targets: [SocketAddress]
+        switch configuration.targets {
+        case .fixed(let fixed):
+            targets = fixed
+        case .interfaces:
+            let interfaces = NetworkInterface.current()
+            let plan = BeaconPlan.make(interfaces: interfaces, port: configuration.port)
+            current.withLockedValue { $0 = (plan, interfaces, []) }
+            targets = plan.addresses
+        }
+        let replays = BeaconReplayGuard()
+        var running = Running()
         do {
-            channel = try await DatagramBootstrap(group: group)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
-                .channelOption(.socketOption(.so_broadcast), value: 1)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            BeaconReceiver(
-                                ownNode: NodeID(configuration.identity.publicKey),
-                                networkKey: configuration.networkKey, logger: configuration.logger,
-                                onBeacon: onBeacon),
-                            BeaconAnnouncer(
-                                identity: configuration.identity, networkKey: configuration.networkKey,
-                                tcpPort: configuration.tcpPort, role: configuration.role,
-                                targets: configuration.targets, interval: configuration.interval,
-                                logger: configuration.logger),
-                        ])
-                    }
+            running.v4 = try await bind(
+                host: configuration.bindHost, targets: targets.filter { $0.protocol == .inet }, replays: replays)
+            if configuration.ipv6 {
+                do {
+                    running.v6 = try await bind(
+                        host: "::", targets: targets.filter { $0.protocol == .inet6 }, replays: replays)
+                } catch {
+                    configuration.logger.info("no IPv6 discovery: \(error)")
                 }
-                .bind(host: configuration.bindHost, port: configuration.port).get()
+            }
         } catch {
+            for channel in running.channels { try? await channel.close() }
             state.withLockedValue { state in
                 if case .starting = state { state = .idle }
             }
             throw error
         }
+        if case .interfaces = configuration.targets, let watching = running.v6 ?? running.v4 {
+            if let v6 = running.v6 { await join(current.withLockedValue { $0.plan }, on: v6) }
+            let interval = configuration.interfaceCheckInterval
+            running.watcher = watching.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+                self.checkInterfaces()
+            }
+        }
+        let started = running
         let stoppedMeanwhile = state.withLockedValue { state in
             guard case .starting = state else { return true }
-            state = .running(channel)
+            state = .running(started)
             return false
         }
         if stoppedMeanwhile {
-            try? await channel.close()
+            started.watcher?.cancel()
+            for channel in started.channels { try? await channel.close() }
             throw DiscoveryError.stopped
         }
         configuration.logger.info(
             "discovery started",
             metadata: [
-                "address": "\(channel.localAddress.map { "\($0)" } ?? "?")",
-                "targets": "\(configuration.targets.map { "\($0)" }.joined(separator: ", "))",
+                "addresses": "\(started.channels.compactMap(\.localAddress).map { "\($0)" }.joined(separator: ", "))",
+                "targets": "\(targets.map { "\($0)" }.joined(separator: ", "))",
             ])
     }
 
-    /// The address the UDP socket is bound to, once started.
-    public var localAddress: SocketAddress? {
+    /// The addresses the UDP sockets are bound to, once started.
+    public var localAddresses: [SocketAddress] {
         state.withLockedValue { state in
-            if case .running(let channel) = state { return channel.localAddress }
-            return nil
+            if case .running(let running) = state { return running.channels.compactMap(\.localAddress) }
+            return []
         }
     }
 
-    /// Closes the socket: no more beacons are sent or reported. Final.
+    /// The IPv4 socket's address, once started.
+    public var localAddress: SocketAddress? { localAddresses.first }
+
+    /// Where beacons go now, and which up interfaces get none and why (empty with fixed
+    /// targets).
+    public var plan: BeaconPlan { current.withLockedValue { $0.plan } }
+
+    /// Closes the sockets: no more beacons are sent or reported. Final.
     public func stop() async {
-        let channel: (any Channel)? = state.withLockedValue { state in
+        let running: Running? = state.withLockedValue { state in
             defer { state = .stopped }
-            if case .running(let channel) = state { return channel }
+            if case .running(let running) = state { return running }
             return nil
         }
-        try? await channel?.close()
+        running?.watcher?.cancel()
+        for channel in running?.channels ?? [] { try? await channel.close() }
     }
 
     /// Sends a beacon at once, outside the schedule (for example on a resync).
     public func announceNow() {
-        let channel: (any Channel)? = state.withLockedValue { state in
-            if case .running(let channel) = state { return channel }
-            return nil
+        for channel in channels {
+            channel.eventLoop.execute {
+                try? channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self).announceNow()
+            }
         }
-        guard let channel else { return }
+    }
+
+    private var channels: [any Channel] {
+        state.withLockedValue { state in
+            if case .running(let running) = state { return running.channels }
+            return []
+        }
+    }
+
+    private func bind(host: String, targets: [SocketAddress], replays: BeaconReplayGuard) async throws -> any Channel {
+        let configuration = self.configuration
+        let onBeacon = self.onBeacon
+        let v6 = host.contains(":")
+        var bootstrap = DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+        if v6 {
+            // Its own socket for IPv6 only, beside the IPv4 one on the same port.
+            bootstrap = bootstrap.channelOption(
+                ChannelOptions.socket(SocketOptionLevel(IPPROTO_IPV6), SocketOptionName(IPV6_V6ONLY)), value: 1)
+        } else {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_broadcast), value: 1)
+        }
+        // An address, not a name: resolving "0.0.0.0" on a machine with no IPv4 address can
+        // give an IPv6 socket.
+        let address = try SocketAddress(ipAddress: host, port: configuration.port)
+        return try await bootstrap.channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandlers([
+                    BeaconReceiver(
+                        ownNode: NodeID(configuration.identity.publicKey), networkKey: configuration.networkKey,
+                        logger: configuration.logger, replays: replays, onBeacon: onBeacon),
+                    BeaconAnnouncer(
+                        identity: configuration.identity, networkKey: configuration.networkKey,
+                        tcpPort: configuration.tcpPort, role: configuration.role, targets: targets,
+                        schedule: configuration.schedule, logger: configuration.logger),
+                ])
+            }
+        }
+        .bind(to: address).get()
+    }
+
+    /// Reads the interfaces again; on a change, beacons go to the new plan at once.
+    private func checkInterfaces() {
+        let interfaces = NetworkInterface.current()
+        guard
+            let plan = current.withLockedValue({ current -> BeaconPlan? in
+                guard interfaces != current.interfaces else { return nil }
+                current.interfaces = interfaces
+                let plan = BeaconPlan.make(interfaces: interfaces, port: configuration.port)
+                guard plan != current.plan else { return nil }
+                current.plan = plan
+                return plan
+            })
+        else { return }
+        configuration.logger.info(
+            "network changed: beacons now to \(plan.targets.isEmpty ? "nowhere" : plan.targets.map(\.description).joined(separator: ", "))",
+            metadata: plan.skipped.isEmpty
+                ? [:] : ["skipped": "\(plan.skipped.map(\.description).joined(separator: "; "))"])
+        let (v4, v6): ((any Channel)?, (any Channel)?) = state.withLockedValue { state in
+            if case .running(let running) = state { return (running.v4, running.v6) }
+            return (nil, nil)
+        }
+        if let v4 { update(v4, targets: plan.addresses.filter { $0.protocol == .inet }) }
+        if let v6 {
+            Task { [self] in
+                await join(plan, on: v6)
+                update(v6, targets: plan.addresses.filter { $0.protocol == .inet6 })
+            }
+        }
+        onPlanChange(plan)
+    }
+
+    private func update(_ channel: any Channel, targets: [SocketAddress]) {
         channel.eventLoop.execute {
-            try? channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self).announceNow()
+            try? channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self).update(targets: targets)
         }
+    }
+
+    /// Joins the IPv6 group on every interface of the plan not joined yet, so beacons sent
+    /// to it there are received; interfaces that left the plan are forgotten (the kernel
+    /// drops a vanished interface's memberships itself).
+    private func join(_ plan: BeaconPlan, on channel: any Channel) async {
+        guard let multicast = channel as? any MulticastChannel else { return }
+        let wanted = Set(plan.targets.filter { $0.kind == .multicast }.map(\.interfaceIndex))
+        let joined = current.withLockedValue { $0.joined }
+        let devices = (try? System.enumerateDevices()) ?? []
+        var nowJoined = joined.intersection(wanted)
+        for index in wanted.subtracting(joined) {
+            guard let device = devices.first(where: { $0.interfaceIndex == Int(index) }),
+                let group = try? SocketAddress(ipAddress: BeaconPlan.ipv6Group, port: configuration.port)
+            else { continue }
+            do {
+                try await multicast.joinGroup(group, device: device).get()
+                nowJoined.insert(index)
+            } catch {
+                configuration.logger.info(
+                    "could not join the IPv6 beacon group on \(device.name): \(error)")
+            }
+        }
+        for index in joined.subtracting(wanted) {
+            guard let device = devices.first(where: { $0.interfaceIndex == Int(index) }),
+                let group = try? SocketAddress(ipAddress: BeaconPlan.ipv6Group, port: configuration.port)
+            else { continue }
+            try? await multicast.leaveGroup(group, device: device).get()
+        }
+        current.withLockedValue { $0.joined = nowJoined }
     }
 }

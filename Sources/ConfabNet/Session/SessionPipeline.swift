@@ -33,7 +33,7 @@ enum SessionPipeline {
         switch role {
         case .initiator: origin = .dialled
         // Per IP, not per port: a host opens as many ports as it likes.
-        case .responder: origin = .accepted(from: channel.remoteAddress?.ipAddress ?? "unknown")
+        case .responder: origin = .accepted(from: channel.remoteAddress?.hostForDialing ?? "unknown")
         }
         try core.admit(
             id: id,

@@ -88,7 +88,7 @@ public actor Node {
     @discardableResult
     public func start() async throws -> SocketAddress {
         try reloadTrust()
-        let address = try await sessions.listen(host: options.listenHost, port: options.listenPort)
+        let address = try await listen()
         listenAddress = address
         let name = try local.displayName()
         logger.info(
@@ -133,27 +133,52 @@ public actor Node {
         logger.info("node stopped")
     }
 
+    /// Both families on "::"; IPv4 alone where the machine has no IPv6 (the socket cannot
+    /// even be made).
+    private func listen() async throws -> SocketAddress {
+        do {
+            return try await sessions.listen(host: options.listenHost, port: options.listenPort)
+        } catch let error as IOError where options.listenHost == "::" && error.errnoCode == EAFNOSUPPORT {
+            logger.info("no IPv6 on this machine: accepting sessions on IPv4 only")
+            return try await sessions.listen(host: "0.0.0.0", port: options.listenPort)
+        }
+    }
+
     private func startDiscovery(tcpPort: Int) async throws {
-        let targets =
-            try options.beaconTargets.isEmpty
-            ? DiscoveryConfiguration.defaultBroadcastTargets(port: options.discoveryPort)
-            : options.beaconTargets.map { try Self.socketAddress($0, defaultPort: options.discoveryPort) }
+        let targets: DiscoveryConfiguration.Targets =
+            options.beaconTargets.isEmpty
+            ? .interfaces
+            : .fixed(try options.beaconTargets.map { try Self.socketAddress($0, defaultPort: options.discoveryPort) })
         var configuration = DiscoveryConfiguration(
             identity: local.identity, networkKey: options.networkKey, tcpPort: UInt16(tcpPort), role: options.role,
             targets: targets, logger: logger)
         configuration.port = options.discoveryPort
         let discovery = DiscoveryService(
             configuration: configuration, group: group,
+            onPlanChange: { [logger] plan in if plan.targets.isEmpty { Self.warnNoTargets(plan, logger: logger) } },
             onBeacon: { [continuation = inboxContinuation] beacon, from in continuation.yield(.beacon(beacon, from)) })
         try await discovery.start()
         self.discovery = discovery
-        if targets.isEmpty {
-            logger.warning(
-                "no interface to broadcast beacons on (no up, non-loopback IPv4 interface): peers will not find this node; use --beacon ADDR or --peer HOST:PORT"
-            )
-        } else {
-            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(targets.map(\.display))")
+        switch targets {
+        case .fixed(let addresses):
+            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(addresses.map(\.display))")
+        case .interfaces:
+            let plan = discovery.plan
+            if plan.targets.isEmpty {
+                Self.warnNoTargets(plan, logger: logger)
+            } else {
+                logger.info(
+                    "discovery on UDP \(options.discoveryPort), beacons to \(plan.targets.map(\.description))",
+                    metadata: plan.skipped.isEmpty ? [:] : ["skipped": "\(plan.skipped.map(\.description))"])
+            }
         }
+    }
+
+    private static func warnNoTargets(_ plan: BeaconPlan, logger: Logger) {
+        let skipped = plan.skipped.isEmpty ? "" : " (\(plan.skipped.map(\.description).joined(separator: "; ")))"
+        logger.warning(
+            "no interface to send beacons on\(skipped): peers will not find this node until one comes up; use --beacon ADDR or --peer HOST:PORT, and run \"confab doctor\""
+        )
     }
 
     /// Static peers, and peers met before at their last known address (so a node finds its
@@ -215,7 +240,7 @@ public actor Node {
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false)
         case .beacon(let beacon, let from):
-            guard !blockList.contains(beacon.node), let host = from.ipAddress else { return }
+            guard !blockList.contains(beacon.node), let host = from.hostForDialing else { return }
             // A beacon's key is free to make and its source address unauthenticated (anyone
             // can replay one from elsewhere): it is only a hint where to dial, within the
             // limits of BeaconDialPolicy. A stranger shows in presence once a session with it
@@ -310,7 +335,7 @@ public actor Node {
     // MARK: Peers
 
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
-        let address = Self.listenAddress(host: session.remoteAddress?.ipAddress, port: hello.listenPort)
+        let address = Self.listenAddress(host: session.remoteAddress?.hostForDialing, port: hello.listenPort)
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
@@ -332,7 +357,7 @@ public actor Node {
     }
 
     public func status() throws -> NodeStatus {
-        NodeStatus(
+        var status = NodeStatus(
             id: me, name: try local.displayName(), role: options.role.rawValue,
             listen: listenAddress?.display ?? "", discovery: options.discovery,
             sessions: sessions.sessions.map { session in
@@ -343,6 +368,17 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
+        if let discovery {
+            status.beacons.port = options.discoveryPort
+            status.beacons.listening = discovery.localAddresses.map(\.display)
+            if options.beaconTargets.isEmpty {
+                status.beacons.targets = discovery.plan.targets.map(\.description)
+                status.beacons.skipped = discovery.plan.skipped.map(\.description)
+            } else {
+                status.beacons.targets = options.beaconTargets
+            }
+        }
+        return status
     }
 
     /// Who is trusted as a relay when it says it is one (Protocol.md §14.1): on a private

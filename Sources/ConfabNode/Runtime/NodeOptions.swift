@@ -5,12 +5,14 @@ import Logging
 public struct NodeOptions: Sendable {
     public var directory: DataDirectory
     public var role: NodeRole = .person
-    public var listenHost = "0.0.0.0"
+    /// "::" takes both families (IPv4 peers appear as IPv4), falling back to IPv4 alone on
+    /// a machine without IPv6.
+    public var listenHost = "::"
     public var listenPort = 7461
     public var discovery = true
     public var discoveryPort = 7460
-    /// `ADDR` or `ADDR:PORT`; empty means the broadcast address of every up, non-loopback
-    /// IPv4 interface.
+    /// `ADDR` or `ADDR:PORT`; empty means every up interface's IPv4 broadcast address and
+    /// IPv6 link-local group (`BeaconPlan`), followed as interfaces come and go.
     public var beaconTargets: [String] = []
     /// `HOST:PORT` or `KEY@HOST:PORT`, dialled with backoff whether or not discovery runs.
     public var staticPeers: [String] = []

@@ -22,6 +22,21 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public let outstanding: Int
     /// What peers sent this node since it started.
     public var traffic = Traffic()
+    /// Where discovery listens and where beacons go now (empty when discovery is off).
+    public var beacons = Beacons()
+
+    public struct Beacons: Sendable, Codable, Equatable {
+        /// The UDP port, 0 when discovery is off.
+        public var port = 0
+        /// The UDP sockets, one per family.
+        public var listening: [String] = []
+        /// `10.0.0.255:7460 on eth0`, `[ff12::7460%eth0]:7460`, or the `--beacon` addresses.
+        public var targets: [String] = []
+        /// Up interfaces that get no beacon, and why.
+        public var skipped: [String] = []
+
+        public init() {}
+    }
 
     /// Entries received from peers, how many were copies of entries already held, and what
     /// they weighed: a node in a group should receive each entry about once.

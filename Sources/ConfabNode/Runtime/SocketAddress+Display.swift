@@ -1,9 +1,7 @@
+import ConfabNet
 import NIOCore
 
 extension SocketAddress {
-    /// `127.0.0.1:7461` rather than NIO's debugging form.
-    var display: String {
-        guard let ip = ipAddress, let port else { return "\(self)" }
-        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
-    }
+    /// `127.0.0.1:7461` or `[fe80::1%eth0]:7461` rather than NIO's debugging form.
+    var display: String { hostAndPort ?? "\(self)" }
 }

@@ -6,8 +6,11 @@ import Logging
 
 /// How a node process runs: `up` and `relay` share these.
 struct NetworkOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("TCP address to accept sessions on.", valueName: "HOST:PORT"))
-    var listen = "0.0.0.0:7461"
+    @Option(
+        help: ArgumentHelp(
+            "TCP address to accept sessions on; [::] takes IPv4 and IPv6 (IPv4 only where the machine has no IPv6).",
+            valueName: "HOST:PORT"))
+    var listen = "[::]:7461"
 
     @Option(help: "UDP port for discovery beacons (shared by every node on a host).")
     var discoveryPort = 7460
@@ -15,7 +18,7 @@ struct NetworkOptions: ParsableArguments {
     @Option(
         name: .customLong("beacon"),
         help: ArgumentHelp(
-            "Where to send beacons (repeatable; default: the broadcast address of each up, non-loopback IPv4 interface).",
+            "Where to send beacons (repeatable; default: each up interface's IPv4 broadcast address and the IPv6 link-local group ff12::7460, followed as interfaces come and go).",
             valueName: "ADDR[:PORT]"))
     var beacons: [String] = []
 
@@ -49,12 +52,22 @@ struct NetworkOptions: ParsableArguments {
     }
 
     func listenAddress() throws -> (host: String, port: Int) {
-        let parts = listen.split(separator: ":")
-        guard parts.count == 2, let port = Int(parts[1]), (0...65535).contains(port) else {
-            throw ValidationError("--listen must be HOST:PORT, e.g. 0.0.0.0:7461")
+        let host: Substring
+        let portText: Substring
+        if listen.hasPrefix("["), let close = listen.firstIndex(of: "]"), listen[close...].hasPrefix("]:") {
+            host = listen[listen.index(after: listen.startIndex)..<close]
+            portText = listen[listen.index(close, offsetBy: 2)...]
+        } else {
+            let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw Self.badListen }
+            (host, portText) = (parts[0], parts[1])
         }
-        return (String(parts[0]), port)
+        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { throw Self.badListen }
+        return (String(host), port)
     }
+
+    private static let badListen = ValidationError(
+        "--listen must be HOST:PORT, e.g. 0.0.0.0:7461 (IPv4), [::]:7461 (IPv4 and IPv6) or [fe80::1%eth0]:7461")
 
     func nodeOptions(directory: DataDirectory, role: ConfabWire.NodeRole) throws -> NodeOptions {
         var options = NodeOptions(directory: directory)
