@@ -1,16 +1,24 @@
 import ConfabModel
 import Foundation
 
-/// Who is online now: a peer with a session, or one whose beacon came within
-/// `offlineAfter`. A pure value: every change takes the time as a parameter and returns the
+/// Who is online now: a peer with a session, or one whose beacon came recently enough for
+/// its pace. A pure value: every change takes the time as a parameter and returns the
 /// events it causes, so timeouts are tested without waiting.
+///
+/// Beacons slow down on an idle LAN (every 1.5 s at first, up to every 30 s), so "recently
+/// enough" follows each peer's own pace: three times the gap between its last two beacons,
+/// at least `offlineAfter`, at most `maxOfflineAfter` (Protocol.md §11.5).
 struct PresenceTable {
-    /// A peer is offline after this long without a beacon or a session.
+    /// A peer is offline after this long without a beacon or a session, at the least.
     static let offlineAfter: TimeInterval = 4.5
+    /// … and at the most, however slowly it beacons.
+    static let maxOfflineAfter: TimeInterval = 100
     /// Keys held at most; the least recently seen without a session give way.
     static let capacity = 1024
 
     private(set) var entries: [NodeID: PeerPresence] = [:]
+    /// When each peer's last beacon came, and the gap before it.
+    private var beacons: [NodeID: (last: Date, gap: TimeInterval)] = [:]
 
     func contains(_ id: NodeID) -> Bool { entries[id] != nil }
 
@@ -31,13 +39,33 @@ struct PresenceTable {
         if let connected { entry.connected = connected }
         if let address { entry.address = address }
         if seen || connected == true { entry.lastSeen = now }
+        if seen {
+            let gap = beacons[id].map { now.timeIntervalSince($0.last) } ?? 0
+            beacons[id] = (now, gap)
+        }
         if let name = known?.name { entry.name = name }
         entry = Self.withTrust(entry, known: known)
-        entry.online =
-            entry.connected || (entry.lastSeen.map { now.timeIntervalSince($0) < Self.offlineAfter } ?? false)
+        entry.online = entry.connected || beaconIsRecent(id, now: now)
         entries[id] = entry
         guard entry.online != wasOnline else { return nil }
         return entry.online ? .peerOnline(entry) : .peerOffline(entry)
+    }
+
+    /// The peer said it is shutting down: its last beacon no longer makes it online.
+    mutating func leaving(_ id: NodeID, known: Peer?, now: Date) -> NodeEvent? {
+        guard entries[id] != nil else { return nil }
+        beacons[id] = nil
+        return update(id, known: known, now: now)
+    }
+
+    /// How long a peer stays online after its last beacon, at its pace.
+    func offlineAfter(_ id: NodeID) -> TimeInterval {
+        min(Self.maxOfflineAfter, max(Self.offlineAfter, 3 * (beacons[id]?.gap ?? 0)))
+    }
+
+    private func beaconIsRecent(_ id: NodeID, now: Date) -> Bool {
+        guard let last = beacons[id]?.last else { return false }
+        return now.timeIntervalSince(last) < offlineAfter(id)
     }
 
     /// What a peer's Hello said about it: its role, where it accepts sessions, its name here.
@@ -78,7 +106,10 @@ struct PresenceTable {
         let oldest = entries.values.filter { !$0.connected }.min {
             ($0.lastSeen ?? .distantPast) < ($1.lastSeen ?? .distantPast)
         }
-        if let oldest { entries[oldest.id] = nil }
+        if let oldest {
+            entries[oldest.id] = nil
+            beacons[oldest.id] = nil
+        }
     }
 
     /// What the store knows about trust, on a presence entry.

@@ -31,6 +31,7 @@ public actor Node {
     private let inbox: AsyncStream<NodeInput>
     private let inboxContinuation: AsyncStream<NodeInput>.Continuation
     private var presence = PresenceTable()
+    private var beaconAnswers = BeaconAnswerPolicy()
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
     private var chosenPeers: Set<NodeID> = []
@@ -231,7 +232,10 @@ public actor Node {
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message):
             guard !blockList.contains(session.remote), !isRefused(session) else { return }
-            if case .bye(let reason) = message { noteBye(reason, from: session) }
+            if case .bye(let reason) = message {
+                noteBye(reason, from: session)
+                if reason == "shutdown" { peerLeaving(session.remote) }
+            }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
             apply(try engine.handle(message, from: session.remote), replyTo: session)
         case .closed(let session, let error):
@@ -247,6 +251,9 @@ public actor Node {
             // opens; a peer's address is recorded once a handshake succeeds.
             let chosen = chosenPeers.contains(beacon.node)
             if chosen || presence.contains(beacon.node) { updatePresence(beacon.node, seen: true) }
+            if sessions.session(with: beacon.node) == nil, beaconAnswers.shouldAnswer(beacon.node, now: .now) {
+                discovery?.announceNow()
+            }
             if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node) {
                 dialer.dialFromBeacon(
                     host: host, port: Int(beacon.tcpPort), remote: beacon.node, known: chosen, now: .now)
@@ -340,6 +347,10 @@ public actor Node {
             warnNameClaim(id, holder: holder)
         }
         presence.helloReceived(id, role: hello.role.rawValue, address: address, name: try local.store.peer(id)?.name)
+    }
+
+    private func peerLeaving(_ id: NodeID) {
+        if let event = presence.leaving(id, known: (try? local.store.peer(id)) ?? nil, now: Date()) { hub.emit(event) }
     }
 
     private func updatePresence(_ id: NodeID, connected: Bool? = nil, address: String? = nil, seen: Bool = false) {
