@@ -40,6 +40,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --parallel --skip ConfabCLITests --skip ConfabNodeTests
 	$(SWIFT) test --skip-build --no-parallel --filter 'ConfabCLITests|ConfabNodeTests'
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
+	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 
 bench: deps
 	$(SWIFT) build -c release --product confab

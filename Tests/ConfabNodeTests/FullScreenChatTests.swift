@@ -173,7 +173,7 @@ import Glibc
         try await tmux.waitFor("dana", text: "[exited 0]")
         // No interface to broadcast on in there, and the log says what to do about it.
         let log = try String(contentsOf: data.appendingPathComponent("confab.log"), encoding: .utf8)
-        #expect(log.contains("no interface to broadcast beacons on"))
+        #expect(log.contains("no interface to send beacons on"))
     }
 
     static func ip(_ arguments: [String]) throws {

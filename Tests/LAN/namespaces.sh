@@ -1,11 +1,17 @@
-# Sourced by Tests/LAN/lan-test.sh and Bench/lan-group.sh: a LAN made of network namespaces.
-# lan_create TAG SUBNET HOSTS makes a bridge in its own namespace (TAGbr) and HOSTS hosts
-# (TAGh1 … TAGhN) joined to it by veth pairs, host i at SUBNET.i/24 with the broadcast
-# address SUBNET.255 on its eth0; every namespace made is appended to the caller's
-# `namespaces` array, for its cleanup. Returns 1, having made nothing, where namespaces
-# cannot be created (no root or no iproute2).
+# Sourced by the scripts in Tests/LAN and Bench: a LAN made of network namespaces.
+# lan_create TAG SUBNET HOSTS [MODE] makes a bridge in its own namespace (TAGbr) and HOSTS
+# hosts (TAGh1 … TAGhN) joined to it by veth pairs, each host's end named eth0; every
+# namespace made is appended to the caller's `namespaces` array, for its cleanup. MODE says
+# how eth0 is addressed (host i):
+#   broadcast    SUBNET.i/24 with the broadcast address SUBNET.255 set (the default)
+#   nobroadcast  SUBNET.i/24 added without a broadcast address, as scripts often do
+#   ipv6only     no IPv4 address: only the IPv6 link-local address the kernel gives it
+#   dual         SUBNET.i/24 without a broadcast address, and IPv6 link-local
+# In the IPv4-only modes IPv6 is disabled in the host, so only the IPv4 path can work.
+# Returns 1, having made nothing, where namespaces cannot be created (no root or no
+# iproute2).
 lan_create() {
-    local tag=$1 subnet=$2 hosts=$3 i ns
+    local tag=$1 subnet=$2 hosts=$3 mode=${4:-broadcast} i ns
     ip netns add "${tag}br" 2>/dev/null || return 1
     namespaces+=("${tag}br")
     ip netns exec "${tag}br" ip link set lo up
@@ -18,9 +24,30 @@ lan_create() {
         ip link add "e$i$tag" netns "$ns" type veth peer name "p$i$tag" netns "${tag}br"
         ip netns exec "$ns" ip link set lo up
         ip netns exec "$ns" ip link set "e$i$tag" name eth0
-        ip netns exec "$ns" ip addr add "$subnet.$i/24" broadcast "$subnet.255" dev eth0
+        lan_address "$ns" "$subnet.$i" "$subnet.255" "$mode"
         ip netns exec "$ns" ip link set eth0 up
         ip netns exec "${tag}br" ip link set "p$i$tag" master br0
         ip netns exec "${tag}br" ip link set "p$i$tag" up
     done
+}
+
+# lan_address NAMESPACE ADDRESS BROADCAST MODE: addresses the namespace's eth0 (see above).
+lan_address() {
+    local ns=$1 address=$2 broadcast=$3 mode=$4
+    case $mode in
+        broadcast | nobroadcast)
+            ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+            ;;
+        *)
+            # No duplicate address detection: the link-local address is usable at once.
+            ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0
+            ip netns exec "$ns" sysctl -qw "net.ipv6.conf.eth0.accept_dad=0" 2>/dev/null || true
+            ;;
+    esac
+    case $mode in
+        broadcast) ip netns exec "$ns" ip addr add "$address/24" broadcast "$broadcast" dev eth0 ;;
+        nobroadcast | dual) ip netns exec "$ns" ip addr add "$address/24" dev eth0 ;;
+        ipv6only) ;;
+        *) echo "lan_address: unknown mode $mode" >&2; return 1 ;;
+    esac
 }

@@ -20,6 +20,13 @@ public final class SessionService: Sendable {
     /// This node's key, as peers see it.
     public var localNode: NodeID { core.localNode }
 
+    /// An IP literal as it is (resolving "::" fails on a host whose interfaces have no IPv6
+    /// address, though the socket itself works); anything else through the resolver.
+    private static func address(host: String, port: Int) throws -> SocketAddress {
+        if let address = try? SocketAddress(ipAddress: host, port: port) { return address }
+        return try SocketAddress.makeAddressResolvingHost(host, port: port)
+    }
+
     /// Listens for sessions; port 0 picks a free port. Returns the address actually bound.
     public func listen(host: String, port: Int) async throws -> SocketAddress {
         let core = self.core
@@ -38,7 +45,7 @@ public final class SessionService: Sendable {
                     }
                 }
             }
-            .bind(host: host, port: port).get()
+            .bind(to: Self.address(host: host, port: port)).get()
         do {
             try core.addListener(channel)
         } catch {

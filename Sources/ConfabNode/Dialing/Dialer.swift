@@ -25,22 +25,35 @@ final class Dialer: Sendable {
 
     /// One attempt at `host:port` for `remote`.
     func dial(host: String, port: Int, remote: NodeID) {
+        dial([(host, port)], remote: remote)
+    }
+
+    /// One attempt at each address in turn, until one gives a session with `remote`.
+    func dial(_ addresses: [(host: String, port: Int)], remote: NodeID) {
         track { [sessions, logger] in
-            do {
-                _ = try await sessions.dial(host: host, port: port, remote: remote)
-            } catch {
-                logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
+            for (host, port) in addresses where sessions.session(with: remote) == nil {
+                do {
+                    _ = try await sessions.dial(host: host, port: port, remote: remote)
+                    return
+                } catch {
+                    logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
+                }
             }
         }
     }
 
     /// A beacon's hint: dialled only within `BeaconDialPolicy`'s limits (`known`: the
-    /// person chose this peer, which gets the first turn).
-    func dialFromBeacon(host: String, port: Int, remote: NodeID, known: Bool, now: ContinuousClock.Instant) {
+    /// person chose this peer, which gets the first turn). Returns whether a dial started;
+    /// `failed` is called if it then fails.
+    @discardableResult
+    func dialFromBeacon(
+        host: String, port: Int, remote: NodeID, known: Bool, now: ContinuousClock.Instant,
+        failed: @escaping @Sendable () -> Void = {}
+    ) -> Bool {
         let allowed = state.withLockedValue {
             $0.beaconDials.mayDial(remote, at: "\(host):\(port)", known: known, now: now)
         }
-        guard allowed else { return }
+        guard allowed else { return false }
         track { [sessions, logger, state] in
             var connected = false
             do {
@@ -50,7 +63,9 @@ final class Dialer: Sendable {
                 logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
             }
             state.withLockedValue { $0.beaconDials.finished(remote, connected: connected, now: .now) }
+            if !connected { failed() }
         }
+        return true
     }
 
     /// Dials `target` until connected, then keeps watching, with exponential backoff.

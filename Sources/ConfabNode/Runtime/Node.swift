@@ -139,7 +139,9 @@ public actor Node {
     private func listen() async throws -> SocketAddress {
         do {
             return try await sessions.listen(host: options.listenHost, port: options.listenPort)
-        } catch let error as IOError where options.listenHost == "::" && error.errnoCode == EAFNOSUPPORT {
+        } catch let error as IOError
+            where options.listenHost == "::" && [EAFNOSUPPORT, EADDRNOTAVAIL].contains(error.errnoCode)
+        {
             logger.info("no IPv6 on this machine: accepting sessions on IPv4 only")
             return try await sessions.listen(host: "0.0.0.0", port: options.listenPort)
         }
@@ -189,9 +191,11 @@ public actor Node {
     private func startDialing() throws {
         let statics = try options.staticPeers.map(StaticPeer.init)
         let staticKeys = Set(statics.compactMap(\.key))
-        let remembered = try local.store.redialCandidates().compactMap { peer -> StaticPeer? in
-            guard !staticKeys.contains(peer.id), let address = peer.address else { return nil }
-            return try? StaticPeer("\(peer.id.hex)@\(address)")
+        let remembered = try local.store.redialCandidates().flatMap { peer -> [StaticPeer] in
+            guard !staticKeys.contains(peer.id) else { return [] }
+            return ((try? local.store.addresses(of: peer.id)) ?? []).compactMap {
+                try? StaticPeer("\(peer.id.hex)@\($0)")
+            }
         }
         for target in statics + remembered {
             dialer.keepDialing(
@@ -251,13 +255,16 @@ public actor Node {
             // opens; a peer's address is recorded once a handshake succeeds.
             let chosen = chosenPeers.contains(beacon.node)
             if chosen || presence.contains(beacon.node) { updatePresence(beacon.node, seen: true) }
-            if sessions.session(with: beacon.node) == nil, beaconAnswers.shouldAnswer(beacon.node, now: .now) {
-                discovery?.announceNow()
-            }
-            if sessions.session(with: beacon.node) == nil, !avoidsDialing(beacon.node) {
-                dialer.dialFromBeacon(
-                    host: host, port: Int(beacon.tcpPort), remote: beacon.node, known: chosen, now: .now)
-            }
+            guard sessions.session(with: beacon.node) == nil else { return }
+            // A dial tells the peer about us by itself (and answering as well would make it
+            // dial back at the same moment: two sessions, one closed); a beacon answers it
+            // when there is no dial, or the dial failed.
+            let dialing =
+                !avoidsDialing(beacon.node)
+                && dialer.dialFromBeacon(
+                    host: host, port: Int(beacon.tcpPort), remote: beacon.node, known: chosen, now: .now,
+                    failed: { [weak self] in Task { await self?.answerBeacon(of: beacon.node) } })
+            if !dialing { answerBeacon(of: beacon.node) }
         }
     }
 
@@ -305,12 +312,14 @@ public actor Node {
         apply(try engine.resyncAll())
         discovery?.announceNow()
         for peer in try local.store.redialCandidates() {
-            guard let address = peer.address, peer.trust != .blocked, !avoidsDialing(peer.id),
-                sessions.session(with: peer.id) == nil,
-                let (host, port) = try? StaticPeer.split(address, defaultPort: 7461)
-            else { continue }
-            logger.debug("resync: dialling \(peer.id.shortHex) at \(address)")
-            dialer.dial(host: host, port: port, remote: peer.id)
+            guard peer.trust != .blocked, !avoidsDialing(peer.id), sessions.session(with: peer.id) == nil else {
+                continue
+            }
+            let addresses = try local.store.addresses(of: peer.id)
+            logger.debug("resync: dialling \(peer.id.shortHex) at \(addresses.joined(separator: ", "))")
+            dialer.dial(
+                addresses.compactMap { try? StaticPeer.split($0, defaultPort: 7461) }.map { (host: $0.0, port: $0.1) },
+                remote: peer.id)
         }
     }
 
@@ -347,6 +356,12 @@ public actor Node {
             warnNameClaim(id, holder: holder)
         }
         presence.helloReceived(id, role: hello.role.rawValue, address: address, name: try local.store.peer(id)?.name)
+    }
+
+    /// Our beacon at once for a peer that may not know us (Protocol.md §11.3).
+    private func answerBeacon(of peer: NodeID) {
+        guard sessions.session(with: peer) == nil, beaconAnswers.shouldAnswer(peer, now: .now) else { return }
+        discovery?.announceNow()
     }
 
     private func peerLeaving(_ id: NodeID) {

@@ -191,6 +191,21 @@ extension ConfabStore {
         migrator.registerMigration("v4-no-peer-clock") { db in
             try db.execute(sql: "DROP TABLE IF EXISTS peer_clock")
         }
+        // Every address a peer was reached at (a laptop on Ethernet and on Wi-Fi, IPv4 and
+        // IPv6), not only the last: all of them are redialled on start.
+        migrator.registerMigration("v5-peer-addresses") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE peer_address (
+                        peerId BLOB NOT NULL REFERENCES peer(id) ON DELETE CASCADE,
+                        address TEXT NOT NULL,
+                        lastSeenAt INTEGER NOT NULL,
+                        PRIMARY KEY (peerId, address)
+                    ) WITHOUT ROWID;
+                    INSERT INTO peer_address(peerId, address, lastSeenAt)
+                        SELECT id, address, COALESCE(lastSeenAt, addedAt) FROM peer WHERE address IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -80,6 +80,7 @@ extension ConfabStore {
             try db.execute(
                 sql: "UPDATE peer SET lastSeenAt = ?, address = COALESCE(?, address) WHERE id = ?",
                 arguments: [now.millisecondsSince1970, address, id.bytes])
+            if let address { try self.rememberAddress(address, of: id, now: now, db: db) }
             return conflict
         }
     }

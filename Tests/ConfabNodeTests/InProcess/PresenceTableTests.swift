@@ -19,6 +19,41 @@ import Testing
         #expect(table.expire(known: [:], now: start + 60).isEmpty)
     }
 
+    /// Idle nodes beacon every 30 s: a peer beaconing every 20 s stays online for three of
+    /// its gaps, not 4.5 s.
+    @Test func theTimeoutFollowsThePeersPace() {
+        var table = PresenceTable()
+        _ = table.update(bob, known: nil, seen: true, now: start)
+        _ = table.update(bob, known: nil, seen: true, now: start + 20)
+        #expect(table.offlineAfter(bob) == 60)
+        let early = table.expire(known: [:], now: start + 20 + 59)
+        #expect(early.isEmpty)
+        let late = table.expire(known: [:], now: start + 20 + 60)
+        #expect(late.map(isOnline) == [false])
+    }
+
+    @Test func theTimeoutIsBoundedBothWays() {
+        var table = PresenceTable()
+        _ = table.update(bob, known: nil, seen: true, now: start)
+        _ = table.update(bob, known: nil, seen: true, now: start + 1)
+        #expect(table.offlineAfter(bob) == PresenceTable.offlineAfter)
+        _ = table.update(bob, known: nil, seen: true, now: start + 301)
+        #expect(table.offlineAfter(bob) == PresenceTable.maxOfflineAfter)
+    }
+
+    /// A Bye saying "shutdown": the peer is gone, whatever its last beacon said.
+    @Test func aPeerLeavingIsOfflineAtOnce() {
+        var table = PresenceTable()
+        _ = table.update(bob, known: nil, seen: true, now: start)
+        _ = table.update(bob, known: nil, connected: true, now: start)
+        let closed = table.update(bob, known: nil, connected: false, now: start + 1)
+        #expect(closed == nil)
+        let left = table.leaving(bob, known: nil, now: start + 1)
+        #expect(left.map(isOnline) == false)
+        let again = table.leaving(bob, known: nil, now: start + 2)
+        #expect(again == nil)
+    }
+
     @Test func aSessionKeepsAPeerOnlineWithoutBeacons() {
         var table = PresenceTable()
         _ = table.update(bob, known: nil, connected: true, address: "127.0.0.1:7461", now: start)
