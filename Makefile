@@ -47,6 +47,7 @@ bench: deps
 	$(SWIFT) build -c release --product confab-bench
 	.build/release/confab-bench
 	Bench/lan-group.sh 20 20
+	Bench/lan-discovery.sh
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

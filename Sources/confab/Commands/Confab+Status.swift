@@ -49,6 +49,15 @@ extension Confab {
                     "Received \(traffic.entriesReceived) entries from peers, \(traffic.duplicatesReceived) of them copies "
                         + "already held; \(Int(traffic.bytesPerEntryStored.rounded())) bytes per entry stored.")
             }
+            if status.discovery {
+                // Interface names come from this machine, but are shown as text all the same.
+                let targets = status.beacons.targets.map(TextSanitizer.line)
+                Console.out(
+                    targets.isEmpty
+                        ? "Discovery: no interface to send beacons on — run \"confab doctor\""
+                        : "Discovery: beacons to \(targets.joined(separator: ", "))")
+                for skipped in status.beacons.skipped { Console.out(Style.dim("   no beacons on \(TextSanitizer.line(skipped))")) }
+            }
             if status.outstanding > 0 {
                 Console.out(
                     "Syncing: \(status.outstanding) entr\(status.outstanding == 1 ? "y" : "ies") still to receive.")
