@@ -2,9 +2,17 @@ import ConfabModel
 import ConfabStore
 
 extension SyncEngine {
+    /// How many entries of one author a peer's clock may add to `outstandingEntries` beyond
+    /// what this node holds. A clock is a claim nobody can check until the entries come,
+    /// and one at the seq limit would otherwise show 2^48 entries still to receive.
+    public static let maxOutstandingPerAuthor: UInt64 = 1 << 16
+
     /// Entries the connected peers announced that this store does not hold yet: what a
-    /// sync still has to bring. Zero when in step with every peer. Peers' claims can be
-    /// anything up to 2^48 per author, so the sum saturates instead of trapping.
+    /// sync still has to bring, for display (status, the chat's progress bar). Zero when in
+    /// step with every peer. Only conversations shared with the peer count, and each
+    /// author's claim at most `maxOutstandingPerAuthor` beyond what is held here: a peer
+    /// can inflate the figure within that bound while its session lasts, and nothing else
+    /// depends on it (Protocol.md §13, §15). The sum saturates instead of trapping.
     public func outstandingEntries() throws -> Int {
         var announced: [ConversationID: VectorClock] = [:]
         for state in peers.values {
@@ -18,7 +26,8 @@ extension SyncEngine {
         for (conversation, clock) in announced {
             let mine = held[conversation] ?? VectorClock()
             for (author, seq) in clock.sortedEntries where seq > mine[author] {
-                let (sum, overflow) = missing.addingReportingOverflow(seq - mine[author])
+                let claimed = min(seq - mine[author], Self.maxOutstandingPerAuthor)
+                let (sum, overflow) = missing.addingReportingOverflow(claimed)
                 missing = overflow ? .max : sum
             }
         }

@@ -76,6 +76,13 @@ public final class SyncEngine {
                     "\(proof.author.shortHex) forked its log in conversation \(proof.conversation.shortHex) at seq \(proof.seq) (proof from \(peer.shortHex))"
                 )
                 try spread(proof, into: &output)
+                // Entries kept aside because their clocks name more of that author's log
+                // than is held here no longer wait for it (Protocol.md §7 step 4).
+                var touched = Set<ConversationID>()
+                var messages = Set<ConversationID>()
+                try retryDeferred([proof.conversation], into: &output, touched: &touched, messages: &messages)
+                noteGrowth(of: output.appended.filter { $0.author != store.me })
+                output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
         case .ping, .pong, .bye:
@@ -263,12 +270,15 @@ public final class SyncEngine {
                 peers[peer]?.theirs[conversation, default: VectorClock()].merge(clock)
             }
         }
-        // Acknowledge: our clock of every conversation the batch touched.
+        // Acknowledge: our clock of every conversation the batch touched that the peer
+        // should have. One it should not have (held here but not shared with it) gets the
+        // answer an unknown one gets, an empty clock, so entries cannot probe which
+        // conversations this node holds any more than clocks can (§12 steps 3–4).
         var acks: [SessionMessage.ConversationClock] = []
         for conversation in touched.sorted() {
-            let mine = try store.clock(of: conversation)
-            // Only held conversations are remembered: entries naming made-up ids are
-            // answered (with an empty clock) but leave nothing behind.
+            let mine = try shouldShare(conversation, with: peer) ? store.clock(of: conversation) : VectorClock()
+            // Only shared conversations are remembered: entries naming made-up or unshared
+            // ids are answered (with an empty clock) but leave nothing behind.
             if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
             acks.append(.init(conversation: conversation, clock: mine))
         }

@@ -95,6 +95,24 @@ import Glibc
         #expect(try SecretFile.load(from: file, maxBytes: 2000).count == 2000)
     }
 
+    /// Protocol.md §2: a key file of up to 4,096 bytes is read (anything after the two
+    /// lines is ignored), a larger one is refused.
+    @Test func aKeyFileOfExactly4096BytesIsReadAndOneByteMoreIsRefused() throws {
+        let dir = try directory()
+        let keys = SigningKeyPair.generate()
+        var seed = keys.seed.unsafeCopy
+        defer { seed.wipe() }
+        let lines = Array("confab-identity-v1\n\(Hex.encode(seed))\n".utf8)
+        for (name, size) in [("exact.key", 4096), ("over.key", 4097)] {
+            let file = dir.appendingPathComponent(name)
+            try SecretFile.save(lines + [UInt8](repeating: 0x20, count: size - lines.count), to: file, replacing: false)
+            var info = stat()
+            #expect(stat(file.path, &info) == 0 && info.st_size == size)
+        }
+        #expect(try IdentityFile.load(from: dir.appendingPathComponent("exact.key")).publicKey == keys.publicKey)
+        #expect(throws: IdentityError.self) { try IdentityFile.load(from: dir.appendingPathComponent("over.key")) }
+    }
+
     @Test func anOpenDataDirectoryIsMadePrivate() throws {
         let dir = try directory().appendingPathComponent("data")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -40,6 +40,13 @@ enum RejectionCase: String, CaseIterable, Sendable {
     case garbage, tooLarge, badSignature, unknownConversation, notParticipant, gap, brokenChain
     case forkAtHeldSeq, secondCreate, ownSeqMissingFromClock, ownSeqTooHighInClock, clockNamesOutsider
     case receiptNamesOutsider, clockSeqBeyondLimit
+    /// M3: a later entry whose clock does not cover what its author's previous one had seen.
+    case clockGoesBack
+    /// M3: an author's first entry whose clock does not even cover the create entry.
+    case firstEntryBeforeTheCreate
+    /// L3: a receipt whose causal clock names only held entries, but whose `read` claims
+    /// far more than that clock covers.
+    case receiptBeyondItsOwnClock
 
     var category: AppendRejection.Category {
         switch self {
@@ -54,8 +61,24 @@ enum RejectionCase: String, CaseIterable, Sendable {
         // Ids are derived from the creator's key: another key's create for the id does
         // not even decode as a valid entry.
         case .secondCreate: return .undecodable
-        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider:
+        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider,
+            .clockGoesBack, .firstEntryBeforeTheCreate, .receiptBeyondItsOwnClock:
             return .badClock
+        }
+    }
+
+    /// Whether the sender is shown to be broken or hostile whatever the receiver holds
+    /// (Protocol.md §7, "Which rejections end a session"). Who is a participant depends on
+    /// the create entry held (its creator may have signed two), and what an author's
+    /// earlier entries saw on which of them are held.
+    var isSessionError: Bool {
+        switch self {
+        case .garbage, .tooLarge, .badSignature, .secondCreate, .clockSeqBeyondLimit: return true
+        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .receiptBeyondItsOwnClock: return true
+        // Its `read` names someone its own causal clock does not: not covered, whoever holds what.
+        case .receiptNamesOutsider: return true
+        case .unknownConversation, .notParticipant, .gap, .brokenChain, .forkAtHeldSeq: return false
+        case .clockNamesOutsider, .clockGoesBack, .firstEntryBeforeTheCreate: return false
         }
     }
 
@@ -115,6 +138,29 @@ enum RejectionCase: String, CaseIterable, Sendable {
         case .clockSeqBeyondLimit:
             // Once trapped inside SQLite argument binding: a remote crash, not a rejection.
             return (try s.aliceSeq3(clock: VectorClock([Keys.alice.id: 2, Keys.bob.id: UInt64(Int64.max) + 1])), s.bob)
+        case .clockGoesBack:
+            // Bob's first message saw Alice's first two entries; his second claims it saw
+            // only the create, to sort above Alice's message.
+            let first = try s.bob.sendMessage("seen m2", to: s.id)
+            try s.alice.append(EntryCodec.encode(first))
+            #expect(first.clock == VectorClock([Keys.alice.id: 2]))
+            let draft = EntryDraft(
+                conversationID: s.id, seq: 2, previous: first.hash, timestamp: first.timestamp,
+                clock: VectorClock([Keys.alice.id: 1, Keys.bob.id: 1]),
+                body: try sealedMessage("before m2?", s.bob, in: s.id, author: Keys.bob.id, seq: 2))
+            return (EntryCodec.encode(EntryCodec.sign(draft, with: Keys.bob)), s.alice)
+        case .firstEntryBeforeTheCreate:
+            let draft = EntryDraft(
+                conversationID: s.id, seq: 1, previous: nil, timestamp: 0, clock: VectorClock(),
+                body: try sealedMessage("first of all", s.bob, in: s.id, author: Keys.bob.id, seq: 1))
+            return (EntryCodec.encode(EntryCodec.sign(draft, with: Keys.bob)), s.alice)
+        case .receiptBeyondItsOwnClock:
+            // Alice holds everything the clock names; "read {alice: 1000}" is more than it.
+            let draft = EntryDraft(
+                conversationID: s.id, seq: 1, previous: nil, timestamp: 0, clock: VectorClock([Keys.alice.id: 2]),
+                body: .receipt(
+                    delivered: VectorClock([Keys.alice.id: 2]), read: VectorClock([Keys.alice.id: 1000])))
+            return (EntryCodec.encode(EntryCodec.sign(draft, with: Keys.bob)), s.alice)
         }
     }
 }
@@ -127,6 +173,7 @@ struct AppendRejectionTests {
         let (bytes, store) = try c.offer(scenario)
         let rejection = try expectAppendRejected(bytes, by: store, c.category)
         #expect(rejection?.isRecoverable == c.isRecoverable)
+        #expect(rejection?.isSessionError == c.isSessionError)
         #expect(rejection?.description.isEmpty == false)
         // The batch path refuses it the same way.
         let before = try snapshot(store)

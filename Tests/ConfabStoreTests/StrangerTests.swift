@@ -34,4 +34,37 @@ import Testing
         _ = try alice.createConversation(with: [Keys.mallory.id])
         #expect(Set(try alice.redialCandidates().map(\.id)) == [Keys.bob.id, Keys.mallory.id])
     }
+
+    /// Anyone may create a conversation naming this node and any keys it likes: that makes
+    /// none of them chosen. They stay strangers (capped, expired, never redialled) until
+    /// this node writes a message there.
+    @Test func keysNamedOnlyInSomeoneElsesCreateStayStrangers() throws {
+        let alice = try makeStore(Keys.alice)
+        let mallory = try makeStore(Keys.mallory)
+        let throwaway = (0..<3).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
+        for (i, key) in throwaway.enumerated() {
+            try alice.notePeerSeen(key, suggestedName: "t\(i)", address: "127.0.0.1:\(9100 + i)", now: at(i))
+        }
+        try alice.notePeerSeen(Keys.mallory.id, suggestedName: "Mallory", address: "127.0.0.1:9200", now: at(5))
+        let (id, _) = try mallory.createConversation(
+            with: [Keys.alice.id] + throwaway, firstMessage: "you all know me now", now: at(6))
+        try sync(id, from: mallory, to: alice, ack: false)
+        #expect(try alice.texts(id) == ["you all know me now"])
+        #expect(try alice.redialCandidates().isEmpty)
+        #expect(try alice.chosenPeers().isEmpty)
+        try alice.pruneStrangers(now: at(6).addingTimeInterval(ConfabStore.strangerLifetime + 3600))
+        #expect(try alice.peers().isEmpty)
+        // Once Alice writes there, she chose to deal with them.
+        for (i, key) in throwaway.enumerated() {
+            try alice.notePeerSeen(key, suggestedName: "t\(i)", address: "127.0.0.1:\(9100 + i)", now: at(10))
+        }
+        _ = try alice.sendMessage("hello?", to: id, now: at(11))
+        #expect(Set(try alice.redialCandidates().map(\.id)) == Set(throwaway))
+    }
+}
+
+extension ConfabStore {
+    fileprivate func texts(_ conversation: ConversationID) throws -> [String] {
+        try history(conversation, limit: 1000).compactMap(\.text)
+    }
 }

@@ -148,6 +148,30 @@ extension SessionCodecTests {
         let reason = String(repeating: "é", count: 300)
         let decoded = try #require(try SessionCodec.decode(SessionCodec.encode(.bye(reason))))
         #expect(try SessionCodec.decode(SessionCodec.encode(decoded)) == decoded)
-        #expect(decoded == .bye(String(repeating: "é", count: 256)))
+        // 256 bytes of UTF-8: 128 two-byte characters.
+        #expect(decoded == .bye(String(repeating: "é", count: 128)))
+    }
+
+    /// Protocol.md §10.7: a reason is cut to 256 bytes of UTF-8, sent or received, at a
+    /// character boundary; one character of thousands of combining marks (a single
+    /// grapheme cluster) is cut between its scalars, never inside one.
+    @Test func byeReasonsAreCutAt256BytesOfUTF8() throws {
+        let oneGrapheme = "a" + String(repeating: "\u{301}", count: 5000)
+        #expect(oneGrapheme.count == 1)
+        let cut = SessionCodec.byeReason(oneGrapheme)
+        #expect(cut.utf8.count <= 256 && cut.utf8.count >= 255)
+        #expect(cut.unicodeScalars.first == "a")
+        #expect(SessionCodec.encode(.bye(oneGrapheme)).count < 300)
+        // A character that would straddle the limit is left out whole.
+        let straddling = String(repeating: "x", count: 255) + "é" + "tail"
+        #expect(SessionCodec.byeReason(straddling) == String(repeating: "x", count: 255))
+        #expect(SessionCodec.byeReason(String(repeating: "x", count: 256)).utf8.count == 256)
+        // What a peer sends is cut the same way when it arrives.
+        var wire = Confab_V1_SessionMessage()
+        var bye = Confab_V1_Bye()
+        bye.reason = oneGrapheme
+        wire.bye = bye
+        let received = try #require(try SessionCodec.decode(try wire.serializedBytes() as [UInt8]))
+        #expect(received == .bye(cut))
     }
 }

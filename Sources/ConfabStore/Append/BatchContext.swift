@@ -11,6 +11,7 @@ final class BatchContext {
     let keepsOthers: Bool
     private let now: Date
     private var participants: [ConversationID: [NodeID]] = [:]
+    private var creators: [ConversationID: NodeID] = [:]
     private var heads: [ConversationID: [NodeID: UInt64]] = [:]
     private var forked: [ConversationID: Set<NodeID>] = [:]
     private var keys: [ConversationID: [UInt8]?] = [:]
@@ -48,6 +49,16 @@ final class BatchContext {
 
     func noteHead(_ conversation: ConversationID, author: NodeID, seq: UInt64) {
         if heads[conversation] != nil { heads[conversation]?[author] = seq }
+    }
+
+    /// The conversation's creator, whose create entry every other entry's clock covers.
+    func creator(_ conversation: ConversationID, db: Database) throws -> NodeID? {
+        if let cached = creators[conversation] { return cached }
+        let fetched = try [UInt8].fetchOne(
+            db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"), arguments: [conversation.bytes]
+        ).flatMap(NodeID.init(bytes:))
+        if let fetched { creators[conversation] = fetched }
+        return fetched
     }
 
     func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {

@@ -10,6 +10,7 @@ extension ConfabStore {
         let conversation = entry.conversationID.bytes
         let author = entry.author.bytes
 
+        var previousFrontier: VectorClock?
         if let held = try Row.fetchOne(
             db.cachedStatement(sql: "SELECT seq, hash, frontier FROM head WHERE conversationId = ? AND author = ?"),
             arguments: [conversation, author])
@@ -52,18 +53,21 @@ extension ConfabStore {
                             second: raw)
                     })
             }
-            // Clocks only grow: an author's entry covers what its previous entry had seen
-            // (Protocol.md §7 step 4), so nobody can sort a new message above older ones.
-            let previousFrontier = try VectorClock(json: held["frontier"])
-            guard entry.clock.covers(previousFrontier) else {
-                throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
-            }
+            previousFrontier = try VectorClock(json: held["frontier"])
         } else {
             // A proof can arrive (ForkProof) before any entry of its author is held here.
             guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
                 throw AppendRejection.forkedAuthor
             }
             guard entry.seq == 1 else { throw AppendRejection.gap(expected: 1, got: entry.seq) }
+        }
+        // What the entry shows wrong by itself comes first: it ends the session whatever
+        // else is wrong with it here.
+        try validateOwnClock(entry)
+        // Clocks only grow: an author's entry covers what its previous entry had seen
+        // (Protocol.md §7 step 4), so nobody can sort a new message above older ones.
+        if let previousFrontier, !entry.clock.covers(previousFrontier) {
+            throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
         }
 
         let participants: [NodeID]
@@ -82,7 +86,12 @@ extension ConfabStore {
             guard !participants.isEmpty else { throw AppendRejection.unknownConversation }
             guard participants.contains(entry.author) else { throw AppendRejection.notParticipant }
         }
-        try validateClocks(entry, participants: participants, heads: context.heads(entry.conversationID, db: db))
+        let heads = try context.heads(entry.conversationID, db: db)
+        let forked = try context.forkedAuthors(entry.conversationID, db: db)
+        try validateClocks(
+            entry, participants: participants, heads: heads, forked: forked,
+            creator: try context.creator(entry.conversationID, db: db))
+        let order = Self.orderingSum(of: entry, heads: heads, forked: forked)
 
         if case .create(let create) = entry.body {
             try insertConversation(entry, create: create, db: db)
@@ -94,7 +103,7 @@ extension ConfabStore {
                 """
         ).execute(arguments: [
             conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
-            entry.clock.sum, raw, now.millisecondsSince1970,
+            order, raw, now.millisecondsSince1970,
         ])
         try db.cachedStatement(
             sql: """
@@ -107,7 +116,7 @@ extension ConfabStore {
 
         switch entry.body {
         case .message(let sealed):
-            try insertMessage(entry, sealed: sealed, db: db, context: context)
+            try insertMessage(entry, sealed: sealed, clockSum: order, db: db, context: context)
         case .receipt(let delivered, let read):
             try mergeReceipt(
                 conversation: entry.conversationID, from: entry.author,
@@ -124,34 +133,65 @@ extension ConfabStore {
             arguments: [conversation.bytes, author.bytes, seq])
     }
 
-    /// Clocks may only name participants; the causal clock must hold the author's own
-    /// previous entry exactly (an author always has its own log); a receipt cannot cover
-    /// what its author had not seen when writing it; and every other entry the causal
-    /// clock names must be held here already. That last rule makes a clock a claim backed
-    /// by signed entries: a made-up `{bob: 99}` is never stored, so it can neither stop
-    /// Bob from writing, nor spread into anyone's clock, nor pin an entry to the end of the
-    /// order (Protocol.md §7).
-    private func validateClocks(_ entry: Entry, participants: [NodeID], heads: [NodeID: UInt64]) throws {
+    /// Clocks may only name participants; the causal clock must cover the conversation's
+    /// create entry; and every other entry the causal clock names must be held here
+    /// already (`validateOwnClock` checked the rest). That last
+    /// rule makes a clock a claim backed by signed entries: a made-up `{bob: 99}` is never
+    /// stored, so it can neither stop Bob from writing, nor spread into anyone's clock, nor
+    /// pin an entry to the end of the order (Protocol.md §7).
+    ///
+    /// An author proven to have forked its log here (`forked`) is the exception: its log
+    /// stops growing here, so an honest member who holds more of it (another branch, or the
+    /// same branch further) would otherwise wait for ever. Its component is believed only up
+    /// to what is held: not required, and capped for the display order (`orderingSum`).
+    private func validateClocks(
+        _ entry: Entry, participants: [NodeID], heads: [NodeID: UInt64], forked: Set<NodeID>, creator: NodeID?
+    ) throws {
         let members = Set(participants)
+        var clocks = [entry.clock]
+        if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
+        // Who is a participant depends on the create entry held here: its creator may have
+        // signed two with one nonce and different lists, and an honest member holding the
+        // other may forward this entry, so this does not end the session.
+        for clock in clocks {
+            for author in clock.entries.keys where !members.contains(author) {
+                throw AppendRejection.badClock("names \(author.shortHex), not a participant", intrinsic: false)
+            }
+        }
+        // Every entry but the create comes after it: an author's first entry cannot be
+        // placed before the conversation began (Protocol.md §6).
+        if let creator, entry.kind != .create, entry.clock[creator] == 0 {
+            throw AppendRejection.badClock("does not cover the conversation's create entry", intrinsic: false)
+        }
+        for (author, seq) in entry.clock.sortedEntries where author != entry.author && !forked.contains(author) {
+            let held = heads[author] ?? 0
+            guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
+        }
+    }
+
+    /// The rules an entry's clocks break or keep whatever the receiver holds: the causal
+    /// clock holds the author's own previous entry exactly (an author always has its own
+    /// log), and a receipt cannot cover what its author had not seen when writing it.
+    private func validateOwnClock(_ entry: Entry) throws {
         guard entry.clock[entry.author] == entry.seq - 1 else {
             throw AppendRejection.badClock(
                 "author's own seq is \(entry.clock[entry.author]), expected \(entry.seq - 1)")
         }
-        var clocks = [entry.clock]
         if case .receipt(let delivered, let read) = entry.body {
-            clocks += [delivered, read]
             guard entry.clock.covers(delivered), entry.clock.covers(read) else {
                 throw AppendRejection.badClock("receipt covers entries its author had not seen")
             }
         }
-        for clock in clocks {
-            for author in clock.entries.keys where !members.contains(author) {
-                throw AppendRejection.badClock("names \(author.shortHex), not a participant")
-            }
+    }
+
+    /// The clock sum an entry is ordered by here (Protocol.md §6): its clock's, with a
+    /// forked author's component counted only up to what is held, so a claim about a log
+    /// nobody here can check cannot pin the entry below everything written later.
+    static func orderingSum(of entry: Entry, heads: [NodeID: UInt64], forked: Set<NodeID>) -> UInt64 {
+        var clock = entry.clock
+        for author in forked where author != entry.author {
+            clock[author] = min(clock[author], heads[author] ?? 0)
         }
-        for (author, seq) in entry.clock.sortedEntries where author != entry.author {
-            let held = heads[author] ?? 0
-            guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
-        }
+        return clock.sum
     }
 }

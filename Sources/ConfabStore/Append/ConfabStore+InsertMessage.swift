@@ -5,8 +5,10 @@ import GRDB
 
 extension ConfabStore {
     /// Messages are decrypted once, on the way in, so that lists, history and search read
-    /// plain text.
-    func insertMessage(_ entry: Entry, sealed: [UInt8], db: Database, context: BatchContext) throws {
+    /// plain text. `clockSum` is the entry's display-order sum as stored (`orderingSum`).
+    func insertMessage(
+        _ entry: Entry, sealed: [UInt8], clockSum: UInt64, db: Database, context: BatchContext
+    ) throws {
         let key = try context.key(entry.conversationID, db: db)
         // A relay holds the raw entry only; a participant without a usable key shows the
         // message as one it could not decrypt.
@@ -29,7 +31,7 @@ extension ConfabStore {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, entry.clock.sum, text,
+            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, clockSum, text,
         ])
         if try !context.isBlocked(entry.author, db: db) {
             context.noteMessage(entry.conversationID, at: entry.timestamp)

@@ -297,7 +297,7 @@ nonisolated struct Confab_V1_ForkProof: Sendable {
   init() {}
 }
 
-//// What a UDP discovery beacon says. The datagram is `"CFB1" ‖ Beacon` (Protocol.md §11.1):
+/// What a UDP discovery beacon says. The datagram is `"CFB1" ‖ Beacon` (Protocol.md §11.1):
 /// these bytes, encoded, are Beacon.content, signed by `node_key` in Beacon.signature.
 nonisolated struct Confab_V1_BeaconContent: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the

@@ -15,6 +15,34 @@ public enum SessionCodec {
     public static let maxFeatures = 32
     public static let maxFeatureBytes = 64
 
+    /// A `Bye` reason's limit, in bytes of UTF-8 (Protocol.md §10.7).
+    public static let maxByeReasonBytes = 256
+
+    /// A reason within `maxByeReasonBytes`: a longer one is cut, not refused, at the last
+    /// character (extended grapheme cluster) boundary that fits — or, when not even the
+    /// first character fits (one base with thousands of combining marks), at the last
+    /// Unicode scalar that does. Never inside a UTF-8 sequence.
+    public static func byeReason(_ reason: String) -> String {
+        guard reason.utf8.count > maxByeReasonBytes else { return reason }
+        var bytes = 0
+        var end = reason.startIndex
+        for index in reason.indices {
+            let next = reason.index(after: index)
+            bytes += reason.utf8.distance(from: index, to: next)
+            guard bytes <= maxByeReasonBytes else { break }
+            end = next
+        }
+        if end > reason.startIndex { return String(reason[..<end]) }
+        var scalars = String.UnicodeScalarView()
+        bytes = 0
+        for scalar in reason.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= maxByeReasonBytes else { break }
+            scalars.append(scalar)
+        }
+        return String(scalars)
+    }
+
     public static func encode(_ message: SessionMessage) -> [UInt8] {
         var wire = Confab_V1_SessionMessage()
         switch message {
@@ -50,7 +78,7 @@ public enum SessionCodec {
             wire.pong = p
         case .bye(let reason):
             var b = Confab_V1_Bye()
-            b.reason = String(reason.prefix(256))
+            b.reason = byeReason(reason)
             wire.bye = b
         case .forkProof(let first, let second):
             var f = Confab_V1_ForkProof()
@@ -173,7 +201,7 @@ public enum SessionCodec {
         case .pong(let p):
             return .pong(p.nonce)
         case .bye(let b):
-            return .bye(String(b.reason.prefix(256)))
+            return .bye(byeReason(b.reason))
         case .forkProof(let f):
             // Each half is an entry, with an entry's limit; verification is the store's.
             for half in [f.first, f.second] where half.count > Limits.maxEntryBytes {

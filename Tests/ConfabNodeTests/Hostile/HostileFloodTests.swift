@@ -140,6 +140,96 @@ import Glibc
         #expect(friendTrap.accepted >= 1)
         #expect(trap.accepted == 0, "alice redialled \(trap.accepted) strangers")
     }
+
+    /// Anyone may create a conversation naming Alice and throwaway keys: Alice keeps it
+    /// (she is a member), but that makes none of those keys hers. They are not redialled
+    /// after a restart, and their beacons get only the budget of keys she does not know.
+    @Test func keysNamedInSomeoneElsesConversationStayStrangers() async throws {
+        let root = try temporaryRoot()
+        let port = try freeDiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
+        defer { try? alice.stop() }
+        try alice.start(discovery: false)
+        let redialTrap = try await ConnectionCounter.listen(host: "127.0.0.1")
+        defer { Task { await redialTrap.close() } }
+        let friendTrap = try await ConnectionCounter.listen(host: "127.0.0.1")
+        defer { Task { await friendTrap.close() } }
+        let friend = try HostilePeer(name: "friend")
+        try alice.cli(["peers", "add", friend.id.hex, "--name", "friend"])
+        try await friend.connect(to: alice, listenPort: UInt16(friendTrap.port))
+        try await waitUntil(timeout: 30, "alice to remember where friend listens") {
+            (try alice.listedPeers()[friend.id.hex]?["address"] as? String)?.hasSuffix(":\(friendTrap.port)") == true
+        }
+        await friend.shutdown()
+        // Throwaway keys say Hello, each claiming to listen where the trap is.
+        var strangers: [HostilePeer] = []
+        for i in 0..<4 {
+            let stranger = try HostilePeer(name: "stranger\(i)")
+            try await stranger.connect(to: alice, listenPort: UInt16(redialTrap.port))
+            try await waitUntil(timeout: 30, "alice to remember stranger \(i)") {
+                try alice.listedPeers()[stranger.id.hex] != nil
+            }
+            await stranger.shutdown()
+            strangers.append(stranger)
+        }
+        // Mallory, another stranger, pushes a conversation of Alice and all of them.
+        let mallory = try HostilePeer(name: "mallory")
+        try await mallory.connect(to: alice, listenPort: UInt16(redialTrap.port))
+        let (id, _) = try mallory.store.createConversation(
+            with: [try alice.nodeID()] + strangers.map(\.id), firstMessage: "we are all friends now")
+        try mallory.send(.clocks([.init(conversation: id, clock: try mallory.store.clock(of: id))]), to: alice)
+        try mallory.send(.entries(try mallory.store.entries(in: id, author: mallory.id, after: 0)), to: alice)
+        try await waitUntil(timeout: 30, "alice to keep mallory's conversation") {
+            try alice.texts(with: id.hex) == ["we are all friends now"]
+        }
+        await mallory.shutdown()
+
+        try alice.stop()
+        let restart = alice.logMark()
+        try alice.start()
+        // The peer Alice chose is redialled at once; her redials all start together, so a
+        // redial of any key named in Mallory's conversation would have reached the trap.
+        try await alice.waitForLog(
+            "static peer \(friend.id.hex)@127.0.0.1:\(friendTrap.port) as \(friend.id.shortHex): ", after: restart)
+        #expect(redialTrap.accepted == 0, "alice redialled \(redialTrap.accepted) keys named by mallory")
+
+        // Beacons under those keys, all naming one address: one dial there at most, as for
+        // any keys Alice does not know (one unknown key per address every 30 s).
+        let beaconTrap = try await ConnectionCounter.listen(host: "127.0.0.4")
+        defer { Task { await beaconTrap.close() } }
+        let after = try await ConnectionCounter.listen(host: "127.0.0.4")
+        defer { Task { await after.close() } }
+        let sender = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.so_broadcast), value: 1)
+            .bind(host: "127.0.0.4", port: 0).get()
+        let target = try SocketAddress(ipAddress: "127.255.255.255", port: port)
+        func beacon(_ key: SigningKeyPair, to counter: ConnectionCounter, _ i: Int) async throws {
+            let beacon = Beacon(
+                node: NodeID(key.publicKey), tcpPort: UInt16(counter.port), role: .person,
+                timestamp: 1_800_000_000_000 + Int64(i))
+            let datagram = BeaconCodec.encode(beacon, signedBy: key, networkKey: .default)
+            try await sender.writeAndFlush(
+                AddressedEnvelope(remoteAddress: target, data: sender.allocator.buffer(bytes: datagram)))
+        }
+        for (i, named) in (strangers + [mallory]).enumerated() {
+            try await beacon(named.keys, to: beaconTrap, i)
+        }
+        // A beacon sent after them, from a fresh key to another port: once Alice has dialled
+        // it, she has handled theirs (beacons are handled in order).
+        let marker = SigningKeyPair.generate()
+        let dialled = "dial \(NodeID(marker.publicKey).shortHex) at 127.0.0.4:\(after.port) failed"
+        let deadline = Date().addingTimeInterval(30)
+        var sent = 100
+        while !alice.log(after: restart).contains(dialled) {
+            guard Date() < deadline else { throw NodeProcess.Failure("timed out waiting for alice to dial the marker") }
+            sent += 1
+            try await beacon(marker, to: after, sent)
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try await sender.close()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(beaconTrap.accepted <= 1, "\(beaconTrap.accepted) dials to one address for keys named by mallory")
+    }
 }
 
 /// A TCP listener that counts the connections it accepts and closes each at once.

@@ -6,7 +6,7 @@ import Testing
 
 /// A hostile peer completes the real handshake with real `confab up` nodes on loopback and
 /// tells one lie about someone else; each test asserts what the victim does instead of
-/// believing it (Protocol.md §16).
+/// believing it (Protocol.md §15).
 @Suite(.serialized) struct HostilePeerTests {
     /// Alice and Bob (real nodes that know each other and Mallory) and Mallory (scripted),
     /// with a group of the three created by Alice and taken by Mallory as a member would.
@@ -60,18 +60,24 @@ import Testing
         #expect(!g.alice.log.contains("closing session with \(g.mallory.id.shortHex)"))
     }
 
-    @Test func aForkIsProvenShownAndNeverSplitsHonestNodes() async throws {
+    /// Mallory gives one member seq 1 of its log and the other seq 1 and 2 of another
+    /// branch, the longer at Bob or at Alice. Whoever holds the longer one names Mallory's
+    /// seq 2 in everything it writes after, which the other will never hold: the proof
+    /// must still let both members' messages and receipts through, both ways.
+    @Test(arguments: [true, false])
+    func aForkIsProvenShownAndNeverSplitsHonestNodes(longerBranchAtBob: Bool) async throws {
         let g = try await Group.make()
         defer { Task { await g.stop() } }
         try await waitUntil(timeout: 30, "bob to hold the group") { try g.bob.texts(with: g.id.hex) == ["hi all"] }
-        // Two different seq 1 for two members, and a seq 2 on Bob's branch only.
-        let forAlice = try g.mallory.message("for alice only", in: g.id, seq: 1)
-        let forBob = try g.mallory.message("for bob only", in: g.id, seq: 1)
-        let forBobHash = try EntryCodec.decode(forBob).hash
-        let forBobNext = try g.mallory.message("more for bob", in: g.id, seq: 2, previous: .some(forBobHash))
+        // Two different seq 1 for two members, and a seq 2 on one branch only.
+        let short = try g.mallory.message("the short branch", in: g.id, seq: 1)
+        let long = try g.mallory.message("the long branch", in: g.id, seq: 1)
+        let longHash = try EntryCodec.decode(long).hash
+        let longNext = try g.mallory.message("the long branch, more", in: g.id, seq: 2, previous: .some(longHash))
+        let (shortAt, longAt) = longerBranchAtBob ? (g.alice, g.bob) : (g.bob, g.alice)
         try await g.mallory.connect(to: g.bob)
-        try g.mallory.send(.entries([forAlice]), to: g.alice)
-        try g.mallory.send(.entries([forBob, forBobNext]), to: g.bob)
+        try g.mallory.send(.entries([short]), to: shortAt)
+        try g.mallory.send(.entries([long, longNext]), to: longAt)
         for node in [g.alice, g.bob] {
             try await waitUntil(timeout: 30, "\(node.name) to hold the proof") {
                 let list = try node.cli(["list", "--json"]).json() as? [[String: Any]]
@@ -80,11 +86,38 @@ import Testing
             let history = try node.cli(["history", g.id.hex, "--no-mark-read"]).stdout
             #expect(history.contains("signed two different versions"))
         }
-        // Alice and Bob keep their session and keep talking.
-        #expect(try g.alice.cli(["send", g.id.hex, "we are fine"]).status == 0)
-        try await waitUntil(timeout: 30, "bob to get it") { try g.bob.texts(with: g.id.hex).contains("we are fine") }
+        // Alice and Bob keep their session and keep talking, both ways.
+        #expect(try g.alice.cli(["send", g.id.hex, "alice after the proof"]).status == 0)
+        #expect(try g.bob.cli(["send", g.id.hex, "bob after the proof"]).status == 0)
+        try await waitUntil(timeout: 30, "bob to get alice's message") {
+            try g.bob.texts(with: g.id.hex).contains("alice after the proof")
+        }
+        try await waitUntil(timeout: 30, "alice to get bob's message") {
+            try g.alice.texts(with: g.id.hex).contains("bob after the proof")
+        }
+        // Each one's delivered receipts reach the other: both hold both logs whole.
+        func log(of author: NodeProcess, at node: NodeProcess) throws -> (seq: Int, receipts: Int) {
+            let database = node.data.appendingPathComponent("confab.sqlite")
+            let entries =
+                "FROM entry WHERE hex(conversationId) = upper('\(g.id.hex)') AND hex(author) = upper('\(author.key)')"
+            return (
+                try count("SELECT coalesce(max(seq), 0) \(entries)", in: database),
+                try count("SELECT count(*) \(entries) AND kind = 3", in: database)
+            )
+        }
+        try await waitUntil(timeout: 30, "alice and bob to hold each other's receipts") {
+            let (alice, bob) = (g.alice, g.bob)
+            let bobsAtAlice = try log(of: bob, at: alice)
+            let alicesAtBob = try log(of: alice, at: bob)
+            let bobsOwn = try log(of: bob, at: bob).seq
+            let alicesOwn = try log(of: alice, at: alice).seq
+            return bobsAtAlice.receipts > 0 && alicesAtBob.receipts > 0
+                && bobsAtAlice.seq == bobsOwn && alicesAtBob.seq == alicesOwn
+        }
+        // Neither hung up on the other over what it was sent (a duplicate session closed
+        // while both dial at once, §10.5, is no such thing).
         for node in [g.alice, g.bob] {
-            #expect(!node.log.contains("closing session"), "\(node.name) closed a session")
+            #expect(!node.log.contains("closing session with"), "\(node.name) closed a session")
         }
         #expect(try g.alice.sessionKeys().contains(g.bob.key))
     }
