@@ -15,7 +15,7 @@ import Testing
         #expect(BeaconCodec.inspect(datagram, networkKey: .default) == .ours(Self.beacon))
     }
 
-    @Test func aBeaconOfAnotherNetworkNamesItsNodeAndTag() {
+    @Test func aBeaconOfAnotherNetworkNamesItsNodeAndTag() throws {
         let other = NetworkKey.random()
         let datagram = BeaconCodec.encode(Self.beacon, signedBy: Self.alice, networkKey: other)
         #expect(BeaconCodec.inspect(datagram, networkKey: .default) == .otherNetwork(Self.beacon, tag: other.tag))
@@ -43,7 +43,8 @@ import Testing
     @Test func strayDatagramsAreMalformed() {
         let cases: [[UInt8]] = [
             [], Array("CFB1".utf8), Array("hello".utf8), Array("CFB1".utf8) + [0xff, 0xff, 0xff],
-            Array("CFB0".utf8) + BeaconCodec.encode(Self.beacon, signedBy: Self.alice, networkKey: .default).dropFirst(4),
+            Array("CFB0".utf8)
+                + BeaconCodec.encode(Self.beacon, signedBy: Self.alice, networkKey: .default).dropFirst(4),
         ]
         for datagram in cases {
             guard case .invalid(let error) = BeaconCodec.inspect(datagram, networkKey: .default) else {
@@ -53,7 +54,8 @@ import Testing
             #expect(error.category == .malformed)
         }
         let huge = [UInt8](repeating: 0, count: BeaconCodec.maxDatagramBytes + 1)
-        #expect(BeaconCodec.inspect(huge, networkKey: .default) == .invalid(.tooLarge("beacon", limit: 512, actual: 513)))
+        #expect(
+            BeaconCodec.inspect(huge, networkKey: .default) == .invalid(.tooLarge("beacon", limit: 512, actual: 513)))
     }
 
     /// Whatever `decode` accepts, `inspect` calls ours; whatever it refuses, invalid; and

@@ -43,7 +43,8 @@ public struct Diagnosis: Sendable, Equatable {
             return [
                 DoctorFinding(
                     "no-node", .info,
-                    "No node is running for this data directory: checked as \"confab up\" would run with these options.")
+                    "No node is running for this data directory: checked as \"confab up\" would run with these options."
+                )
             ]
         }
         var findings = [
@@ -160,7 +161,8 @@ public struct Diagnosis: Sendable, Equatable {
                 parts.append("\(count(heard.badSignature, "datagram")) had a bad signature")
             }
             if heard.malformed > 0 {
-                parts.append("\(count(heard.malformed, "datagram")) \(heard.malformed == 1 ? "was" : "were") not a beacon")
+                parts.append(
+                    "\(count(heard.malformed, "datagram")) \(heard.malformed == 1 ? "was" : "were") not a beacon")
             }
             findings.append(
                 DoctorFinding(
@@ -298,7 +300,8 @@ public struct Diagnosis: Sendable, Equatable {
         }
         if let rule = facts.firewall.rules.first {
             causes.append(
-                "A firewall rule here drops UDP \(port): \(rule)\(facts.firewall.rules.count > 1 ? " (and \(facts.firewall.rules.count - 1) more above)" : "").")
+                "A firewall rule here drops UDP \(port): \(rule)\(facts.firewall.rules.count > 1 ? " (and \(facts.firewall.rules.count - 1) more above)" : "")."
+            )
         }
         if !facts.heard.otherNetworks.isEmpty {
             causes.append(

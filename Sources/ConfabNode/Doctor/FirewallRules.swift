@@ -78,14 +78,17 @@ enum FirewallRules {
     }
 
     /// Names the port (in any form: `7460`, `7460-7470` containing it, `{ 53, 7460 }`), or
-    /// drops or rejects UDP.
+    /// drops or rejects UDP whatever its port.
     private static func matters(_ words: [String], port: Int, verdicts: Set<String>, udp: Set<String>) -> Bool {
         let tokens = words.flatMap { $0.split(whereSeparator: { ",{}".contains($0) }).map(String.init) }
         // iptables writes a range 7000:8000, nft 7000-8000.
         if tokens.contains(where: { mentions($0.replacingOccurrences(of: ":", with: "-"), port: port) }) { return true }
-        let isUDP = tokens.contains("udp")
+        // A rule dropping UDP to or from other ports only is not in the way.
+        let namesPorts = tokens.contains {
+            ["dport", "sport", "--dport", "--sport", "--dports", "--sports"].contains($0)
+        }
         let drops = tokens.contains { verdicts.contains($0) }
-        return isUDP && drops
+        return tokens.contains("udp") && drops && !namesPorts
     }
 
     private static func mentions(_ token: String, port: Int) -> Bool {
@@ -148,7 +151,8 @@ enum FirewallRules {
         process.waitUntilExit()
         watchdog.cancel()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let message = String(decoding: errorData, as: UTF8.self)
+            let message =
+                String(decoding: errorData, as: UTF8.self)
                 .split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
             return .failure(Failure(description: message))
         }

@@ -156,7 +156,8 @@ private final class ProbeHandler: ChannelInboundHandler {
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
             self.end(.timedOut(self.stage), context: context)
         }
-        context.writeAndFlush(Self.wrapOutboundOut(context.channel.allocator.buffer(bytes: client.challenge)), promise: nil)
+        context.writeAndFlush(
+            Self.wrapOutboundOut(context.channel.allocator.buffer(bytes: client.challenge)), promise: nil)
         context.fireChannelActive()
     }
 

@@ -24,7 +24,9 @@ extension Confab {
         var seconds = 3.0
 
         func validate() throws {
-            guard seconds > 0, seconds <= 120 else { throw ValidationError("--seconds must be more than 0 and at most 120") }
+            guard seconds > 0, seconds <= 120 else {
+                throw ValidationError("--seconds must be more than 0 and at most 120")
+            }
         }
 
         func run() async throws {
