@@ -63,4 +63,14 @@ import Testing
             [(Self.beacon(Self.bob, 1), "fe80::2%eth0")], networkKey: .default, me: NodeID(Self.me.publicKey), sent: [])
         #expect(tally.heard.nodes.first?.address == "[fe80::2%eth0]:7461")
     }
+
+    @Test func aNodeHeardOnBothFamiliesIsShownAtItsIPv4Address() {
+        let tally = BeaconTally(
+            [
+                (Self.beacon(Self.bob, 1), "fe80::2%eth0"), (Self.beacon(Self.bob, 2), "10.0.0.2"),
+                (Self.beacon(Self.bob, 3), "fe80::2%eth0"),
+            ],
+            networkKey: .default, me: NodeID(Self.me.publicKey), sent: [])
+        #expect(tally.heard.nodes.map(\.address) == ["10.0.0.2:7461"])
+    }
 }

@@ -193,6 +193,8 @@ import Testing
         #expect(finding.severity == .problem)
         #expect(finding.message == "No interface to send beacons on: no interface but loopback is up.")
         #expect(finding.advice.contains("Or name a peer to dial: confab up --peer HOST:PORT"))
+        // Nothing was sent: the only cause is that, and the fallback.
+        #expect(onlyLoopback.finding("nothing-heard")?.advice.count == 2)
         #expect(onlyLoopback.finding("nothing-heard")?.advice.first?.hasPrefix("No interface sends beacons") == true)
 
         let skipped = Diagnosis(Self.facts(targets: [], skipped: ["wg0: point-to-point link: nothing to broadcast to"]))

@@ -3,7 +3,7 @@ import ConfabModel
 import ConfabWire
 
 /// Sorts the datagrams that arrived on the discovery port into facts: nodes of this network
-/// and of others (each key once, at the address it last beaconed from), datagrams with a bad
+/// and of others (each key once, at the first address it beaconed from, IPv4 preferred), datagrams with a bad
 /// signature or none at all, and which of the doctor's own beacons came back. Beacons of
 /// this node's key that the doctor did not send are the running node's own: not counted.
 /// Pure: the same datagrams always give the same tally.
@@ -46,10 +46,15 @@ struct BeaconTally: Sendable, Equatable {
                 address: host.contains(":") ? "[\(host)]:\(beacon.tcpPort)" : "\(host):\(beacon.tcpPort)",
                 role: beacon.role.rawValue, tag: tag.map(Hex.encode))
             if !order.contains(beacon.node) { order.append(beacon.node) }
+            // A node beacons on both families: its IPv4 address, once seen, is the one shown.
+            func keep(_ seen: DoctorFacts.HeardNode?) -> Bool {
+                guard let seen else { return true }
+                return seen.address.hasPrefix("[") && !node.address.hasPrefix("[")
+            }
             if tag == nil {
-                ours[beacon.node] = node
+                if keep(ours[beacon.node]) { ours[beacon.node] = node }
             } else {
-                others[beacon.node] = node
+                if keep(others[beacon.node]) { others[beacon.node] = node }
             }
         }
         heard.nodes = order.compactMap { ours[$0] }

@@ -50,7 +50,7 @@ public struct Diagnosis: Sendable, Equatable {
         var findings = [
             DoctorFinding(
                 "node-running", .info,
-                "A node is running (\(label(node.name, node.id))) with \(count(node.sessions, "session")) now: "
+                "A node is running: \(label(node.name, node.id)), \(count(node.sessions, "session")) now; "
                     + "the discovery and session ports are its own.")
         ]
         if !node.discovery {
@@ -294,10 +294,16 @@ public struct Diagnosis: Sendable, Equatable {
             ]
         }
         let port = facts.beacons.port
-        var causes: [String] = []
-        if facts.beacons.targets.isEmpty {
-            causes.append("No interface sends beacons (see no-interface above).")
+        guard !facts.beacons.targets.isEmpty else {
+            // Nothing was sent anywhere: the other causes cannot be told apart yet.
+            return [
+                DoctorFinding(
+                    "nothing-heard", ok ? .warning : .problem,
+                    "No beacon from any node of this network in \(seconds).",
+                    advice: ["No interface sends beacons (see no-interface above).", fallback(facts)])
+            ]
         }
+        var causes: [String] = []
         if let rule = facts.firewall.rules.first {
             causes.append(
                 "A firewall rule here drops UDP \(port): \(rule)\(facts.firewall.rules.count > 1 ? " (and \(facts.firewall.rules.count - 1) more above)" : "")."
