@@ -199,7 +199,7 @@ public struct Diagnosis: Sendable, Equatable {
                     "Our own beacon did not come back from " + lost.map(\.target).joined(separator: ", ")
                         + ": the interface may not pass broadcast or multicast, or a firewall here drops UDP \(facts.beacons.port).",
                     advice: [
-                        "A machine normally hears its own broadcast; if it does not, check the firewall rules below, and that the interface is really up: ip link"
+                        "A machine normally hears its own broadcast; if it does not, check this machine's firewall rules, and that the interface is really up: ip link"
                     ]))
         }
         if unsent.isEmpty, lost.isEmpty {
