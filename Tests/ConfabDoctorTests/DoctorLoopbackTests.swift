@@ -130,6 +130,30 @@ import Testing
         #expect(report.findings.contains { $0.code == "nothing-heard" && $0.severity == .problem })
     }
 
+    @Test func portsHeldByOtherProgramsAreFoundAndNamed() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-doctor")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alice = try Self.profile(root, "alice")
+        // Sockets without SO_REUSEPORT, as another program would hold them.
+        let udp = try await DatagramBootstrap(group: Self.group).bind(host: "0.0.0.0", port: 0).get()
+        let tcp = try await ServerBootstrap(group: Self.group).bind(host: "127.0.0.1", port: 0).get()
+        let udpPort = udp.localAddress!.port!
+        var options = Self.options(port: udpPort, seconds: 0.2)
+        options.listenPort = tcp.localAddress!.port!
+        let report = try await Doctor.run(profile: alice, options: options)
+        try await udp.close()
+        try await tcp.close()
+        let v4 = report.facts.ports.first { $0.proto == "udp" && $0.address.hasPrefix("0.0.0.0") }
+        #expect(v4?.state == .inUse)
+        #expect(v4?.error == "Address already in use")
+        #expect(report.facts.ports.last?.state == .inUse)
+        let finding = try #require(report.findings.first { $0.code == "udp-port-in-use" })
+        #expect(finding.advice.first == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
+        #expect(report.findings.contains { $0.code == "tcp-port-in-use" })
+        // With no socket of its own family, the beacon could not even be sent.
+        #expect(report.facts.echoes.first?.sent == false)
+    }
+
     @Test func aNodeBeaconingOnTheSamePortIsHeardAndProbed() async throws {
         let root = try ConfabBinary.temporaryDirectory("confab-doctor")
         defer { try? FileManager.default.removeItem(at: root) }
