@@ -6,7 +6,7 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux iproute2 python3 jq
+TEST_PACKAGES := tmux iproute2 python3 jq nftables
 
 .PHONY: deps test-deps build run test fuzz fuzz-long bench proto format clean
 
@@ -41,6 +41,7 @@ test: test-deps
 	$(SWIFT) test --skip-build --no-parallel --filter 'ConfabCLITests|ConfabNodeTests'
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
+	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
 
 bench: deps
 	$(SWIFT) build -c release --product confab

@@ -158,6 +158,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // `confab doctor`: its pure diagnosis and its checks on loopback, fast enough for
+        // the parallel run (ConfabNodeTests, which starts processes, runs one at a time).
+        .testTarget(
+            name: "ConfabDoctorTests",
+            dependencies: [
+                "ConfabTestSupport",
+                "ConfabNode", "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "ConfabTUITests",
             dependencies: [

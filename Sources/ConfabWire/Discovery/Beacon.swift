@@ -47,22 +47,52 @@ public enum BeaconCodec {
     /// (not an error: several networks may share a LAN); throws for anything malformed or
     /// badly signed.
     public static func decode(_ datagram: [UInt8], networkKey: NetworkKey) throws(WireError) -> Beacon? {
+        let (signed, content) = try frame(datagram)
+        guard [UInt8](content.networkTag) == networkKey.tag else { return nil }
+        return try verify(signed, content)
+    }
+
+    /// What a datagram is, for a diagnosis (`confab doctor`) rather than for acting on it:
+    /// the checks of `decode`, but a beacon of another network is verified too and returned
+    /// with its tag, so that the nodes of other networks on the LAN can be counted by key.
+    /// Costs a signature check per datagram whatever its network: not for a node's receiver,
+    /// which must not spend that on every network sharing the LAN (Protocol.md §11.4).
+    public static func inspect(_ datagram: [UInt8], networkKey: NetworkKey) -> BeaconInspection {
+        do {
+            let (signed, content) = try frame(datagram)
+            let beacon = try verify(signed, content)
+            let tag = [UInt8](content.networkTag)
+            return tag == networkKey.tag ? .ours(beacon) : .otherNetwork(beacon, tag: tag)
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    /// Checks 1 and 2 of Protocol.md §11.4: size, magic, both protobuf layers.
+    private static func frame(
+        _ datagram: [UInt8]
+    ) throws(WireError) -> (Confab_V1_Beacon, Confab_V1_BeaconContent) {
         guard datagram.count <= maxDatagramBytes else {
             throw .tooLarge("beacon", limit: maxDatagramBytes, actual: datagram.count)
         }
         guard datagram.count > magic.count, Array(datagram.prefix(magic.count)) == magic else {
             throw .malformed("beacon magic")
         }
-        let signed: Confab_V1_Beacon
-        let content: Confab_V1_BeaconContent
         do {
-            signed = try Confab_V1_Beacon(
+            let signed = try Confab_V1_Beacon(
                 serializedBytes: Array(datagram.dropFirst(magic.count)), options: EntryCodec.decodingOptions)
-            content = try Confab_V1_BeaconContent(serializedBytes: signed.content, options: EntryCodec.decodingOptions)
+            let content = try Confab_V1_BeaconContent(
+                serializedBytes: signed.content, options: EntryCodec.decodingOptions)
+            return (signed, content)
         } catch {
             throw .malformed("beacon")
         }
-        guard [UInt8](content.networkTag) == networkKey.tag else { return nil }
+    }
+
+    /// Checks 4 and 5 of Protocol.md §11.4: key, port, signature.
+    private static func verify(
+        _ signed: Confab_V1_Beacon, _ content: Confab_V1_BeaconContent
+    ) throws(WireError) -> Beacon {
         guard let node = NodeID(bytes: content.nodeKey) else { throw .malformed("beacon node key") }
         guard content.tcpPort > 0, content.tcpPort <= UInt32(UInt16.max) else {
             throw .malformed("beacon port \(content.tcpPort)")
@@ -77,4 +107,14 @@ public enum BeaconCodec {
             node: node, tcpPort: UInt16(content.tcpPort), role: content.role == .relay ? .relay : .person,
             timestamp: content.timestampMs)
     }
+}
+
+/// What `BeaconCodec.inspect` made of a datagram.
+public enum BeaconInspection: Sendable, Equatable {
+    /// A valid beacon of this network.
+    case ours(Beacon)
+    /// A validly signed beacon of another network: `tag` is that network's (§11.2).
+    case otherNetwork(Beacon, tag: [UInt8])
+    /// Not a beacon, or not a valid one: too large, malformed, or badly signed.
+    case invalid(WireError)
 }

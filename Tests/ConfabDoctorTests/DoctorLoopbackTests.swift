@@ -1,0 +1,196 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabNet
+import ConfabTestSupport
+import ConfabWire
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import ConfabNode
+
+/// The doctor's I/O on loopback only: the handshake probe against real session listeners,
+/// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out.
+@Suite("Doctor: on loopback") struct DoctorLoopbackTests {
+    static let group = MultiThreadedEventLoopGroup.singleton
+
+    final class Silent: SessionDelegate {
+        func sessionDidOpen(_ session: PeerSession) {}
+        func session(_ session: PeerSession, didReceive message: SessionMessage) {}
+        func sessionDidClose(_ session: PeerSession, error: (any Error)?) {}
+    }
+
+    /// A session listener on 127.0.0.1 with its own key and network.
+    static func listener(
+        _ identity: SigningKeyPair, network: NetworkKey = .default
+    ) async throws -> (
+        SessionService, Int
+    ) {
+        var logger = Logger(label: "doctor.test")
+        logger.logLevel = .critical
+        let service = SessionService(
+            configuration: SessionConfiguration(identity: identity, networkKey: network, logger: logger), group: group,
+            delegate: Silent())
+        let address = try await service.listen(host: "127.0.0.1", port: 0)
+        return (service, address.port!)
+    }
+
+    static func probe(timeout: TimeAmount = .seconds(2)) -> HandshakeProbe {
+        HandshakeProbe(identity: .generate(), networkKey: .default, timeout: timeout, group: group)
+    }
+
+    /// A port nobody listens on (bound, then closed), TCP or UDP.
+    static func freePort(udp: Bool = false) async throws -> Int {
+        let channel: any Channel =
+            udp
+            ? try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+            : try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress!.port!
+        try await channel.close()
+        return port
+    }
+
+    // MARK: The handshake probe
+
+    @Test func aPeerOfThisNetworkCompletesTheHandshake() async throws {
+        let bob = SigningKeyPair.generate()
+        let (service, port) = try await Self.listener(bob)
+        let outcome = await Self.probe().probe(host: "127.0.0.1", port: port, remote: NodeID(bob.publicKey))
+        await service.shutdown()
+        #expect(outcome.result == .ok)
+        #expect(outcome.milliseconds != nil)
+    }
+
+    @Test func aPeerOfAnotherNetworkClosesAfterOurFirstMessage() async throws {
+        let bob = SigningKeyPair.generate()
+        let (service, port) = try await Self.listener(bob, network: .random())
+        let outcome = await Self.probe().probe(host: "127.0.0.1", port: port, remote: NodeID(bob.publicKey))
+        await service.shutdown()
+        #expect(outcome.result == .handshakeFailed)
+        #expect(outcome.failure == .otherNetwork)
+    }
+
+    @Test func anotherKeyAtTheAddressFailsAfterOurKeyProof() async throws {
+        let carol = SigningKeyPair.generate()
+        let (service, port) = try await Self.listener(carol)
+        let bob = NodeID(SigningKeyPair.generate().publicKey)
+        let outcome = await Self.probe().probe(host: "127.0.0.1", port: port, remote: bob)
+        await service.shutdown()
+        #expect(outcome.result == .handshakeFailed)
+        #expect(outcome.failure == .otherKey)
+    }
+
+    @Test func nothingListeningIsRefused() async throws {
+        let port = try await Self.freePort()
+        let outcome = await Self.probe().probe(
+            host: "127.0.0.1", port: port, remote: NodeID(SigningKeyPair.generate().publicKey))
+        #expect(outcome.result == .refused)
+        #expect(outcome.detail == "Connection refused")
+    }
+
+    @Test func aListenerThatNeverAnswersTimesOut() async throws {
+        let mute = try await ServerBootstrap(group: Self.group).bind(host: "127.0.0.1", port: 0).get()
+        let outcome = await Self.probe(timeout: .milliseconds(300)).probe(
+            host: "127.0.0.1", port: mute.localAddress!.port!, remote: NodeID(SigningKeyPair.generate().publicKey))
+        try await mute.close()
+        #expect(outcome.result == .handshakeFailed)
+        #expect(outcome.failure == .noAnswer)
+    }
+
+    // MARK: Whole runs
+
+    static func profile(_ root: URL, _ name: String) throws -> Profile {
+        try Profile.initialize(DataDirectory(url: root.appendingPathComponent(name)), name: name)
+    }
+
+    static func options(port: Int, seconds: Double, peers: [String] = []) -> DoctorOptions {
+        var options = DoctorOptions(network: NetworkKeySetting(key: .default, source: .default))
+        options.listenHost = "127.0.0.1"
+        options.listenPort = 0
+        options.discoveryPort = port
+        options.beaconTargets = ["127.255.255.255:\(port)"]
+        options.staticPeers = peers
+        options.seconds = seconds
+        return options
+    }
+
+    @Test func aloneTheDoctorHearsItsOwnBeaconAndNobodyElse() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-doctor")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alice = try Self.profile(root, "alice")
+        let port = try await Self.freePort(udp: true)
+        let report = try await Doctor.run(profile: alice, options: Self.options(port: port, seconds: 0.5))
+        #expect(!report.ok)
+        #expect(report.facts.echoes.map(\.received) == [true])
+        #expect(report.facts.ports.filter { $0.proto == "udp" }.first?.state == .free)
+        #expect(report.facts.beacons.mode == "fixed")
+        #expect(report.findings.contains { $0.code == "echo-ok" })
+        #expect(report.findings.contains { $0.code == "nothing-heard" && $0.severity == .problem })
+    }
+
+    @Test func portsHeldByOtherProgramsAreFoundAndNamed() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-doctor")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alice = try Self.profile(root, "alice")
+        // Sockets without SO_REUSEPORT, as another program would hold them.
+        let udp = try await DatagramBootstrap(group: Self.group).bind(host: "0.0.0.0", port: 0).get()
+        let tcp = try await ServerBootstrap(group: Self.group).bind(host: "127.0.0.1", port: 0).get()
+        let udpPort = udp.localAddress!.port!
+        var options = Self.options(port: udpPort, seconds: 0.2)
+        options.listenPort = tcp.localAddress!.port!
+        let report = try await Doctor.run(profile: alice, options: options)
+        try await udp.close()
+        try await tcp.close()
+        let v4 = report.facts.ports.first { $0.proto == "udp" && $0.address.hasPrefix("0.0.0.0") }
+        #expect(v4?.state == .inUse)
+        #expect(v4?.error == "Address already in use")
+        #expect(report.facts.ports.last?.state == .inUse)
+        let finding = try #require(report.findings.first { $0.code == "udp-port-in-use" })
+        #expect(finding.advice.first == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
+        #expect(report.findings.contains { $0.code == "tcp-port-in-use" })
+        // With no socket of its own family, the beacon could not even be sent.
+        #expect(report.facts.echoes.first?.sent == false)
+    }
+
+    @Test func aNodeBeaconingOnTheSamePortIsHeardAndProbed() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-doctor")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let port = try await Self.freePort(udp: true)
+        var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent("bob")))
+        options.listenHost = "127.0.0.1"
+        options.listenPort = 0
+        options.discoveryPort = port
+        options.beaconTargets = ["127.255.255.255:\(port)"]
+        options.logger.logLevel = .critical
+        let bob = try Node(options: options, local: try Profile.initialize(options.directory, name: "bob"))
+        let bobAddress = try await bob.start()
+        let alice = try Self.profile(root, "alice")
+        _ = try alice.store.notePeerSeen(bob.me, suggestedName: "bob", address: "127.0.0.1:\(bobAddress.port!)")
+        // Another network's node on the same port, beaconing once.
+        let carol = SigningKeyPair.generate()
+        let other = try await DatagramBootstrap(group: Self.group)
+            .channelOption(.socketOption(.so_broadcast), value: 1).bind(host: "127.0.0.1", port: 0).get()
+        let carolBeacon = BeaconCodec.encode(
+            Beacon(node: NodeID(carol.publicKey), tcpPort: 7461, role: .person, timestamp: 1), signedBy: carol,
+            networkKey: .random())
+        async let report = Doctor.run(profile: alice, options: Self.options(port: port, seconds: 2))
+        try await Task.sleep(for: .milliseconds(200))
+        try await other.writeAndFlush(
+            AddressedEnvelope(
+                remoteAddress: try SocketAddress(ipAddress: "127.255.255.255", port: port),
+                data: other.allocator.buffer(bytes: carolBeacon))
+        ).get()
+        let result = try await report
+        try await other.close()
+        await bob.stop()
+        #expect(result.ok)
+        #expect(result.facts.heard.nodes.map(\.id) == [bob.me.hex])
+        #expect(result.facts.heard.nodes.first?.name == "bob")
+        #expect(result.facts.heard.otherNetworks.map(\.id) == [NodeID(carol.publicKey).hex])
+        #expect(result.facts.peers.map(\.result) == [.ok])
+        #expect(result.findings.contains { $0.code == "other-network" && $0.severity == .warning })
+        #expect(result.elapsed < 4)
+    }
+}
