@@ -13,13 +13,14 @@ import Testing
     }
 
     @Test func aLinkLocalAddressKeepsItsInterface() throws {
-        guard case .v6(var v6) = try SocketAddress(ipAddress: "fe80::1", port: 7461) else {
+        guard case .v6(let v6) = try SocketAddress(ipAddress: "fe80::1", port: 7461) else {
             Issue.record("not IPv6")
             return
         }
         // Loopback's index is 1 on Linux; the name is whatever the kernel calls it.
-        v6.address.sin6_scope_id = 1
-        let scoped = SocketAddress(v6.address, host: "fe80::1")
+        var raw = v6.address
+        raw.sin6_scope_id = 1
+        let scoped = SocketAddress(raw, host: "fe80::1")
         #expect(scoped.hostForDialing == "fe80::1%lo")
         #expect(scoped.hostAndPort == "[fe80::1%lo]:7461")
         #expect(try SocketAddress(ipAddress: "2001:db8::1", port: 7461).hostAndPort == "[2001:db8::1]:7461")
