@@ -225,4 +225,44 @@ struct DiscoveryServiceTests {
             await bob.stop()
         }
     }
+
+    /// NIO closes a datagram socket on most send errors; discovery must not die with it.
+    /// The only target here is the IPv6 group on an interface that does not exist, so every
+    /// beacon fails to send (and goes nowhere); the service opens its socket again, and a
+    /// beacon sent to it afterwards is heard.
+    @Test func aSocketClosedByASendErrorIsOpenedAgain() async throws {
+        try await withEventLoopGroup { group in
+            let (probe, port) = try await reservePort(group: group)
+            guard case .v6(let v6) = try SocketAddress(ipAddress: "ff12::7460", port: port) else { return }
+            var raw = v6.address
+            raw.sin6_scope_id = 99_999
+            var configuration = DiscoveryConfiguration(
+                identity: Keys.bob, networkKey: .default, tcpPort: 7461,
+                targets: .fixed([SocketAddress(raw, host: "ff12::7460")]), logger: quietLogger())
+            configuration.bindHost = Self.broadcastHost
+            configuration.port = port
+            configuration.schedule = .constant(.seconds(30))
+            let heard = Heard()
+            let bob = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
+            try await bob.start()
+            try await probe.close()
+            let sender = try await DatagramBootstrap(group: group).bind(host: "::1", port: 0).get()
+            let target = try SocketAddress(ipAddress: "::1", port: port)
+            // The first beacon failed at once and closed the socket; beacons sent to it from
+            // now on are heard only once it is open again (about a second later).
+            for timestamp in Int64(1)...60 where heard.all.isEmpty {
+                let beacon = BeaconCodec.encode(
+                    Beacon(node: Keys.alice.id, tcpPort: 7461, role: .person, timestamp: timestamp),
+                    signedBy: Keys.alice,
+                    networkKey: .default)
+                try await sender.writeAndFlush(
+                    AddressedEnvelope(remoteAddress: target, data: ByteBuffer(bytes: beacon)))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(heard.nodes.first == Keys.alice.id)
+            #expect(bob.localAddresses.contains { $0.protocol == .inet6 })
+            try await sender.close()
+            await bob.stop()
+        }
+    }
 }

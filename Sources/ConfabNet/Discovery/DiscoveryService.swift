@@ -16,8 +16,12 @@ import Darwin
 /// Announces this node with signed UDP beacons and reports the beacons of other nodes of
 /// the same network (Protocol.md §11), over IPv4 broadcast and IPv6 link-local multicast.
 ///
-/// Two sockets, one per family, each with a receiver and an announcer; they share one
-/// replay guard, so a beacon heard on both is reported once. With `.interfaces` targets the
+/// Per family, a socket bound to the discovery port that only receives, and one on a port
+/// of its own that only sends: NIO closes a datagram socket on most send errors (EINVAL,
+/// ENOBUFS, ENETUNREACH while a link goes down), and a target that cannot be reached must
+/// not stop this node from hearing others. A socket that closes while the service runs is
+/// opened again. The receivers share one replay guard, so a beacon heard on both is
+/// reported once. With `.interfaces` targets the
 /// interfaces are read again every `interfaceCheckInterval`: a new network gets beacons
 /// (and the fast pace) within seconds, a vanished one stops getting them.
 ///
@@ -32,11 +36,20 @@ public final class DiscoveryService: Sendable {
         case stopped
     }
 
+    /// Which socket: a family's receiver or its announcer.
+    private struct Slot: Hashable, CustomStringConvertible {
+        var family: NIOBSDSocket.ProtocolFamily
+        var sends: Bool
+        var description: String { "\(family == .inet6 ? "IPv6" : "IPv4") \(sends ? "sending" : "receiving")" }
+    }
+
     private struct Running {
-        var v4: (any Channel)?
-        var v6: (any Channel)?
+        var sockets: [Slot: any Channel] = [:]
         var watcher: RepeatedTask?
-        var channels: [any Channel] { [v4, v6].compactMap { $0 } }
+        var receivers: [any Channel] {
+            [.inet, .inet6].compactMap { sockets[Slot(family: $0, sends: false)] }
+        }
+        var channels: [any Channel] { Array(sockets.values) }
     }
 
     private let configuration: DiscoveryConfiguration
@@ -44,6 +57,8 @@ public final class DiscoveryService: Sendable {
     private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
     private let onPlanChange: @Sendable (BeaconPlan) -> Void
     private let state = NIOLockedValueBox(State.idle)
+    /// Shared by every receiving socket, reopened ones included.
+    private let replays = BeaconReplayGuard()
     /// The plan in use and the interfaces whose IPv6 group the socket has joined.
     private let current = NIOLockedValueBox(
         (plan: BeaconPlan(), interfaces: [NetworkInterface](), joined: Set<UInt32>()))
@@ -59,10 +74,11 @@ public final class DiscoveryService: Sendable {
         self.onBeacon = onBeacon
     }
 
-    /// Binds the sockets and sends the first beacons. Each socket allows other sockets on
-    /// the same port (SO_REUSEADDR and SO_REUSEPORT), so several nodes on one machine can
-    /// all hear broadcasts; the IPv4 one may send to broadcast addresses (SO_BROADCAST).
-    /// IPv6 is used where the machine has it; a machine without it beacons on IPv4 only.
+    /// Binds the sockets and sends the first beacons. A receiving socket allows other
+    /// sockets on the same port (SO_REUSEADDR and SO_REUSEPORT), so several nodes on one
+    /// machine can all hear broadcasts; the IPv4 sending one may send to broadcast
+    /// addresses (SO_BROADCAST). IPv6 is used where the machine has it; a machine without
+    /// it beacons on IPv4 only.
     public func start() async throws {
         try state.withLockedValue { state in
             switch state {
@@ -71,27 +87,26 @@ public final class DiscoveryService: Sendable {
             case .stopped: throw DiscoveryError.stopped
             }
         }
-        let targets: [SocketAddress]
-        switch configuration.targets {
-        case .fixed(let fixed):
-            targets = fixed
-        case .interfaces:
+        if case .interfaces = configuration.targets {
             let interfaces = NetworkInterface.current()
             let plan = BeaconPlan.make(interfaces: interfaces, port: configuration.port)
             current.withLockedValue { $0 = (plan, interfaces, []) }
-            targets = plan.addresses
         }
-        let replays = BeaconReplayGuard()
         var running = Running()
         do {
-            running.v4 = try await bind(
-                host: configuration.bindHost, targets: targets.filter { $0.protocol == .inet }, replays: replays)
-            if configuration.ipv6 {
+            for family in configuration.ipv6 ? [NIOBSDSocket.ProtocolFamily.inet, .inet6] : [.inet] {
                 do {
-                    running.v6 = try await bind(
-                        host: "::", targets: targets.filter { $0.protocol == .inet6 }, replays: replays)
-                } catch {
+                    let receiver = Slot(family: family, sends: false)
+                    running.sockets[receiver] = try await bind(receiver)
+                    let sender = Slot(family: family, sends: true)
+                    running.sockets[sender] = try await bind(sender)
+                } catch  where family == .inet6 {
                     configuration.logger.info("no IPv6 discovery: \(error)")
+                    for sends in [false, true] {
+                        try? await running.sockets[Slot(family: family, sends: sends)]?.close()
+                    }
+                    running.sockets[Slot(family: family, sends: false)] = nil
+                    running.sockets[Slot(family: family, sends: true)] = nil
                 }
             }
         } catch {
@@ -101,8 +116,10 @@ public final class DiscoveryService: Sendable {
             }
             throw error
         }
-        if case .interfaces = configuration.targets, let watching = running.v6 ?? running.v4 {
-            if let v6 = running.v6 { await join(current.withLockedValue { $0.plan }, on: v6) }
+        if case .interfaces = configuration.targets, let watching = running.receivers.first {
+            if let v6 = running.sockets[Slot(family: .inet6, sends: false)] {
+                await join(current.withLockedValue { $0.plan }, on: v6)
+            }
             let interval = configuration.interfaceCheckInterval
             running.watcher = watching.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
                 self.checkInterfaces()
@@ -119,18 +136,19 @@ public final class DiscoveryService: Sendable {
             for channel in started.channels { try? await channel.close() }
             throw DiscoveryError.stopped
         }
+        for (slot, channel) in started.sockets { supervise(channel, slot) }
         configuration.logger.info(
             "discovery started",
             metadata: [
-                "addresses": "\(started.channels.compactMap(\.localAddress).map { "\($0)" }.joined(separator: ", "))",
+                "addresses": "\(started.receivers.compactMap(\.localAddress).map { "\($0)" }.joined(separator: ", "))",
                 "targets": "\(targets.map { "\($0)" }.joined(separator: ", "))",
             ])
     }
 
-    /// The addresses the UDP sockets are bound to, once started.
+    /// The addresses the receiving sockets are bound to, once started.
     public var localAddresses: [SocketAddress] {
         state.withLockedValue { state in
-            if case .running(let running) = state { return running.channels.compactMap(\.localAddress) }
+            if case .running(let running) = state { return running.receivers.compactMap(\.localAddress) }
             return []
         }
     }
@@ -155,48 +173,119 @@ public final class DiscoveryService: Sendable {
 
     /// Sends a beacon at once, outside the schedule (for example on a resync).
     public func announceNow() {
-        for channel in channels {
+        for channel in announcers {
             channel.eventLoop.execute {
                 try? channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self).announceNow()
             }
         }
     }
 
-    private var channels: [any Channel] {
+    private var announcers: [any Channel] {
         state.withLockedValue { state in
-            if case .running(let running) = state { return running.channels }
-            return []
+            guard case .running(let running) = state else { return [] }
+            return running.sockets.filter(\.key.sends).map(\.value)
         }
     }
 
-    private func bind(host: String, targets: [SocketAddress], replays: BeaconReplayGuard) async throws -> any Channel {
+    /// The targets of the moment: the fixed ones, or the current plan's.
+    private var targets: [SocketAddress] {
+        switch configuration.targets {
+        case .fixed(let fixed): fixed
+        case .interfaces: plan.addresses
+        }
+    }
+
+    // MARK: Sockets
+
+    /// A socket that closes while the service runs is opened again, after 1 s and then up
+    /// to 30 s between attempts, with the targets of the moment.
+    private func supervise(_ channel: any Channel, _ slot: Slot) {
+        channel.closeFuture.whenComplete { _ in
+            let stillOurs = self.state.withLockedValue { state -> Bool in
+                guard case .running(let running) = state else { return false }
+                return running.sockets[slot] === channel
+            }
+            guard stillOurs else { return }
+            self.configuration.logger.warning("discovery socket (\(slot)) closed after an error; opening it again")
+            Task { await self.reopen(slot, replacing: channel) }
+        }
+    }
+
+    private func reopen(_ slot: Slot, replacing old: any Channel) async {
+        var wait = Duration.seconds(1)
+        while isRunning {
+            try? await Task.sleep(for: wait)
+            do {
+                let channel = try await bind(slot)
+                let installed = state.withLockedValue { state -> Bool in
+                    guard case .running(var running) = state, running.sockets[slot] === old else { return false }
+                    running.sockets[slot] = channel
+                    state = .running(running)
+                    return true
+                }
+                guard installed else {
+                    try? await channel.close()
+                    return
+                }
+                if slot == Slot(family: .inet6, sends: false), case .interfaces = configuration.targets {
+                    current.withLockedValue { $0.joined = [] }
+                    await join(plan, on: channel)
+                }
+                supervise(channel, slot)
+                configuration.logger.info("discovery socket (\(slot)) open again")
+                return
+            } catch {
+                configuration.logger.warning("could not open the discovery socket (\(slot)) again: \(error)")
+                wait = min(wait * 2, .seconds(30))
+            }
+        }
+    }
+
+    private var isRunning: Bool {
+        state.withLockedValue { state in
+            if case .running = state { return true }
+            return false
+        }
+    }
+
+    /// A receiving socket on the discovery port, or a sending one on a port of its own
+    /// with an announcer for that family's targets.
+    private func bind(_ slot: Slot) async throws -> any Channel {
         let configuration = self.configuration
         let onBeacon = self.onBeacon
-        let v6 = host.contains(":")
+        let replays = self.replays
+        let v6 = slot.family == .inet6
+        let targets = targets.filter { $0.protocol == slot.family }
         var bootstrap = DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+        if !slot.sends {
+            bootstrap = bootstrap.channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+        }
         if v6 {
             // Its own socket for IPv6 only, beside the IPv4 one on the same port.
             bootstrap = bootstrap.channelOption(
                 ChannelOptions.socket(SocketOptionLevel(IPPROTO_IPV6), SocketOptionName(IPV6_V6ONLY)), value: 1)
-        } else {
+        } else if slot.sends {
             bootstrap = bootstrap.channelOption(.socketOption(.so_broadcast), value: 1)
         }
         // An address, not a name: resolving "0.0.0.0" on a machine with no IPv4 address can
         // give an IPv6 socket.
-        let address = try SocketAddress(ipAddress: host, port: configuration.port)
+        let host = v6 ? "::" : (slot.sends ? "0.0.0.0" : configuration.bindHost)
+        let address = try SocketAddress(ipAddress: host, port: slot.sends ? 0 : configuration.port)
         return try await bootstrap.channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandlers([
-                    BeaconReceiver(
-                        ownNode: NodeID(configuration.identity.publicKey), networkKey: configuration.networkKey,
-                        logger: configuration.logger, replays: replays, onBeacon: onBeacon),
-                    BeaconAnnouncer(
-                        identity: configuration.identity, networkKey: configuration.networkKey,
-                        tcpPort: configuration.tcpPort, role: configuration.role, targets: targets,
-                        schedule: configuration.schedule, logger: configuration.logger),
-                ])
+                if slot.sends {
+                    try channel.pipeline.syncOperations.addHandler(
+                        BeaconAnnouncer(
+                            identity: configuration.identity, networkKey: configuration.networkKey,
+                            tcpPort: configuration.tcpPort, role: configuration.role, targets: targets,
+                            schedule: configuration.schedule, logger: configuration.logger))
+                } else {
+                    try channel.pipeline.syncOperations.addHandler(
+                        BeaconReceiver(
+                            ownNode: NodeID(configuration.identity.publicKey), networkKey: configuration.networkKey,
+                            logger: configuration.logger, replays: replays, onBeacon: onBeacon))
+                }
             }
         }
         .bind(to: address).get()
@@ -219,15 +308,18 @@ public final class DiscoveryService: Sendable {
             "network changed: beacons now to \(plan.targets.isEmpty ? "nowhere" : plan.targets.map(\.description).joined(separator: ", "))",
             metadata: plan.skipped.isEmpty
                 ? [:] : ["skipped": "\(plan.skipped.map(\.description).joined(separator: "; "))"])
-        let (v4, v6): ((any Channel)?, (any Channel)?) = state.withLockedValue { state in
-            if case .running(let running) = state { return (running.v4, running.v6) }
-            return (nil, nil)
+        let sockets: [Slot: any Channel] = state.withLockedValue { state in
+            if case .running(let running) = state { return running.sockets }
+            return [:]
         }
-        if let v4 { update(v4, targets: plan.addresses.filter { $0.protocol == .inet }) }
-        if let v6 {
+        if let v4 = sockets[Slot(family: .inet, sends: true)] {
+            update(v4, targets: plan.addresses.filter { $0.protocol == .inet })
+        }
+        if let receiver = sockets[Slot(family: .inet6, sends: false)] {
+            let sender = sockets[Slot(family: .inet6, sends: true)]
             Task { [self] in
-                await join(plan, on: v6)
-                update(v6, targets: plan.addresses.filter { $0.protocol == .inet6 })
+                await join(plan, on: receiver)
+                if let sender { update(sender, targets: plan.addresses.filter { $0.protocol == .inet6 }) }
             }
         }
         onPlanChange(plan)
