@@ -26,6 +26,7 @@ cleanup() {
     sleep 0.5
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
     # KEEP_LOGS=DIR keeps every node's log there, to see why a run went as it did.
     if [[ -n "${KEEP_LOGS:-}" ]]; then mkdir -p "$KEEP_LOGS" && cp "$work"/h*.log "$KEEP_LOGS"/ 2>/dev/null || true; fi
     rm -rf "$work"

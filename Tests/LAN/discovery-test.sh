@@ -28,6 +28,7 @@ stop_all() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
     pids=()
     namespaces=()
 }

@@ -28,6 +28,7 @@ cleanup() {
     sleep 0.5
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
     rm -rf "$work"
 }
 trap cleanup EXIT

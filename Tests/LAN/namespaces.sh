@@ -13,6 +13,7 @@
 lan_create() {
     local tag=$1 subnet=$2 hosts=$3 mode=${4:-broadcast} i ns
     ip netns add "${tag}br" 2>/dev/null || return 1
+    lan_neighbour_room "$hosts"
     namespaces+=("${tag}br")
     ip netns exec "${tag}br" ip link set lo up
     ip netns exec "${tag}br" ip link add br0 type bridge
@@ -50,4 +51,35 @@ lan_address() {
         ipv6only) ;;
         *) echo "lan_address: unknown mode $mode" >&2; return 1 ;;
     esac
+}
+
+# The kernel's neighbour tables (ARP, IPv6 neighbour discovery) are shared by every
+# namespace, and past gc_thresh3 (1,024 by default) no entry can be added: in a LAN of N
+# namespaces every host learns the N - 1 others, twice with IPv6, so from about 25 hosts new
+# connections fail with EHOSTUNREACH or time out, and IPv6 multicast sends fail with EINVAL.
+# A real LAN has one table per machine. lan_neighbour_room HOSTS raises the thresholds for
+# this run when they are too small, and lan_restore_neighbours (call it on cleanup) puts
+# back what was there.
+lan_saved_neighbours=""
+lan_neighbour_room() {
+    local hosts=$1 need current family
+    need=$((hosts * hosts * 2 + 256))
+    current=$(sysctl -n net.ipv4.neigh.default.gc_thresh3 2>/dev/null || echo 0)
+    ((need > current)) || return 0
+    [[ -n $lan_saved_neighbours ]] || lan_saved_neighbours=$(sysctl -n \
+        net.ipv4.neigh.default.gc_thresh1 net.ipv4.neigh.default.gc_thresh2 net.ipv4.neigh.default.gc_thresh3 \
+        net.ipv6.neigh.default.gc_thresh1 net.ipv6.neigh.default.gc_thresh2 net.ipv6.neigh.default.gc_thresh3 | tr '\n' ' ')
+    for family in ipv4 ipv6; do
+        sysctl -qw "net.$family.neigh.default.gc_thresh3=$need" "net.$family.neigh.default.gc_thresh2=$need" \
+            "net.$family.neigh.default.gc_thresh1=$((need / 2))" || true
+    done
+}
+lan_restore_neighbours() {
+    [[ -n $lan_saved_neighbours ]] || return 0
+    local values
+    read -r -a values <<<"$lan_saved_neighbours"
+    sysctl -qw "net.ipv4.neigh.default.gc_thresh1=${values[0]}" "net.ipv4.neigh.default.gc_thresh2=${values[1]}" \
+        "net.ipv4.neigh.default.gc_thresh3=${values[2]}" "net.ipv6.neigh.default.gc_thresh1=${values[3]}" \
+        "net.ipv6.neigh.default.gc_thresh2=${values[4]}" "net.ipv6.neigh.default.gc_thresh3=${values[5]}" || true
+    lan_saved_neighbours=""
 }
