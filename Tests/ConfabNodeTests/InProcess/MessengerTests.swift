@@ -169,6 +169,33 @@ import Testing
         await alice.stop()
     }
 
+    /// A peer met at two addresses (a laptop on Ethernet, then on Wi-Fi) is redialled at
+    /// each in turn: here the newest one is dead, and the older one still works.
+    @Test func aRestartedNodeTriesEveryAddressItMetAPeerAt() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let aliceEvents = alice.events()
+        _ = try await bob.messenger.send("before the move", to: .newConversation(with: alice.me))
+        _ = try await firstEvent(in: aliceEvents, "alice stores bob's message") {
+            if case .message(let message) = $0 { return message.text == "before the move" }
+            return false
+        }
+        await bob.stop()
+        // Nothing listens on port 1 of loopback: the last address bob knows for alice is dead.
+        let store = try Profile.open(nodes.options("bob").directory).store
+        try store.notePeerSeen(alice.me, suggestedName: "alice", address: "127.0.0.1:1", now: Date() + 60)
+        #expect(try store.addresses(of: alice.me).first == "127.0.0.1:1")
+        #expect(try store.addresses(of: alice.me).count == 2)
+        let again = try Node(options: nodes.options("bob"))
+        try await again.start()
+        try await waitUntil(timeout: 20, "bob reaches alice at the address that still works") {
+            again.sessions.session(with: alice.me) != nil
+        }
+        await again.stop()
+        await alice.stop()
+    }
+
     @Test func onTheDefaultNetworkOnlyChosenKeysAreTrustedAsRelays() throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
