@@ -25,8 +25,24 @@ public final class SyncEngine {
     /// Whether a peer that says it is a relay is trusted as one (offered every
     /// conversation held). A claim in Hello alone gets nothing (Protocol.md §14.1).
     public var trustsRelay: (NodeID) -> Bool = { _ in false }
-    /// The engine's clock, for pacing receipts; tests pass a virtual one.
+    /// The engine's clock, for pacing receipts and rates; tests pass a virtual one.
     public var now: @Sendable () -> ContinuousClock.Instant = { .now }
+    /// How fast this node takes each other author's new entries (a person's node); over it,
+    /// they wait aside until the author's budget refills. Nil: no limit (a relay limits
+    /// each peer's rate instead, Protocol.md §14.5).
+    public var authorRateLimit: AuthorRateLimit? {
+        didSet { budgets = authorRateLimit.map(AuthorBudgets.init) }
+    }
+    /// When this node started, by the wall clock: what authors wrote before is history,
+    /// never held back for their rate.
+    public var startedAt = Date()
+    /// The wall clock, against which entries' timestamps are judged new or history.
+    public var wallClock: @Sendable () -> Date = { Date() }
+    var budgets: AuthorBudgets?
+    /// New entries of authors over their rate, waiting for their budget (§12 step 4).
+    var held = HeldEntries()
+    /// Authors whose going over their rate was logged.
+    private var overRateLogged: Set<NodeID> = []
     var peers: [NodeID: PeerSyncState] = [:]
     private var receiptPacer = ReceiptPacer()
     /// Entries that arrived before what they follow or depend on, kept a while and tried
@@ -253,7 +269,10 @@ public final class SyncEngine {
         var messagesFromOthers = Set<ConversationID>()
         output.entriesReceived += batch.count
         output.entryBytesReceived += batch.reduce(0) { $0 + $1.count }
-        let (batch, counted) = try admitted(batch, from: peer, output: &output, touched: &touched)
+        let arriving = holdOverRate(batch, from: peer, output: &output, touched: &touched)
+        let (kept, counted) = try admitted(
+            arriving, from: Array(repeating: peer, count: arriving.count), output: &output, touched: &touched)
+        let batch = kept.map { arriving[$0] }
         let results = try store.append(batch: batch, keepsOthers: role == .relay)
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
@@ -270,19 +289,7 @@ public final class SyncEngine {
                 peers[peer]?.theirs[conversation, default: VectorClock()].merge(clock)
             }
         }
-        // Acknowledge: our clock of every conversation the batch touched that the peer
-        // should have. One it should not have (held here but not shared with it) gets the
-        // answer an unknown one gets, an empty clock, so entries cannot probe which
-        // conversations this node holds any more than clocks can (§12 steps 3–4).
-        var acks: [SessionMessage.ConversationClock] = []
-        for conversation in touched.sorted() {
-            let mine = try shouldShare(conversation, with: peer) ? store.clock(of: conversation) : VectorClock()
-            // Only shared conversations are remembered: entries naming made-up or unshared
-            // ids are answered (with an empty clock) but leave nothing behind.
-            if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
-            acks.append(.init(conversation: conversation, clock: mine))
-        }
-        if !acks.isEmpty { output.replies += SessionCodec.clocksMessages(acks) }
+        output.replies += try acknowledgement(touched, to: peer)
         // Others' entries are not pushed on: their authors push to everyone they reach,
         // and the other peers are told lazily, by a clock at the next tick (§12.5).
         noteGrowth(of: output.appended.filter { $0.author != store.me })
@@ -290,6 +297,22 @@ public final class SyncEngine {
         // so the node publishes them in one output.
         output.merge(try writeReceipts(receiptPacer.due(messagesFromOthers, now: now())))
         return output
+    }
+
+    /// Acknowledges entries: our clock of every conversation they touched that the peer
+    /// should have. One it should not have (held here but not shared with it) gets the
+    /// answer an unknown one gets, an empty clock, so entries cannot probe which
+    /// conversations this node holds any more than clocks can (§12 steps 3–4).
+    private func acknowledgement(_ conversations: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
+        var acks: [SessionMessage.ConversationClock] = []
+        for conversation in conversations.sorted() {
+            let mine = try shouldShare(conversation, with: peer) ? store.clock(of: conversation) : VectorClock()
+            // Only shared conversations are remembered: entries naming made-up or unshared
+            // ids are answered (with an empty clock) but leave nothing behind.
+            if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
+            acks.append(.init(conversation: conversation, clock: mine))
+        }
+        return acks.isEmpty ? [] : SessionCodec.clocksMessages(acks)
     }
 
     /// What one entry's outcome means for the session and for the node.
@@ -307,6 +330,7 @@ public final class SyncEngine {
             }
             output.appended.append(entry)
             touched.insert(entry.conversationID)
+            charge(entry, size: bytes.count)
             if entry.author != store.me, recent[entry.conversationID]?[entry.author] == nil {
                 recent[entry.conversationID, default: [:]][entry.author] = (entry.seq, now())
             }
@@ -367,10 +391,12 @@ public final class SyncEngine {
 
     /// The engine's timer, every fraction of a second: writes the delivered receipts that
     /// came due (`ReceiptPacer` holds back receipts for a conversation that had one less
-    /// than its interval ago), and announces conversations that grew with others' entries.
+    /// than its interval ago), stores the entries that waited for their author's rate,
+    /// and announces conversations that grew with others' entries.
     public func tick() throws -> SyncOutput {
         var output = SyncOutput()
         if receiptPacer.isWaiting { output.merge(try writeReceipts(receiptPacer.due([], now: now()))) }
+        output.merge(try releaseHeld())
         output.merge(try announceGrowth())
         return output
     }
@@ -451,19 +477,21 @@ public final class SyncEngine {
         }
     }
 
-    /// The entries of a batch the admission policy takes; the conversations of the others
-    /// are acknowledged like the rest, so the sender learns they were not stored.
+    /// The indices of the entries of a batch the admission policy takes (each sent by the
+    /// peer at the same index of `sources`), and for each what it counted; the
+    /// conversations of the others are acknowledged like the rest, so the sender learns
+    /// they were not stored.
     private func admitted(
-        _ batch: [[UInt8]], from peer: NodeID, output: inout SyncOutput, touched: inout Set<ConversationID>
-    ) throws -> (entries: [[UInt8]], counted: [EntryPeek?]) {
-        guard let admission else { return (batch, Array(repeating: nil, count: batch.count)) }
-        var kept: [[UInt8]] = []
+        _ batch: [[UInt8]], from sources: [NodeID], output: inout SyncOutput, touched: inout Set<ConversationID>
+    ) throws -> (kept: [Int], counted: [EntryPeek?]) {
+        guard let admission else { return (Array(batch.indices), Array(repeating: nil, count: batch.count)) }
+        var kept: [Int] = []
         var counted: [EntryPeek?] = []
         var participants: [ConversationID: [NodeID]] = [:]
-        for bytes in batch {
+        for (index, bytes) in batch.enumerated() {
             // Undecodable entries go on to validation, which rejects them as it always does.
             guard let peek = EntryCodec.peek(bytes) else {
-                kept.append(bytes)
+                kept.append(index)
                 counted.append(nil)
                 continue
             }
@@ -477,11 +505,13 @@ public final class SyncEngine {
                 participants[peek.conversation] = named
             }
             let members = participants[peek.conversation] ?? []
-            if let reason = admission.refusal(of: peek, size: bytes.count, participants: members, from: peer) {
+            if let reason = admission.refusal(
+                of: peek, size: bytes.count, participants: members, from: sources[index])
+            {
                 output.refused[reason, default: 0] += 1
                 touched.insert(peek.conversation)
             } else {
-                kept.append(bytes)
+                kept.append(index)
                 counted.append(peek)
             }
         }
@@ -590,5 +620,161 @@ public final class SyncEngine {
         var output = SyncOutput()
         output.misbehavior = reason
         return output
+    }
+}
+
+// MARK: Per-author rate (Protocol.md §12 step 4)
+
+extension SyncEngine {
+    /// Whether an entry its author says it wrote at `timestamp` is new here: written since
+    /// this node started and less than `historyAge` ago. Only new entries count against
+    /// their author's rate; catching up on history goes at full speed.
+    private func isNew(_ timestamp: Int64, wall: Date) -> Bool {
+        guard let limit = authorRateLimit else { return false }
+        let age = limit.historyAge / .seconds(1)
+        let cutoff = max(startedAt.timeIntervalSince1970, wall.timeIntervalSince1970 - age)
+        return Double(timestamp) >= cutoff * 1000
+    }
+
+    /// Counts a stored entry against its author's budget, if it is new and not ours.
+    fileprivate func charge(_ entry: Entry, size: Int) {
+        guard budgets != nil, entry.author != store.me, isNew(entry.timestamp, wall: wallClock()) else { return }
+        budgets?.charge(entry.author, bytes: size, now: now())
+    }
+
+    /// The entries of a batch that go on to be stored now. New entries of an author over
+    /// its rate, or with entries already waiting (so that each log is taken in order),
+    /// wait aside instead; beyond the bound of what waits they are dropped, to be asked for
+    /// again. Either way they are not acknowledged, and the session goes on.
+    fileprivate func holdOverRate(
+        _ batch: [[UInt8]], from peer: NodeID, output: inout SyncOutput, touched: inout Set<ConversationID>
+    ) -> [[UInt8]] {
+        let time = now()
+        // Nobody over its rate and nothing waiting (the usual case): nothing to look at.
+        guard budgets != nil, held.count > 0 || budgets?.anyInDebt(now: time) == true else { return batch }
+        let wall = wallClock()
+        var kept: [[UInt8]] = []
+        for bytes in batch {
+            // Undecodable entries go on to validation, which rejects them as it always does.
+            guard let position = EntryCodec.peekPosition(bytes), position.author != store.me,
+                isNew(position.timestamp, wall: wall),
+                held.holds(position.author) || budgets?.inDebt(position.author, now: time) == true
+            else {
+                kept.append(bytes)
+                continue
+            }
+            touched.insert(position.conversation)
+            switch held.add(.init(bytes: bytes, position: position, source: peer)) {
+            case .held:
+                output.heldForRate += 1
+                noteOverRate(position.author)
+            case .dropped:
+                output.droppedForRate += 1
+                noteOverRate(position.author)
+            case .duplicate:
+                output.duplicatesReceived += 1
+            }
+        }
+        return kept
+    }
+
+    private func noteOverRate(_ author: NodeID) {
+        guard let limit = authorRateLimit else { return }
+        if overRateLogged.count >= 1024 { overRateLogged = [] }
+        guard overRateLogged.insert(author).inserted else { return }
+        logger.info(
+            "new entries of \(author.shortHex) come faster than \(Int(limit.entriesPerSecond))/s (bursts of \(Int(limit.burstEntries))): kept aside and taken as its budget refills"
+        )
+    }
+
+    /// The timer's part: entries that waited for their author's budget are stored, oldest
+    /// first, a batch at a time while the budget lasts, and acknowledged to the peers that
+    /// sent them (whose window for that author they held); then what was dropped is asked
+    /// for again.
+    fileprivate func releaseHeld() throws -> SyncOutput {
+        var output = SyncOutput()
+        guard budgets != nil, held.count > 0 || !held.dropped.isEmpty else { return output }
+        var touched = Set<ConversationID>()
+        var messages = Set<ConversationID>()
+        var acks: [NodeID: Set<ConversationID>] = [:]
+        for author in held.authors {
+            while budgets?.inDebt(author, now: now()) == false {
+                let items = held.take(author, limit: batchSize)
+                guard !items.isEmpty else { break }
+                try storeReleased(items, into: &output, touched: &touched, messages: &messages, acks: &acks)
+            }
+        }
+        try retryDeferred(touched, into: &output, touched: &touched, messages: &messages)
+        for (peer, conversations) in acks.sorted(by: { $0.key < $1.key }) where peers[peer]?.helloReceived == true {
+            output.push(try acknowledgement(conversations, to: peer), to: peer)
+        }
+        try askForDropped(into: &output)
+        noteGrowth(of: output.appended.filter { $0.author != store.me })
+        output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
+        return output
+    }
+
+    /// Stores entries that waited, as if they had just arrived from the peers that sent
+    /// them; one that turns out invalid is dropped and logged (as one kept aside for a
+    /// dependency is), without ending a session.
+    private func storeReleased(
+        _ items: [HeldEntries.Item], into output: inout SyncOutput, touched: inout Set<ConversationID>,
+        messages: inout Set<ConversationID>, acks: inout [NodeID: Set<ConversationID>]
+    ) throws {
+        let batch = items.map(\.bytes)
+        for item in items { acks[item.source, default: []].insert(item.position.conversation) }
+        let (kept, counted) = try admitted(batch, from: items.map(\.source), output: &output, touched: &touched)
+        let results = try store.append(batch: kept.map { batch[$0] }, keepsOthers: role == .relay)
+        for ((index, peek), result) in zip(zip(kept, counted), results) {
+            let appended = if case .success(.appended) = result { true } else { false }
+            if !appended, let peek { admission?.notStored(peek, size: batch[index].count) }
+            try absorb(batch[index], result, from: nil, into: &output, touched: &touched, messages: &messages)
+            // The peer that sent it holds it: never offered back to it (§12.3).
+            if case .success(.appended(let entry)) = result {
+                peers[items[index].source]?.theirs[entry.conversationID, default: VectorClock()].merge(
+                    VectorClock([entry.author: entry.seq]))
+            }
+        }
+    }
+
+    /// Logs cut short here because too much waited: once their author is within its rate
+    /// and nothing of it waits, the rest is asked for (`Want`) from a peer that sent it or
+    /// holds it. A log that asking does not move on is left to later sessions, which offer
+    /// it again anyway.
+    private func askForDropped(into output: inout SyncOutput) throws {
+        let time = now()
+        for key in held.dropped.keys.sorted() {
+            guard var record = held.dropped[key], !held.holds(key.author),
+                budgets?.inDebt(key.author, now: time) == false
+            else { continue }
+            let mine = try store.clock(of: key.conversation)[key.author]
+            guard mine < record.upTo else {
+                held.dropped[key] = nil
+                continue
+            }
+            let holders =
+                record.sources
+                + peers.keys.sorted().filter { peer in
+                    (peers[peer]?.theirs[key.conversation]?[key.author] ?? 0) > mine
+                }
+            let source = holders.first { peers[$0]?.helloReceived == true }
+            // Nobody to ask, or the last answer did not move the log on.
+            if source == nil || record.askedAfter.map({ $0 >= mine }) == true {
+                record.fruitless += 1
+            } else {
+                record.fruitless = 0
+            }
+            guard record.fruitless < HeldEntries.maxFruitless else {
+                held.dropped[key] = nil
+                continue
+            }
+            guard let source else {
+                held.dropped[key] = record
+                continue
+            }
+            record.askedAfter = mine
+            held.dropped[key] = record
+            output.push([.want(.init(conversation: key.conversation, author: key.author, after: mine))], to: source)
+        }
     }
 }

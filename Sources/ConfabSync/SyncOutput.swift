@@ -29,6 +29,10 @@ public struct SyncOutput: Sendable {
     public var entriesReceived = 0
     public var duplicatesReceived = 0
     public var entryBytesReceived = 0
+    /// New entries of authors over their rate that were kept aside (not stored, not
+    /// acknowledged yet), and those dropped because too many waited (asked for again).
+    public var heldForRate = 0
+    public var droppedForRate = 0
 
     public init() {}
 
@@ -48,6 +52,8 @@ public struct SyncOutput: Sendable {
         entriesReceived += other.entriesReceived
         duplicatesReceived += other.duplicatesReceived
         entryBytesReceived += other.entryBytesReceived
+        heldForRate += other.heldForRate
+        droppedForRate += other.droppedForRate
         if misbehavior == nil {
             misbehavior = other.misbehavior
             rejectedEntry = other.rejectedEntry

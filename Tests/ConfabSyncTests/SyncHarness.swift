@@ -1,11 +1,11 @@
 import ConfabCrypto
 import ConfabModel
-import ConfabSync
 import ConfabWire
 import Foundation
 import NIOConcurrencyHelpers
 
 @testable import ConfabStore
+@testable import ConfabSync
 
 /// Nodes made of an in-memory store and a sync engine, connected by in-memory "sessions":
 /// messages are queued per link and delivered until nothing is left to say. No sockets;
@@ -78,10 +78,21 @@ final class SyncHarness {
     @discardableResult
     func run(maxMessages: Int = 100_000, limit: Int = .max) throws -> Int {
         var count = 0
+        var ticks = 0
         while true {
             count += try deliver(maxMessages: maxMessages, limit: limit - count)
             guard count < limit, try tick() else { return count }
+            ticks += 1
+            precondition(ticks < 10_000, "the timers did not settle")
         }
+    }
+
+    /// Moves one node's clock on by `duration` and runs its timer, then delivers what that
+    /// caused until quiet, without letting time pass anywhere else.
+    func tick(_ node: Node, by duration: Duration) throws {
+        node.clock.advance(by: duration)
+        dispatch(try node.engine.tick(), from: node, replyTo: nil)
+        try runWithoutTimers()
     }
 
     /// Delivers what is queued until quiet, without letting time pass: only the eager path.
@@ -96,7 +107,9 @@ final class SyncHarness {
         for node in nodes.values.sorted(by: { $0.name < $1.name }) {
             node.clock.advance(by: ReceiptPacer.interval)
             let output = try node.engine.tick()
-            said = said || !output.appended.isEmpty || !output.pushes.isEmpty
+            // Entries waiting for their author's rate are still to come.
+            let waiting = node.engine.held.count > 0 || !node.engine.held.dropped.isEmpty
+            said = said || !output.appended.isEmpty || !output.pushes.isEmpty || waiting
             dispatch(output, from: node, replyTo: nil)
         }
         return said

@@ -26,6 +26,7 @@ final class NodeMetrics: Sendable {
     let entriesReceived: Counter
     let duplicatesReceived: Counter
     let entryBytesReceived: Counter
+    let entriesOverRate: Counter
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -42,6 +43,7 @@ final class NodeMetrics: Sendable {
         entriesReceived = Counter(label: "confab_entries_received_total", factory: factory)
         duplicatesReceived = Counter(label: "confab_entries_duplicate_total", factory: factory)
         entryBytesReceived = Counter(label: "confab_entry_bytes_received_total", factory: factory)
+        entriesOverRate = Counter(label: "confab_entries_over_rate_total", factory: factory)
     }
 
     /// Inputs refused or rejected, by reason: `quota`, `author_quota`, `not_allowed`,
@@ -66,6 +68,9 @@ final class NodeMetrics: Sendable {
             output.replies.reduce(0) { $0 + $1.entryCount }
             + output.pushes.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.entryCount } }
         if forwarded > 0 { entriesForwarded.increment(by: Int64(forwarded)) }
+        // Kept aside (or dropped, to be asked for again) for their author's rate.
+        let overRate = output.heldForRate + output.droppedForRate
+        if overRate > 0 { entriesOverRate.increment(by: Int64(overRate)) }
         for (reason, count) in output.refused { rejected(reason, count: count) }
         for (reason, count) in output.notStored { rejected(reason, count: count) }
         if output.misbehavior != nil { rejected(output.rejectedEntry ?? "protocol") }

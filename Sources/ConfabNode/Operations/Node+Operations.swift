@@ -106,8 +106,9 @@ extension Node {
 
     /// Counts what an engine output did and logs a relay's refusals.
     func recordOperations(_ output: SyncOutput, from session: PeerSession?) {
-        // From the peer: the output also holds what this node wrote in answer (a receipt).
-        let stored = session == nil ? 0 : output.appended.filter { $0.author != me }.count
+        // Others' entries: from the peer, or kept aside for their author's rate and stored on
+        // the timer (the output also holds what this node wrote, a receipt).
+        let stored = output.appended.filter { $0.author != me }.count
         operations.metrics.record(output, stored: stored)
         operations.traffic.entriesReceived += output.entriesReceived
         operations.traffic.duplicatesReceived += output.duplicatesReceived

@@ -56,6 +56,7 @@ public actor Node {
         engine.admission =
             try operations.policy
             ?? AuthorQuota(limit: options.authorQuotaBytes, store: local.store, logger: options.logger)
+        if options.role == .person { engine.authorRateLimit = options.authorRateLimit }
         // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
         let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         let chosen = named.union(operations.policy?.configuration.allow ?? [])

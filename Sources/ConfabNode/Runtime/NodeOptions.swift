@@ -1,3 +1,4 @@
+import ConfabSync
 import ConfabWire
 import Logging
 
@@ -23,6 +24,10 @@ public struct NodeOptions: Sendable {
     /// A person's node stores at most this many bytes of entries per author (a relay has
     /// its own quota instead).
     public var authorQuotaBytes = AuthorQuota.defaultLimit
+    /// A person's node takes each other author's new entries at most this fast, and keeps
+    /// the rest aside until the author's budget refills; nil: no limit. A relay ignores it
+    /// (its `--rate` limits each peer instead).
+    public var authorRateLimit: AuthorRateLimit? = .default
     /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
     public var metricsAddress: String?
 

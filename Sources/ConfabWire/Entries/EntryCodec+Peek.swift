@@ -34,7 +34,7 @@ extension EntryCodec {
             let author = NodeID(bytes: content.author)
         else { return nil }
         return EntryPosition(
-            conversation: conversation, author: author, seq: content.seq,
+            conversation: conversation, author: author, seq: content.seq, timestamp: content.timestampMs,
             hash: EntryHash.of(content: [UInt8](signed.content)))
     }
 
@@ -60,10 +60,13 @@ public struct EntryPeek: Sendable, Equatable {
     }
 }
 
-/// An encoded entry's claimed place in its author's log, and its content hash.
+/// An encoded entry's claimed place in its author's log, when its author says it wrote it,
+/// and its content hash.
 public struct EntryPosition: Sendable, Hashable {
     public let conversation: ConversationID
     public let author: NodeID
     public let seq: UInt64
+    /// Milliseconds since the Unix epoch, by the author's clock (covered by the hash).
+    public let timestamp: Int64
     public let hash: EntryHash
 }
