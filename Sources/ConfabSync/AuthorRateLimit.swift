@@ -23,14 +23,15 @@ public struct AuthorRateLimit: Sendable, Equatable {
     /// arrives is history.
     public var historyAge: Duration
 
-    /// 1,000 entries and 1 MiB a second, bursts of 20,000 entries and 32 MiB, history older
-    /// than 5 minutes. A script piping 20,000 lines, or a long history caught up after
-    /// being away, goes at full speed; a flood kept up for longer takes about a tenth of
-    /// what this node can store (10,000 entries a second on a 2-core machine) and, once
-    /// over its rate, is written a batch per timer tick instead of a transaction per
-    /// message. No person types or reads 1,000 messages a second.
+    /// 2,000 entries and 2 MiB a second, bursts of 100,000 entries and 64 MiB, history
+    /// older than 5 minutes. A script piping 100,000 lines, or a long history caught up
+    /// after being away, goes at full speed (tens of thousands of lines are what scripts
+    /// pipe); a flood kept up beyond that takes about a fifth of what this node can store
+    /// (10,000 entries a second on a 2-core machine) and, once over its rate, is written a
+    /// batch per timer tick instead of a transaction per message. No person types or reads
+    /// 2,000 messages a second.
     public static let `default` = AuthorRateLimit(
-        entriesPerSecond: 1_000, bytesPerSecond: 1_048_576, burstEntries: 20_000, burstBytes: 33_554_432,
+        entriesPerSecond: 2_000, bytesPerSecond: 2_097_152, burstEntries: 100_000, burstBytes: 67_108_864,
         historyAge: .seconds(300))
 
     public init(
