@@ -199,7 +199,8 @@ public final class ChatSession {
 
     private func apply(_ event: NodeEvent) async throws {
         switch event {
-        case .message(let message):
+        case .message(let message), .edited(let message), .deleted(let message):
+            // An edited or deleted message replaces the one shown (same author and seq).
             try await perform(state.apply(.message(message)))
         case .status(let conversation, let seq, let status):
             try await perform(state.apply(.status(conversation, seq: seq, status)))

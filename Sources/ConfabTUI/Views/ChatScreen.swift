@@ -138,6 +138,13 @@ public enum ChatScreen {
                 screenHeight: height
             ).box().draw(on: &frame)
             return nil
+        case .confirmUnsend(let id, let seq):
+            let text = state.chat?.messages.first { $0.conversationID == id && $0.isMine && $0.seq == seq }?.text
+            ConfirmDialog(
+                title: "Delete for everyone", subject: text.map(TextSanitizer.line) ?? "#\(seq)",
+                question: ConfirmDialog.unsendQuestion, screenWidth: width, screenHeight: height
+            ).box().draw(on: &frame)
+            return nil
         }
     }
 
