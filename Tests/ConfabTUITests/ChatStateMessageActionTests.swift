@@ -97,7 +97,7 @@ import Testing
         var state = openChat()
         var edited = Fixtures.message(1, seq: 2, from: Fixtures.me, text: "my second, fixed", order: 30)
         edited.editedAt = Fixtures.now
-        _ = state.apply(.message(edited))
+        #expect(state.apply(.messageChanged(edited)).isEmpty)
         #expect(state.chat?.messages.count == 3)
         #expect(state.chat?.messages.last?.text == "my second, fixed")
         var frame = Fixtures.render(state)
@@ -105,10 +105,28 @@ import Testing
         #expect(frame.contains("edited"))
         var deleted = Fixtures.message(1, seq: 1, text: nil, order: 10)
         deleted.isDeleted = true
-        _ = state.apply(.message(deleted))
+        #expect(state.apply(.messageChanged(deleted)).isEmpty)
         frame = Fixtures.render(state)
         #expect(frame.contains("message deleted"))
         #expect(!frame.contains("from Bob"))
         #expect(state.summary(one)?.unreadCount == 0, "a change is not a new message")
+    }
+
+    @Test func aChangeInAnotherConversationIsNotNewsButTheLatestPreviewFollows() {
+        let two = Fixtures.conversation(2)
+        var state = Fixtures.state(
+            conversations: [Fixtures.summary(1), Fixtures.summary(2, last: "old text", at: Fixtures.now)], open: 1,
+            history: [])
+        var edited = Fixtures.message(2, seq: 4, text: "new text", at: Fixtures.now)
+        edited.editedAt = Fixtures.now
+        #expect(state.apply(.messageChanged(edited)).isEmpty, "no notification")
+        #expect(state.summary(two)?.unreadCount == 0)
+        #expect(state.summary(two)?.lastMessage?.text == "new text")
+        // An older message's change leaves the preview alone.
+        var older = Fixtures.message(2, seq: 1, text: nil, at: Fixtures.ago(hours: 2))
+        older.isDeleted = true
+        _ = state.apply(.messageChanged(older))
+        #expect(state.summary(two)?.lastMessage?.text == "new text")
+        #expect(state.openConversation == one)
     }
 }

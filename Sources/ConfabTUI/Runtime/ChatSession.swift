@@ -199,9 +199,10 @@ public final class ChatSession {
 
     private func apply(_ event: NodeEvent) async throws {
         switch event {
-        case .message(let message), .edited(let message), .deleted(let message):
-            // An edited or deleted message replaces the one shown (same author and seq).
+        case .message(let message):
             try await perform(state.apply(.message(message)))
+        case .edited(let message), .deleted(let message):
+            try await perform(state.apply(.messageChanged(message)))
         case .status(let conversation, let seq, let status):
             try await perform(state.apply(.status(conversation, seq: seq, status)))
         case .peerOnline, .peerOffline:
