@@ -69,6 +69,24 @@ import Testing
         #expect(state.handle(.enter).allSatisfy { if case .edit = $0 { false } else { true } })
     }
 
+    @Test func leavingTheChatMidEditCancelsIt() {
+        var state = Fixtures.state(
+            conversations: [Fixtures.summary(1), Fixtures.summary(2)], open: 1,
+            history: [Fixtures.message(1, seq: 2, from: Fixtures.me, text: "my second", order: 30)])
+        _ = state.type("draft")
+        _ = state.handle(.control("e"))
+        _ = state.handle(.character("e"))
+        #expect(state.handle(.control("e")).isEmpty)
+        #expect(state.chat?.isSelecting == false, "no selection while editing")
+        _ = state.handle(.control("n"))
+        #expect(state.openConversation == Fixtures.conversation(2))
+        #expect(state.input.isEmpty)
+        _ = state.handle(.control("p"))
+        #expect(state.openConversation == one)
+        #expect(state.input.text == "draft", "the draft from before the edit, not the edit's text")
+        #expect(state.chat?.editing == nil)
+    }
+
     @Test func deleteForEveryoneAsksFirstAndOnlyYDeletes() {
         var state = openChat()
         _ = state.handle(.control("e"))

@@ -10,6 +10,10 @@ extension ChatState {
                 endEdit()
                 notice = "Edit cancelled"
                 return []
+            case .control("e"):
+                // One thing at a time: the edit under way is saved or cancelled first.
+                notice = "Editing your message #\(seq) — Enter saves, Esc cancels"
+                return []
             default:
                 break
             }
@@ -106,7 +110,8 @@ extension ChatState {
         notice = "Editing your message #\(message.seq) — Enter saves, Esc cancels"
     }
 
-    private mutating func endEdit() {
+    /// Ends an edit without saving: what was typed before it comes back.
+    mutating func endEdit() {
         guard var chat else { return }
         let draft = chat.draftBeforeEdit ?? ""
         chat.editing = nil

@@ -102,7 +102,10 @@ public enum ChatScreen {
         switch state.focus {
         case .list: hints = ["? help · Ctrl+K new · / search · q quit", "? help · q quit", "? help"]
         case .chat:
-            hints = ["Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list"]
+            hints = [
+                "Enter send · Alt+Enter new line · Ctrl+E edit/delete · Esc list · ^C quit",
+                "Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list",
+            ]
         }
         return StatusBarView(
             myName: state.myName, onlinePeers: state.onlinePeerCount, syncReceived: state.syncReceived,
