@@ -334,7 +334,9 @@ public final class SyncEngine {
             if entry.author != store.me, recent[entry.conversationID]?[entry.author] == nil {
                 recent[entry.conversationID, default: [:]][entry.author] = (entry.seq, now())
             }
-            if entry.kind == .message, entry.author != store.me { messages.insert(entry.conversationID) }
+            if entry.kind == .message || entry.kind == .edit, entry.author != store.me {
+                messages.insert(entry.conversationID)
+            }
             if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }
         case .success(.duplicate):
             if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }

@@ -71,6 +71,46 @@ import Glibc
         #expect(mine.firstRange(of: "hello")!.lowerBound > theirs.firstRange(of: "hi alice")!.lowerBound)
     }
 
+    @Test func editAndDeleteForEveryoneFromTheChat() async throws {
+        defer { tmux.stop() }
+        let (alice, bob) = try pair()
+        try openChat(alice)
+        try openChat(bob)
+        try await tmux.waitFor("alice", text: "Online · 1 peer")
+        try tmux.press("C-k", in: "alice")
+        try await tmux.waitFor("alice", text: "bob")
+        try tmux.press("Space", in: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try tmux.type("see you at 5", into: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("bob", text: "see you at 5")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("alice", text: "read ✓✓")
+
+        // Ctrl+E selects my newest message; e puts its text in the input bar.
+        try tmux.press("C-e", in: "alice")
+        try await tmux.waitFor("alice", text: "e edit · d delete for everyone")
+        try tmux.type("e", into: "alice")
+        try await tmux.waitFor("alice", text: "Editing your message")
+        try tmux.press("BSpace", in: "alice")
+        try tmux.type("6", into: "alice")
+        try tmux.press("Enter", in: "alice")
+        let edited = try await tmux.waitFor("bob", text: "see you at 6")
+        #expect(edited.contains { $0.contains("edited") })
+        #expect(!edited.contains { $0.contains("see you at 5") })
+
+        // d asks first; only y deletes, for everyone.
+        try tmux.press("C-e", in: "alice")
+        try await tmux.waitFor("alice", text: "e edit · d delete for everyone")
+        try tmux.type("d", into: "alice")
+        try await tmux.waitFor("alice", text: "Delete this message for everyone?")
+        try tmux.type("y", into: "alice")
+        let deleted = try await tmux.waitFor("bob", text: "message deleted")
+        #expect(!deleted.contains { $0.contains("see you at") })
+        try await tmux.waitFor("alice", text: "message deleted")
+    }
+
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be
     /// read as Alt+key, as from a real terminal. The list on the screen shows that the
     /// chat has read the Esc by itself (the chat view's hints have no "q quit").

@@ -59,6 +59,34 @@ import Testing
         let message = try #require(arrived)
         _ = try await bob.messenger.send("hello back", to: .conversation(message.conversationID))
         try await waitFor("bob: hello back")
+
+        // /edit and /unsend act on my latest message; the peer's edit shows as a line.
+        var bobSees = bobEvents.makeAsyncIterator()
+        input.yield("/edit hello from plain, edited")
+        try await waitFor("You (edited): hello from plain, edited")
+        var edited: ChatMessage?
+        while let event = await bobSees.next() {
+            if case .edited(let message) = event { edited = message }
+            if edited != nil { break }
+        }
+        #expect(edited?.text == "hello from plain, edited")
+        #expect(edited?.seq == message.seq)
+        let backSeq = try #require(try bob.local.store.lastOwnMessageSeq(in: message.conversationID))
+        _ = try await bob.messenger.edit(backSeq, in: message.conversationID, text: "hello back, edited")
+        try await waitFor("bob edited: hello back, edited")
+        input.yield("/history")
+        try await waitFor("bob: hello back, edited (edited)")
+        input.yield("/unsend")
+        try await waitFor("Deleted for everyone: hello from plain, edited")
+        var deleted: ChatMessage?
+        while let event = await bobSees.next() {
+            if case .deleted(let message) = event { deleted = message }
+            if deleted != nil { break }
+        }
+        #expect(deleted?.isDeleted == true)
+        #expect(deleted?.text == nil)
+        input.yield("/unsend")
+        try await waitFor("you have no message here to change")
         input.yield("/quit")
         await running.value
         await bob.stop()

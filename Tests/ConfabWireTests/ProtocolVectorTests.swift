@@ -31,6 +31,8 @@ import Testing
             var timestampMs: Int64
             var clock: [String: UInt64]
             var plaintext: String?
+            /// The seq of the message an edit or an unsend acts on.
+            var target: UInt64?
         }
         struct BeaconVector: Codable {
             var nodeSeed: String
@@ -57,7 +59,8 @@ import Testing
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(try Self.make()).write(to: URL(fileURLWithPath: path))
         }
-        let url = try #require(Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
         let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
 
         let c = vectors.conversation
@@ -75,15 +78,27 @@ import Testing
             #expect(entry.hash.bytes.hexString == vector.hash)
             #expect(entry.conversationID == id)
             #expect(entry.seq == vector.seq && entry.timestamp == vector.timestampMs)
-            #expect(Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }) == vector.clock)
+            #expect(
+                Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) })
+                    == vector.clock)
             switch entry.body {
             case .create(let create):
                 #expect(create.nonce.hexString == c.nonce && create.keyCommitment.hexString == c.keyCommitment)
-                #expect(try ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: id) == vector.plaintext)
+                #expect(
+                    try ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: id)
+                        == vector.plaintext)
             case .message(let sealed):
                 let text = try ConversationCipher.openMessage(
                     sealed, key: key, conversationID: id, author: entry.author, seq: entry.seq)
                 #expect(text == vector.plaintext)
+            case .edit(let target, let sealed):
+                #expect(target == vector.target)
+                let text = try ConversationCipher.openMessage(
+                    sealed, key: key, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(text == vector.plaintext)
+            case .unsend(let target):
+                #expect(target == vector.target)
+                #expect(vector.plaintext == nil)
             default:
                 Issue.record("unexpected kind in \(vector.description)")
             }
@@ -124,13 +139,27 @@ import Testing
                     sealed: try ConversationCipher.sealMessage(
                         "Hike on Saturday?", key: key, conversationID: id, author: memberID, seq: 1))),
             with: member)
-        func vector(_ entry: Entry, _ description: String, _ plaintext: String) -> Vectors.EntryVector {
+        let edit = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 2, previous: message.hash, timestamp: 1_800_000_120_000,
+                clock: VectorClock([creatorID: 1, memberID: 1]),
+                body: .edit(
+                    target: 1,
+                    sealed: try ConversationCipher.sealMessage(
+                        "Hike on Sunday?", key: key, conversationID: id, author: memberID, seq: 2))),
+            with: member)
+        let unsend = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 3, previous: edit.hash, timestamp: 1_800_000_180_000,
+                clock: VectorClock([creatorID: 1, memberID: 2]), body: .unsend(target: 1)),
+            with: member)
+        func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
             Vectors.EntryVector(
                 description: description, encoded: EntryCodec.encode(entry).hexString,
                 content: entry.content.hexString, signature: entry.signature.hexString,
                 hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
                 clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
-                plaintext: plaintext)
+                plaintext: plaintext, target: entry.actionTarget)
         }
         let beacon = Beacon(node: creatorID, tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
         return Vectors(
@@ -141,6 +170,8 @@ import Testing
             entries: [
                 vector(create, "the creator's create entry: two participants, a sealed title", "Weekend plans"),
                 vector(message, "the member's first message, after it held the create entry", "Hike on Saturday?"),
+                vector(edit, "the member's edit of its message (seq 1)", "Hike on Sunday?"),
+                vector(unsend, "the member's deletion for everyone of its message (seq 1)", nil),
             ],
             beacon: .init(
                 nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,

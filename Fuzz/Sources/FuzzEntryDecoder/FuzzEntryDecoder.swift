@@ -43,7 +43,21 @@ private let samples: [Entry] = {
             clock: VectorClock([me: 2, you: 4]),
             body: .receipt(delivered: VectorClock([you: 4]), read: VectorClock([you: 3]))),
         with: author)
-    return [create, message, receipt]
+    let edit = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 4, previous: receipt.hash, timestamp: 1_700_000_000_003,
+            clock: VectorClock([me: 3, you: 4]),
+            body: .edit(
+                target: 2,
+                sealed: try! ConversationCipher.sealMessage(
+                    "hello again", key: key, conversationID: conversation, author: me, seq: 4))),
+        with: author)
+    let unsend = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 5, previous: edit.hash, timestamp: 1_700_000_000_004,
+            clock: VectorClock([me: 4, you: 4]), body: .unsend(target: 2)),
+        with: author)
+    return [create, message, receipt, edit, unsend]
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")

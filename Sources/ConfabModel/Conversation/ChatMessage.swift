@@ -12,7 +12,25 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public let sentAt: Date
     public let orderKey: DisplayOrderKey
     /// Set only for my own messages.
-    public let status: DeliveryStatus?
+    public var status: DeliveryStatus?
+    /// When the text shown was written by an edit of its author (nil: never edited).
+    public var editedAt: Date?
+    /// Deleted for everyone by its author: `text` is nil and shows as "message deleted".
+    public var isDeleted: Bool = false
+    /// The texts the message had before its current one, oldest first (the original, then
+    /// each edit but the latest); empty when never edited or deleted.
+    public var edits: [Version] = []
+
+    /// A text the message had, and when its author wrote it.
+    public struct Version: Sendable, Equatable, Codable {
+        public let text: String
+        public let writtenAt: Date
+
+        public init(text: String, writtenAt: Date) {
+            self.text = text
+            self.writtenAt = writtenAt
+        }
+    }
 
     public init(
         conversationID: ConversationID, author: NodeID, authorName: String, seq: UInt64, isMine: Bool,
@@ -28,6 +46,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
         self.orderKey = orderKey
         self.status = status
     }
+
+    /// What every front end shows in place of a message deleted for everyone.
+    public static let deletedText = "message deleted"
 
     /// A stable id for the message: `<conversation>/<author>/<seq>`.
     public var id: String { "\(conversationID.hex)/\(author.hex)/\(seq)" }

@@ -34,6 +34,14 @@ public struct Entry: Sendable, Equatable {
 
     public var kind: EntryKind { body.kind }
 
+    /// The seq of the author's own message an edit or an unsend acts on.
+    public var actionTarget: UInt64? {
+        switch body {
+        case .edit(let target, _), .unsend(let target): return target
+        default: return nil
+        }
+    }
+
     /// What the author knew when writing, this entry included.
     public var frontier: VectorClock {
         var frontier = clock
@@ -50,6 +58,10 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case create = 1
     case message = 2
     case receipt = 3
+    /// A new text for one of its author's earlier messages.
+    case edit = 4
+    /// Delete for everyone: a tombstone for one of its author's earlier messages.
+    case unsend = 5
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -60,6 +72,11 @@ public enum EntryBody: Sendable, Equatable {
     /// XChaCha20-Poly1305 `nonce ‖ ciphertext ‖ tag` of the message plaintext.
     case message(sealed: [UInt8])
     case receipt(delivered: VectorClock, read: VectorClock)
+    /// A new text for the author's own message at seq `target` (`target < seq`), sealed as
+    /// a message at this entry's own seq.
+    case edit(target: UInt64, sealed: [UInt8])
+    /// Delete for everyone: the author's own message at seq `target` (`target < seq`).
+    case unsend(target: UInt64)
     case unknown
 
     public var kind: EntryKind {
@@ -67,6 +84,8 @@ public enum EntryBody: Sendable, Equatable {
         case .create: return .create
         case .message: return .message
         case .receipt: return .receipt
+        case .edit: return .edit
+        case .unsend: return .unsend
         case .unknown: return .unknown
         }
     }

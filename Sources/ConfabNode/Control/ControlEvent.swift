@@ -7,6 +7,10 @@ import Foundation
 public struct ControlEvent: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case message
+        /// A message's author edited it; `message` is how it reads now.
+        case edited
+        /// A message's author deleted it for everyone; `message` has no text.
+        case deleted
         case status
         case peerOnline = "peer_online"
         case peerOffline = "peer_offline"
@@ -26,6 +30,12 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         switch event {
         case .message(let message):
             self.event = .message
+            self.message = JSONOutput.message(message)
+        case .edited(let message):
+            self.event = .edited
+            self.message = JSONOutput.message(message)
+        case .deleted(let message):
+            self.event = .deleted
             self.message = JSONOutput.message(message)
         case .status(let conversation, let seq, let status):
             self.event = .status
@@ -48,12 +58,16 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
     public func nodeEvent(store: ConfabStore) -> NodeEvent? {
         switch event {
-        case .message:
+        case .message, .edited, .deleted:
             guard let message, let conversation = ConversationID(hex: message.conversation),
                 let author = NodeID(hex: message.author),
                 let stored = try? store.message(conversation, author: author, seq: message.seq)
             else { return nil }
-            return .message(stored)
+            switch event {
+            case .edited: return .edited(stored)
+            case .deleted: return .deleted(stored)
+            default: return .message(stored)
+            }
         case .status:
             guard let conversation, let seq, let status else { return nil }
             return .status(conversation: conversation, seq: seq, status: status)
@@ -68,7 +82,8 @@ extension NodeEvent {
     /// Whether a watcher of `conversation` wants this event.
     func concerns(_ conversation: ConversationID) -> Bool {
         switch self {
-        case .message(let message): message.conversationID == conversation
+        case .message(let message), .edited(let message), .deleted(let message):
+            message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation
         case .peerOnline, .peerOffline: true
@@ -77,5 +92,8 @@ extension NodeEvent {
 }
 
 extension JSONOutput.Message: Equatable {
-    public static func == (a: Self, b: Self) -> Bool { a.id == b.id && a.text == b.text && a.status == b.status }
+    public static func == (a: Self, b: Self) -> Bool {
+        a.id == b.id && a.text == b.text && a.status == b.status && a.editedAt == b.editedAt
+            && a.deleted == b.deleted
+    }
 }

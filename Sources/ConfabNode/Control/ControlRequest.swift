@@ -10,6 +10,10 @@ public enum ControlRequest: Sendable, Equatable {
     case peers
     case send(text: String, to: MessageTarget)
     case create(participants: [NodeID], title: String?, firstMessage: String?)
+    /// A new text for my message `target` (its seq) in `conversation`.
+    case edit(conversation: ConversationID, target: UInt64, text: String)
+    /// Delete my message `target` in `conversation` for everyone.
+    case unsend(conversation: ConversationID, target: UInt64)
     case markRead(ConversationID)
     case setFlag(LocalFlag, Bool, on: ConversationID)
     case delete(ConversationID)
@@ -26,6 +30,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .peers: "peers"
         case .send: "send"
         case .create: "create"
+        case .edit: "edit"
+        case .unsend: "unsend"
         case .markRead: "mark_read"
         case .setFlag: "set_flag"
         case .delete: "delete"
@@ -67,6 +73,7 @@ extension ControlEnvelope: Codable {
         var flag: String?
         var value: Bool?
         var trust: String?
+        var target: UInt64?
     }
 
     /// Why a request line could not be read; the message goes back to the caller.
@@ -105,6 +112,13 @@ extension ControlEnvelope: Codable {
             request = .create(
                 participants: try need(params.participants, "participants"), title: params.title,
                 firstMessage: params.firstMessage)
+        case "edit":
+            request = .edit(
+                conversation: try need(params.conversation, "conversation"), target: try need(params.target, "target"),
+                text: try need(params.text, "text"))
+        case "unsend":
+            request = .unsend(
+                conversation: try need(params.conversation, "conversation"), target: try need(params.target, "target"))
         case "mark_read": request = .markRead(try need(params.conversation, "conversation"))
         case "set_flag":
             guard let flag = params.flag.flatMap(LocalFlag.init(rawValue:)) else {
@@ -145,6 +159,13 @@ extension ControlEnvelope: Codable {
             params.participants = participants
             params.title = title
             params.firstMessage = firstMessage
+        case .edit(let id, let target, let text):
+            params.conversation = id
+            params.target = target
+            params.text = text
+        case .unsend(let id, let target):
+            params.conversation = id
+            params.target = target
         case .markRead(let id), .delete(let id), .changed(let id): params.conversation = id
         case .setFlag(let flag, let value, let id):
             params.flag = flag.rawValue

@@ -183,6 +183,10 @@ public final class ControlServer: Sendable {
             case .create(let participants, let title, let firstMessage):
                 let created = try await messenger.create(with: participants, title: title, firstMessage: firstMessage)
                 return reply(created, id)
+            case .edit(let conversation, let target, let text):
+                return reply(try await messenger.edit(target, in: conversation, text: text), id)
+            case .unsend(let conversation, let target):
+                return reply(try await messenger.unsend(target, in: conversation), id)
             case .markRead(let conversation): return reply(try await messenger.markRead(conversation), id)
             case .setFlag(let flag, let value, let conversation):
                 try await messenger.setFlag(flag, value, on: conversation)

@@ -52,6 +52,18 @@ public enum JSONOutput {
         public let text: String?
         public let sentAt: String
         public let status: String?
+        /// When the text was last edited by its author; absent when never edited.
+        public let editedAt: String?
+        /// Present (true) when its author deleted it for everyone; `text` is then absent.
+        public let deleted: Bool?
+        /// The texts it had before the current one, oldest first; absent when never edited.
+        public let edits: [Version]?
+    }
+
+    /// An earlier text of an edited message, and when its author wrote it.
+    public struct Version: Codable, Sendable, Equatable {
+        public let text: String
+        public let at: String
     }
 
     public struct PeerInfo: Codable, Sendable {
@@ -92,7 +104,9 @@ public enum JSONOutput {
     public static func message(_ m: ChatMessage) -> Message {
         Message(
             id: m.id, conversation: m.conversationID.hex, author: m.author.hex, authorName: m.authorName, seq: m.seq,
-            mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue)
+            mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue,
+            editedAt: m.editedAt.map(timestamp), deleted: m.isDeleted ? true : nil,
+            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) })
     }
 
     public static func peer(_ p: Peer) -> PeerInfo {

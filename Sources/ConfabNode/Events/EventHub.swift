@@ -45,9 +45,20 @@ final class EventHub: Sendable {
     /// The messages an engine output stored, and the statuses of mine it changed.
     func publish(_ output: SyncOutput, store: ConfabStore) {
         guard hasWatchers else { return }
-        for entry in output.appended where entry.kind == .message {
-            if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
-                emit(.message(message))
+        for entry in output.appended {
+            switch entry.body {
+            case .message:
+                if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
+                    emit(.message(message))
+                }
+            case .edit(let target, _), .unsend(let target):
+                // The message acted on, as it now reads (an edit whose text did not open
+                // leaves it as it was, and says so by the absence of `editedAt`).
+                if let message = try? store.message(entry.conversationID, author: entry.author, seq: target) {
+                    emit(entry.kind == .edit ? .edited(message) : .deleted(message))
+                }
+            default:
+                break
             }
         }
         // Only changes: a receipt covers many messages, most of which moved long ago.

@@ -27,6 +27,14 @@ public final class AttachedMessenger: Messenger {
         try await connection.callAll(texts.map { .send(text: $0, to: .conversation(conversation)) })
     }
 
+    public func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction {
+        try await connection.call(.edit(conversation: conversation, target: seq, text: text))
+    }
+
+    public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
+        try await connection.call(.unsend(conversation: conversation, target: seq))
+    }
+
     public func create(
         with participants: [NodeID], title: String?, firstMessage: String?
     ) async throws -> CreatedConversation {

@@ -47,6 +47,18 @@ public struct LocalMessenger: Messenger {
         return entries.map { SentMessage(conversation: conversation, seq: $0.seq, status: .sending, created: false) }
     }
 
+    public func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction {
+        let entry = try store.editMessage(seq, in: conversation, text: text)
+        try await node?.didWrite([entry])
+        return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
+    }
+
+    public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
+        let entry = try store.unsendMessage(seq, in: conversation)
+        try await node?.didWrite([entry])
+        return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
+    }
+
     public func create(
         with participants: [NodeID], title: String?, firstMessage: String?
     ) async throws -> CreatedConversation {

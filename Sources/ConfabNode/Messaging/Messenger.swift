@@ -15,6 +15,11 @@ public protocol Messenger: Sendable {
     /// acknowledgement comes back, in as few transactions as the node can (`send --lines`
     /// reading a fast pipe). All or nothing.
     func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage]
+    /// Edits my message `seq` in `conversation`: every node then shows `text`, marked
+    /// edited (Protocol.md §4.5). Returns once the edit is stored.
+    func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction
+    /// Deletes my message `seq` in `conversation` for everyone (Protocol.md §4.5).
+    func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction
     /// Starts a conversation (a new thread), with an optional first message.
     func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
     /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one
@@ -62,6 +67,22 @@ public struct SentMessage: Sendable, Equatable, Codable {
         self.seq = seq
         self.status = status
         self.created = created
+    }
+}
+
+/// An edit or a deletion for everyone that was stored: `target` is the seq of the message
+/// acted on, `seq` that of the new entry.
+public struct MessageAction: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let target: UInt64
+    public let seq: UInt64
+    public let status: DeliveryStatus
+
+    public init(conversation: ConversationID, target: UInt64, seq: UInt64, status: DeliveryStatus) {
+        self.conversation = conversation
+        self.target = target
+        self.seq = seq
+        self.status = status
     }
 }
 

@@ -5,6 +5,10 @@ import Foundation
 public enum NodeEvent: Sendable, Equatable {
     /// A message was stored: received, or written here.
     case message(ChatMessage)
+    /// A message's author edited it: the message as it reads now.
+    case edited(ChatMessage)
+    /// A message's author deleted it for everyone: the message as it is now (no text).
+    case deleted(ChatMessage)
     /// One of my messages changed status.
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)

@@ -17,6 +17,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case fork
         case forkedAuthor = "forked_author"
         case badClock = "bad_clock"
+        case badTarget = "bad_target"
     }
 
     private enum Reason: Equatable {
@@ -30,6 +31,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case fork
         case forkedAuthor
         case badClock(String, intrinsic: Bool)
+        case badTarget(String)
     }
 
     private let reason: Reason
@@ -63,6 +65,11 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         AppendRejection(reason: .badClock(what, intrinsic: intrinsic))
     }
 
+    /// An edit or an unsend whose target, as held here, is not a message of its author that
+    /// is still there to act on (Protocol.md §7 step 4). It depends on the held entry, so it
+    /// never ends a session.
+    static func badTarget(_ what: String) -> AppendRejection { AppendRejection(reason: .badTarget(what)) }
+
     public var category: Category {
         switch reason {
         case .wire(let error):
@@ -80,6 +87,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .fork: return .fork
         case .forkedAuthor: return .forkedAuthor
         case .badClock: return .badClock
+        case .badTarget: return .badTarget
         }
     }
 
@@ -119,6 +127,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .fork: return "a different entry with the same author and seq is already held"
         case .forkedAuthor: return "the author forked its log in this conversation; its entries are no longer taken"
         case .badClock(let what, _): return "entry's causal clock is invalid: \(what)"
+        case .badTarget(let what): return "the message this entry edits or deletes \(what)"
         }
     }
 }

@@ -91,6 +91,7 @@ extension ConfabStore {
         try validateClocks(
             entry, participants: participants, heads: heads, forked: forked,
             creator: try context.creator(entry.conversationID, db: db))
+        if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
         let order = Self.orderingSum(of: entry, heads: heads, forked: forked)
 
         if case .create(let create) = entry.body {
@@ -121,6 +122,10 @@ extension ConfabStore {
             try mergeReceipt(
                 conversation: entry.conversationID, from: entry.author,
                 ReceiptClocks(delivered: delivered, read: read), db: db)
+        case .edit(let target, let sealed):
+            try applyEdit(entry, target: target, sealed: sealed, db: db, context: context)
+        case .unsend(let target):
+            try applyUnsend(entry, target: target, db: db)
         case .create, .unknown:
             break
         }

@@ -75,7 +75,7 @@ extension ConfabStore {
         if let last = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT author, seq, text, timestamp FROM message
+                    SELECT author, seq, text, timestamp, deletedAt FROM message
                     WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
                     ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
                     """),
@@ -84,7 +84,10 @@ extension ConfabStore {
             let author = last.nodeID("author")
             let isMine = author == me
             lastMessage = .init(
-                author: author, isMine: isMine, text: (last["text"] as String?) ?? "(message could not be decrypted)",
+                author: author, isMine: isMine,
+                text: (last["text"] as String?)
+                    ?? ((last["deletedAt"] as Int64?) != nil
+                        ? ChatMessage.deletedText : "(message could not be decrypted)"),
                 sentAt: Date(milliseconds: last["timestamp"]),
                 status: isMine
                     ? try self.deliveryContext(id, db: db).status(ofMySeq: last["seq"]) : nil)

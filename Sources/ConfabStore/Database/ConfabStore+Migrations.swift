@@ -206,6 +206,41 @@ extension ConfabStore {
                         SELECT id, address, COALESCE(lastSeenAt, addedAt) FROM peer WHERE address IS NOT NULL;
                     """)
         }
+        // Edits and deletions for everyone (Protocol.md §4.5): a message's current text
+        // stays in `message.text` (so lists, history and search read one row), the texts it
+        // had before in `message_version`, and every node — a relay too — remembers which
+        // messages their authors unsent, so an edit or a second unsend of one is refused.
+        // The search index follows every change of a message's text.
+        migrator.registerMigration("v6-message-actions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN editedAt INTEGER;
+                    ALTER TABLE message ADD COLUMN editSeq INTEGER;
+                    ALTER TABLE message ADD COLUMN deletedAt INTEGER;
+                    CREATE TABLE message_version (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        target INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        text TEXT NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX message_version_target ON message_version(conversationId, author, target);
+                    CREATE TABLE unsent (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        target INTEGER NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, author, target)
+                    ) WITHOUT ROWID;
+                    CREATE TRIGGER message_fts_update AFTER UPDATE OF text ON message BEGIN
+                        INSERT INTO message_fts(message_fts, rowid, text)
+                            SELECT 'delete', old.id, old.text WHERE old.text IS NOT NULL;
+                        INSERT INTO message_fts(rowid, text) SELECT new.id, new.text WHERE new.text IS NOT NULL;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -20,6 +20,9 @@ public final class ConfabStore: Sendable {
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // What is deleted (a message unsent by its author, a conversation deleted here)
+            // is overwritten with zeros in the file, not merely unlinked (Protocol.md §4.5).
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let pool = try DatabasePool(path: path, configuration: config)
         try self.init(writer: pool, identity: identity)

@@ -11,7 +11,7 @@ extension ConfabStore {
         try writer.read { db in
             try self.requireConversation(conversation, db: db)
             var sql = """
-                SELECT author, seq, text, timestamp, clockSum FROM message
+                SELECT \(Self.messageColumns) FROM message
                 WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
                 """
             var arguments: StatementArguments = [conversation.bytes]
@@ -24,8 +24,8 @@ extension ConfabStore {
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
             let context = try self.deliveryContext(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
-            return rows.reversed().map { row in
-                self.chatMessage(row: row, conversation: conversation, context: context, names: names)
+            return try rows.reversed().map { row in
+                try self.chatMessage(row: row, conversation: conversation, context: context, names: names, db: db)
             }
         }
     }
@@ -37,17 +37,35 @@ extension ConfabStore {
         return names
     }
 
+    /// The columns `chatMessage(row:…)` reads.
+    static let messageColumns = "author, seq, text, timestamp, clockSum, editedAt, deletedAt"
+
     func chatMessage(
-        row: Row, conversation: ConversationID, context: DeliveryContext, names: [NodeID: String]
-    ) -> ChatMessage {
+        row: Row, conversation: ConversationID, context: DeliveryContext, names: [NodeID: String], db: Database
+    ) throws -> ChatMessage {
         let author = row.nodeID("author")
         let seq: UInt64 = row["seq"]
         let timestamp: Int64 = row["timestamp"]
         let isMine = author == me
-        return ChatMessage(
+        var message = ChatMessage(
             conversationID: conversation, author: author, authorName: names[author] ?? author.shortHex, seq: seq,
             isMine: isMine, text: row["text"], sentAt: Date(milliseconds: timestamp),
             orderKey: DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq),
             status: isMine ? context.status(ofMySeq: seq) : nil)
+        message.isDeleted = (row["deletedAt"] as Int64?) != nil
+        if let editedAt = row["editedAt"] as Int64? {
+            message.editedAt = Date(milliseconds: editedAt)
+            if !message.isDeleted {
+                message.edits = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT text, timestamp FROM message_version
+                            WHERE conversationId = ? AND author = ? AND target = ? ORDER BY seq
+                            """),
+                    arguments: [conversation.bytes, author.bytes, seq]
+                ).map { ChatMessage.Version(text: $0["text"], writtenAt: Date(milliseconds: $0["timestamp"])) }
+            }
+        }
+        return message
     }
 }

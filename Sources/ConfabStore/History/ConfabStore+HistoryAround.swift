@@ -14,15 +14,15 @@ extension ConfabStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT author, seq, text, timestamp, clockSum FROM message
+                    SELECT \(Self.messageColumns) FROM message
                     WHERE conversationId = ? AND (clockSum, timestamp, author, seq) >= (?, ?, ?, ?)
                     ORDER BY clockSum, timestamp, author, seq LIMIT ?
                     """,
                 arguments: [conversation.bytes, key.clockSum, key.timestamp, key.author.bytes, key.seq, maxFrom])
             let context = try self.deliveryContext(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
-            return rows.map { row in
-                self.chatMessage(row: row, conversation: conversation, context: context, names: names)
+            return try rows.map { row in
+                try self.chatMessage(row: row, conversation: conversation, context: context, names: names, db: db)
             }
         }
         let hasOlder = older.count > context

@@ -10,16 +10,16 @@ extension ConfabStore {
                 let row = try Row.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT author, seq, text, timestamp, clockSum FROM message
+                            SELECT \(Self.messageColumns) FROM message
                             WHERE conversationId = ? AND author = ? AND seq = ?
                             AND author NOT IN \(Self.blockedAuthorsSQL)
                             """),
                     arguments: [conversation.bytes, author.bytes, seq])
             else { return nil }
-            return self.chatMessage(
+            return try self.chatMessage(
                 row: row, conversation: conversation,
                 context: try self.deliveryContext(conversation, db: db),
-                names: try self.nameMap(conversation: conversation, db: db))
+                names: try self.nameMap(conversation: conversation, db: db), db: db)
         }
     }
 }

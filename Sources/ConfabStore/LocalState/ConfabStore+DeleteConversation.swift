@@ -12,6 +12,8 @@ extension ConfabStore {
             try self.requireConversation(conversation, db: db)
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
             try db.execute(
+                sql: "DELETE FROM message_version WHERE conversationId = ?", arguments: [conversation.bytes])
+            try db.execute(
                 sql: """
                     DELETE FROM entry WHERE conversationId = ? AND NOT EXISTS (
                         SELECT 1 FROM outbox o WHERE o.conversationId = entry.conversationId

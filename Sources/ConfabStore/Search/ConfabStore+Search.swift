@@ -24,7 +24,7 @@ extension ConfabStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT m.conversationId, m.author, m.seq, m.text, m.timestamp, m.clockSum,
+                    SELECT m.conversationId, m.author, m.seq, m.text, m.timestamp, m.clockSum, m.editedAt, m.deletedAt,
                         snippet(message_fts, 0, '«', '»', '…', 12) AS snippet
                     FROM message_fts f JOIN message m ON m.id = f.rowid
                     JOIN participant mine ON mine.conversationId = m.conversationId AND mine.nodeId = ?
@@ -39,9 +39,9 @@ extension ConfabStore {
             if summaries[id] == nil { summaries[id] = try conversation(id) }
             guard let summary = summaries[id] else { continue }
             let message = try writer.read { db in
-                self.chatMessage(
+                try self.chatMessage(
                     row: row, conversation: id, context: try self.deliveryContext(id, db: db),
-                    names: try self.nameMap(conversation: id, db: db))
+                    names: try self.nameMap(conversation: id, db: db), db: db)
             }
             hits.append(SearchHit(conversation: summary, message: message, snippet: row["snippet"]))
         }

@@ -12,6 +12,10 @@ public enum ChatEffect: Equatable, Sendable {
     /// Load the page of older messages before `before` (scrolling up past the top).
     case loadOlder(ConversationID, before: DisplayOrderKey)
     case send(ConversationID, text: String)
+    /// A new text for my message `seq`.
+    case edit(ConversationID, seq: UInt64, text: String)
+    /// Delete my message `seq` for everyone; confirmed by the user already.
+    case unsend(ConversationID, seq: UInt64)
     /// The open conversation was seen up to its newest message: mark it read (the read
     /// receipt travels to the other participants).
     case markRead(ConversationID)

@@ -15,6 +15,10 @@ public enum ChatUpdate: Sendable {
     case olderHistory(ConversationID, [ChatMessage], hasOlder: Bool)
     /// A message stored here: received, or written by me (here or by another process).
     case message(ChatMessage)
+    /// A message its author edited or deleted for everyone, as it reads now: it replaces the
+    /// one shown (and the list's preview, if that is the one), and is never news — no
+    /// unread count, no notification.
+    case messageChanged(ChatMessage)
     /// One of my messages moved (sending → sent → delivered → read).
     case status(ConversationID, seq: UInt64, DeliveryStatus)
     /// Every known peer with presence; `verified` holds the keys whose safety number the

@@ -40,6 +40,14 @@ extension ChatSession {
             let sent = try await messenger.send(text, to: .conversation(id))
             guard let message = try store.message(id, author: local.me, seq: sent.seq) else { return [] }
             return state.apply(.message(message))
+        case .edit(let id, let seq, let text):
+            _ = try await messenger.edit(seq, in: id, text: text)
+            guard let message = try store.message(id, author: local.me, seq: seq) else { return [] }
+            return state.apply(.messageChanged(message))
+        case .unsend(let id, let seq):
+            _ = try await messenger.unsend(seq, in: id)
+            guard let message = try store.message(id, author: local.me, seq: seq) else { return [] }
+            return state.apply(.messageChanged(message)) + state.apply(.notice("Deleted for everyone"))
         // The state has already changed its rows and asks for a reload where one is needed.
         case .markRead(let id):
             // Also clears a "marked unread" flag.

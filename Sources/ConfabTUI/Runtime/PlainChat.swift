@@ -95,6 +95,8 @@ public final class PlainChat {
           /open NAME|N       open a conversation by peer name, title, id prefix or list number
           /history [N]       the last N messages of the open conversation (default 20)
           /search TEXT       search messages, titles and names
+          /edit TEXT         replace the text of your last message here (everyone sees it, marked edited)
+          /unsend            delete your last message here for everyone
           /new NAME [NAME…]  start a conversation with these peers
           /peers             who is online
           /resync            re-announce to every peer now
@@ -119,6 +121,8 @@ public final class PlainChat {
             case "open": try await openConversation(argument)
             case "history": try history(Int(argument) ?? 20)
             case "search": try search(argument)
+            case "edit": try await editLast(argument)
+            case "unsend": try await unsendLast()
             case "new": try await create(argument.split(separator: " ").map(String.init))
             case "peers": await peers()
             case "resync":
@@ -145,6 +149,37 @@ public final class PlainChat {
         } catch {
             write(String(describing: error))
         }
+    }
+
+    /// My latest message in the open conversation that is still there, or nil (said).
+    private func lastOwnMessage() throws -> (ConversationID, ChatMessage)? {
+        guard let open else {
+            write("no conversation is open — /open NAME first")
+            return nil
+        }
+        guard let seq = try local.store.lastOwnMessageSeq(in: open),
+            let message = try local.store.message(open, author: local.me, seq: seq)
+        else {
+            write("you have no message here to change")
+            return nil
+        }
+        return (open, message)
+    }
+
+    private func editLast(_ text: String) async throws {
+        guard !text.isEmpty else {
+            write("/edit TEXT — the new text of your last message here")
+            return
+        }
+        guard let (open, message) = try lastOwnMessage() else { return }
+        _ = try await messenger.edit(message.seq, in: open, text: text)
+        write("[\(timestamps.time(Date()))] You (edited): \(TextSanitizer.line(text))")
+    }
+
+    private func unsendLast() async throws {
+        guard let (open, message) = try lastOwnMessage() else { return }
+        _ = try await messenger.unsend(message.seq, in: open)
+        write("Deleted for everyone: \(text(of: message))")
     }
 
     private func list(all: Bool) {
@@ -256,6 +291,17 @@ public final class PlainChat {
             }
         case .message:
             break
+        case .edited(let message) where !message.isMine, .deleted(let message) where !message.isMine:
+            let place =
+                message.conversationID == open
+                ? ""
+                : (try? local.store.conversation(message.conversationID)).flatMap { $0 }.map {
+                    " in \(TextSanitizer.line($0.displayName))"
+                } ?? ""
+            let what = message.isDeleted ? "deleted a message" : "edited: \(text(of: message))"
+            write("[\(timestamps.time(Date()))] \(TextSanitizer.line(message.authorName))\(place) \(what)")
+        case .edited, .deleted:
+            break
         case .status(let conversation, let seq, let status) where conversation == open:
             let text = (try? local.store.message(conversation, author: local.me, seq: seq)?.text) ?? nil
             write(
@@ -274,11 +320,13 @@ public final class PlainChat {
 
     private func line(for message: ChatMessage) -> String {
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
+        let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
         return
-            "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName)): \(text(of: message))\(status)"
+            "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName)): \(text(of: message))\(edited)\(status)"
     }
 
     private func text(of message: ChatMessage) -> String {
-        message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
+        if message.isDeleted { return ChatMessage.deletedText }
+        return message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
     }
 }

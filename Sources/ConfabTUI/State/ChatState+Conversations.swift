@@ -61,6 +61,8 @@ extension ChatState {
         focus = .chat
         overlay = nil
         if let chat, chat.id == id, message == nil, chat.isLoaded { return [] }
+        // Leaving a chat mid-edit cancels the edit, so its text never becomes a draft.
+        if chat?.editing != nil { endEdit() }
         if let chat, chat.id != id {
             drafts[chat.id] = input.isEmpty ? nil : input
             input = drafts.removeValue(forKey: id) ?? InputBuffer()

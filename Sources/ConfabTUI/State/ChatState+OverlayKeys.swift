@@ -22,6 +22,13 @@ extension ChatState {
             remove(id)
             notice = "Deleted from this machine"
             return [.delete(id), reloadList]
+        case .confirmUnsend(let id, let seq):
+            overlay = nil
+            // Only "y" deletes, as for a conversation.
+            guard key == .character("y") || key == .character("Y") else { return [] }
+            endSelection()
+            notice = "Deleting for everyone…"
+            return [.unsend(id, seq: seq)]
         case .search(var panel):
             let effects = handleSearchKey(key, &panel)
             if case .search = overlay { overlay = .search(panel) }

@@ -23,6 +23,8 @@ extension ChatState {
             receiveOlder(id, messages, hasOlder: hasOlder)
         case .message(let message):
             effects += receive(message)
+        case .messageChanged(let message):
+            replace(message)
         case .status(let id, let seq, let status):
             effects += receiveStatus(id, seq: seq, status)
         case .peers(let list, let verified):
@@ -130,6 +132,26 @@ extension ChatState {
             if shouldNotify(message, muted: false, isRepeat: isRepeat) { effects.append(.notify(message)) }
         }
         return effects
+    }
+
+    private mutating func replace(_ message: ChatMessage) {
+        let id = message.conversationID
+        if var chat, chat.id == id {
+            if let index = chat.messages.firstIndex(where: { $0.author == message.author && $0.seq == message.seq }) {
+                chat.messages[index] = message
+                chat.metrics.forget(message)
+            }
+            if let index = chat.arrivedWhileLoading.firstIndex(where: {
+                $0.author == message.author && $0.seq == message.seq
+            }) {
+                chat.arrivedWhileLoading[index] = message
+            }
+            self.chat = chat
+        }
+        // The preview shows the newest message: the same author at the same time is it.
+        if let last = summary(id)?.lastMessage, last.author == message.author, last.sentAt == message.sentAt {
+            update(id) { $0.lastMessage = .init(message) }
+        }
     }
 
     /// Someone else wrote, the conversation is not muted, and the chat is not on screen.

@@ -37,7 +37,9 @@ extension ConversationSummary {
 extension ConversationSummary.LastMessage {
     init(_ message: ChatMessage) {
         self.init(
-            author: message.author, isMine: message.isMine, text: message.text ?? MessageBubble.undecryptable,
+            author: message.author, isMine: message.isMine,
+            text: message.text
+                ?? (message.isDeleted ? ChatMessage.deletedText : MessageBubble.undecryptable),
             sentAt: message.sentAt, status: message.status)
     }
 
@@ -48,8 +50,8 @@ extension ConversationSummary.LastMessage {
 
 extension ChatMessage {
     func with(status: DeliveryStatus) -> ChatMessage {
-        ChatMessage(
-            conversationID: conversationID, author: author, authorName: authorName, seq: seq, isMine: isMine,
-            text: text, sentAt: sentAt, orderKey: orderKey, status: status)
+        var message = self
+        message.status = status
+        return message
     }
 }

@@ -44,6 +44,9 @@ enum KeyBindings {
                 Binding(keys: "Alt+Enter", action: "New line in the message"),
                 Binding(keys: "← → Home End", action: "Move in the message"),
                 Binding(keys: "↑ / ↓  PgUp / PgDn", action: "Scroll the messages"),
+                Binding(keys: "Ctrl+E", action: "Select one of your messages (↑ / ↓ another)"),
+                Binding(keys: "  then e or Enter", action: "Edit it: Enter saves, Esc cancels"),
+                Binding(keys: "  then d", action: "Delete it for everyone (asks first)"),
                 Binding(keys: "Esc", action: "Back to the list"),
             ]),
         Section(

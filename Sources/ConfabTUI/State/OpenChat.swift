@@ -16,6 +16,12 @@ struct OpenChat: Sendable {
     var newBelow = 0
     /// The message a search opened the chat at, shown highlighted.
     var highlight: String?
+    /// Selecting one of my messages to act on (Ctrl+E): the selected one is `highlight`.
+    var isSelecting = false
+    /// The seq of my message whose new text the input bar holds (Enter saves the edit).
+    var editing: UInt64?
+    /// What was typed before an edit began, put back when it ends.
+    var draftBeforeEdit: String?
     /// Messages arrived (or the chat was opened unread) that have not been marked read.
     var needsRead = false
     var metrics = MessageMetrics()

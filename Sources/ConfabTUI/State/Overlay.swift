@@ -9,6 +9,8 @@ enum Overlay: Sendable {
     case newConversation(NewConversationPanel)
     /// "Delete this conversation …? y/N" for that conversation.
     case confirmDelete(ConversationID)
+    /// "Delete this message for everyone? y/N" for my message `seq` in that conversation.
+    case confirmUnsend(ConversationID, seq: UInt64)
 }
 
 /// The search box: the query, and the hits for it once they arrive.

@@ -102,7 +102,10 @@ public enum ChatScreen {
         switch state.focus {
         case .list: hints = ["? help · Ctrl+K new · / search · q quit", "? help · q quit", "? help"]
         case .chat:
-            hints = ["Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list"]
+            hints = [
+                "Enter send · Alt+Enter new line · Ctrl+E edit/delete · Esc list · ^C quit",
+                "Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list",
+            ]
         }
         return StatusBarView(
             myName: state.myName, onlinePeers: state.onlinePeerCount, syncReceived: state.syncReceived,
@@ -136,6 +139,13 @@ public enum ChatScreen {
             ConfirmDialog(
                 title: "Delete", subject: subject, question: ConfirmDialog.deleteQuestion, screenWidth: width,
                 screenHeight: height
+            ).box().draw(on: &frame)
+            return nil
+        case .confirmUnsend(let id, let seq):
+            let text = state.chat?.messages.first { $0.conversationID == id && $0.isMine && $0.seq == seq }?.text
+            ConfirmDialog(
+                title: "Delete for everyone", subject: text.map(TextSanitizer.line) ?? "#\(seq)",
+                question: ConfirmDialog.unsendQuestion, screenWidth: width, screenHeight: height
             ).box().draw(on: &frame)
             return nil
         }

@@ -3,6 +3,7 @@ import ConfabModel
 /// A yes/no question where only "y" means yes.
 struct ConfirmDialog {
     static let deleteQuestion = "Delete this conversation and its messages from this machine? y/N"
+    static let unsendQuestion = "Delete this message for everyone? Every node replaces it with \"message deleted\". y/N"
 
     let title: String
     let subject: String

@@ -25,6 +25,7 @@ struct MessageBubble {
 
     private static func rows(of message: ChatMessage, width: Int) -> [String] {
         let textWidth = max(1, max(6, width * 3 / 4) - 2)
+        if message.isDeleted { return TextWrap.wrap(ChatMessage.deletedText, width: textWidth) }
         guard let text = message.text else { return TextWrap.wrap(Self.undecryptable, width: textWidth) }
         return TextWrap.wrap(lines: TextSanitizer.lines(text), width: textWidth)
     }
@@ -58,6 +59,7 @@ struct MessageBubble {
 
     private func meta() -> ScreenLine {
         var line = ScreenLine(context.timestamps.time(message.sentAt), Palette.meta)
+        if message.editedAt != nil, !message.isDeleted { line.append("  edited", Palette.meta) }
         if message.isMine, let status = message.status {
             line.append("  ")
             line.append(StatusMark.full(status), StatusMark.style(status))

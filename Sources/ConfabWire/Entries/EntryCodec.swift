@@ -46,6 +46,15 @@ public enum EntryCodec {
             body.delivered = encodeClock(delivered)
             body.read = encodeClock(read)
             content.receipt = body
+        case .edit(let target, let sealed):
+            var body = Confab_V1_EditBody()
+            body.target = target
+            body.sealed = Data(sealed)
+            content.edit = body
+        case .unsend(let target):
+            var body = Confab_V1_UnsendBody()
+            body.target = target
+            content.unsend = body
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -125,12 +134,13 @@ public enum EntryCodec {
         case .create(let create):
             body = .create(try decodeCreate(create, conversationID: conversationID, author: author, seq: content.seq))
         case .message(let message):
-            let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
-            guard message.sealed.count <= limit else {
-                throw .tooLarge("sealed message", limit: limit, actual: message.sealed.count)
-            }
-            guard message.sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed message") }
-            body = .message(sealed: [UInt8](message.sealed))
+            body = .message(sealed: try checkSealedMessage(message.sealed))
+        case .edit(let edit):
+            try checkTarget(edit.target, seq: content.seq)
+            body = .edit(target: edit.target, sealed: try checkSealedMessage(edit.sealed))
+        case .unsend(let unsend):
+            try checkTarget(unsend.target, seq: content.seq)
+            body = .unsend(target: unsend.target)
         case .receipt(let receipt):
             body = .receipt(
                 delivered: try decodeClock(receipt.delivered, what: "delivered clock"),
@@ -141,6 +151,20 @@ public enum EntryCodec {
         return Entry(
             conversationID: conversationID, author: author, seq: content.seq, previous: previous,
             timestamp: content.timestampMs, clock: clock, body: body, content: contentBytes, signature: signature)
+    }
+
+    /// A sealed text (of a message or an edit) within its limits (Protocol.md §4.7).
+    private static func checkSealedMessage(_ sealed: Data) throws(WireError) -> [UInt8] {
+        let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
+        guard sealed.count <= limit else { throw .tooLarge("sealed message", limit: limit, actual: sealed.count) }
+        guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed message") }
+        return [UInt8](sealed)
+    }
+
+    /// An edit or an unsend names an earlier entry of its own author's log: seq 1 is the
+    /// least, and the entry itself or a later one is never its target.
+    private static func checkTarget(_ target: UInt64, seq: UInt64) throws(WireError) {
+        guard target >= 1, target < seq else { throw .malformed("action target seq \(target) (entry seq \(seq))") }
     }
 
     private static func decodeCreate(

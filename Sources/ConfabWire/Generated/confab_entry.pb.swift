@@ -112,12 +112,30 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     set {body = .receipt(newValue)}
   }
 
+  var edit: Confab_V1_EditBody {
+    get {
+      if case .edit(let v)? = body {return v}
+      return Confab_V1_EditBody()
+    }
+    set {body = .edit(newValue)}
+  }
+
+  var unsend: Confab_V1_UnsendBody {
+    get {
+      if case .unsend(let v)? = body {return v}
+      return Confab_V1_UnsendBody()
+    }
+    set {body = .unsend(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
     case create(Confab_V1_CreateBody)
     case message(Confab_V1_MessageBody)
     case receipt(Confab_V1_ReceiptBody)
+    case edit(Confab_V1_EditBody)
+    case unsend(Confab_V1_UnsendBody)
 
   }
 
@@ -204,6 +222,39 @@ nonisolated struct Confab_V1_ReceiptBody: Sendable {
   init() {}
 }
 
+/// A new text for one of the author's own earlier messages (Protocol.md §4.5, "edit"). The
+/// target is named by seq only: it is always the author's own entry, so nobody can name
+/// someone else's message.
+nonisolated struct Confab_V1_EditBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// seq of the author's message being edited; 1 <= target < seq
+  var target: UInt64 = 0
+
+  /// AEAD-sealed MessagePlaintext, sealed like MessageBody.sealed at this entry's seq
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Delete for everyone: a tombstone for one of the author's own earlier messages.
+nonisolated struct Confab_V1_UnsendBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// seq of the author's message being deleted; 1 <= target < seq
+  var target: UInt64 = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "confab.v1"
@@ -280,7 +331,7 @@ nonisolated extension Confab_V1_SignedEntry: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -333,6 +384,32 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
           self.body = .receipt(v)
         }
       }()
+      case 19: try {
+        var v: Confab_V1_EditBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .edit(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .edit(v)
+        }
+      }()
+      case 20: try {
+        var v: Confab_V1_UnsendBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .unsend(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .unsend(v)
+        }
+      }()
       default: break
       }
     }
@@ -373,6 +450,14 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
     case .receipt?: try {
       guard case .receipt(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+    }()
+    case .edit?: try {
+      guard case .edit(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
+    }()
+    case .unsend?: try {
+      guard case .unsend(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
     }()
     case nil: break
     }
@@ -562,6 +647,71 @@ nonisolated extension Confab_V1_ReceiptBody: SwiftProtobuf.Message, SwiftProtobu
   static func ==(lhs: Confab_V1_ReceiptBody, rhs: Confab_V1_ReceiptBody) -> Bool {
     if lhs.delivered != rhs.delivered {return false}
     if lhs.read != rhs.read {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_EditBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".EditBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.target) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.target != 0 {
+      try visitor.visitSingularUInt64Field(value: self.target, fieldNumber: 1)
+    }
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_EditBody, rhs: Confab_V1_EditBody) -> Bool {
+    if lhs.target != rhs.target {return false}
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_UnsendBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".UnsendBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.target) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.target != 0 {
+      try visitor.visitSingularUInt64Field(value: self.target, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_UnsendBody, rhs: Confab_V1_UnsendBody) -> Bool {
+    if lhs.target != rhs.target {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -75,7 +75,13 @@ enum HumanOutput {
             let author = TextSanitizer.line(message.authorName)
             let name = message.isMine ? Style.accent(author) : Style.bold(author)
             let status = message.status.map { "  " + Style.dim("(\(label($0)))") } ?? ""
-            let body = message.text.map(TextSanitizer.lines) ?? ["(message could not be decrypted)"]
+            var body =
+                message.isDeleted
+                ? [Style.dim(ChatMessage.deletedText)]
+                : message.text.map(TextSanitizer.lines) ?? ["(message could not be decrypted)"]
+            if message.editedAt != nil, !message.isDeleted, let lastLine = body.popLast() {
+                body.append(lastLine + "  " + Style.dim("(edited)"))
+            }
             lines.append("\(Style.dim(time))  \(name): \(body.first ?? "")" + (body.count == 1 ? status : ""))
             let indent = String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
             for (index, line) in body.dropFirst().enumerated() {
@@ -98,6 +104,17 @@ extension HumanOutput {
             let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
             return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)): "
                 + (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
+        case .edited, .deleted:
+            guard let message = event.message else { return event.event.rawValue }
+            let author = TextSanitizer.line(message.authorName)
+            let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
+            let what =
+                event.event == .deleted
+                ? Style.dim(ChatMessage.deletedText)
+                : (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
+                    + "  " + Style.dim("(edited)")
+            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)) #\(message.seq): "
+                + what
         case .status:
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  your message #\(event.seq ?? 0) is "
                 + (event.status.map(label) ?? "?")

@@ -20,6 +20,7 @@ import Testing
         .create(participants: [peer.id], title: "plans", firstMessage: nil), .markRead(conversation),
         .setFlag(.pinned, true, on: conversation), .delete(conversation), .setTrust(.blocked, for: peer.id),
         .changed(conversation), .resync, .watch(nil), .watch(conversation),
+        .edit(conversation: conversation, target: 2, text: "fixed"), .unsend(conversation: conversation, target: 2),
     ]
 
     private func decode(_ line: String) throws -> ControlEnvelope {
@@ -38,6 +39,18 @@ import Testing
             line
                 == #"{"id":1,"method":"set_flag","params":{"conversation":"\#(Self.conversation.hex)","flag":"markedUnread","value":false},"v":1}"#
         )
+    }
+
+    @Test func editAndUnsendNameTheMessageBySeq() throws {
+        let line = try JSONOutput.line(
+            ControlEnvelope(id: 2, request: .edit(conversation: Self.conversation, target: 4, text: "new")))
+        #expect(
+            line
+                == #"{"id":2,"method":"edit","params":{"conversation":"\#(Self.conversation.hex)","target":4,"text":"new"},"v":1}"#
+        )
+        #expect(throws: ControlEnvelope.Malformed.self) {
+            try decode(#"{"v":1,"method":"unsend","params":{"conversation":"\#(Self.conversation.hex)"}}"#)
+        }
     }
 
     @Test func aRequestWithoutTheVersionIsRefusedSayingWhy() throws {

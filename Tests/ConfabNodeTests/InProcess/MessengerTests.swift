@@ -43,6 +43,49 @@ import Testing
         await alice.stop()
     }
 
+    @Test func editsAndDeletionsThroughTheSocketReachThePeerAsEvents() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let bobEvents = bob.events()
+        let attached = try await AttachedMessenger(local: alice.local)
+        let aliceEvents = try await attached.events(for: nil)
+        let sent = try await attached.send("typo hree", to: .newConversation(with: bob.me))
+        _ = try await firstEvent(in: bobEvents, "bob stores the message") {
+            if case .message(let message) = $0 { return message.text == "typo hree" }
+            return false
+        }
+        let edit = try await attached.edit(sent.seq, in: sent.conversation, text: "typo here")
+        #expect(edit.target == sent.seq && edit.seq == sent.seq + 1 && edit.status == .sending)
+        for (events, who) in [(bobEvents, "bob"), (aliceEvents, "alice")] {
+            _ = try await firstEvent(in: events, "\(who) hears of the edit") {
+                if case .edited(let message) = $0 {
+                    return message.seq == sent.seq && message.text == "typo here" && message.editedAt != nil
+                        && message.edits.map(\.text) == ["typo hree"]
+                }
+                return false
+            }
+        }
+        // A seq names one of my own entries (the others' messages cannot be named at all);
+        // through the socket the node says why it will not act on one that is no message.
+        _ = try await bob.messenger.send("mine", to: .conversation(sent.conversation))
+        do {
+            _ = try await attached.unsend(1, in: sent.conversation)
+            Issue.record("alice deleted her create entry")
+        } catch {
+            #expect("\(error)".contains("no message of yours"))
+        }
+        _ = try await attached.unsend(sent.seq, in: sent.conversation)
+        _ = try await firstEvent(in: bobEvents, "bob hears of the deletion") {
+            if case .deleted(let message) = $0 { return message.seq == sent.seq && message.text == nil }
+            return false
+        }
+        #expect(try bob.local.store.history(sent.conversation).map(\.isDeleted) == [true, false])
+        await attached.close()
+        await bob.stop()
+        await alice.stop()
+    }
+
     @Test func aPipelinedBurstIsStoredInOrderAndArrivesWhole() async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }

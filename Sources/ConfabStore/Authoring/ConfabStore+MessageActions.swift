@@ -1,0 +1,68 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Writes an edit of my message `target` in `conversation` (Protocol.md §4.5): every
+    /// node then shows `text` as the message's text, marked edited, and keeps the trail.
+    public func editMessage(
+        _ target: UInt64, in conversation: ConversationID, text: String, now: Date = Date()
+    ) throws -> Entry {
+        try Self.checkText(text)
+        return try writer.write { db in
+            let current = try self.requireOwnMessage(target, in: conversation, db: db)
+            guard current != text else { throw StoreError.invalidInput("the new text is the same as the message's") }
+            guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
+                throw StoreError.unknownConversation(conversation.hex)
+            }
+            let seq = try self.nextSeq(conversation, db: db)
+            let sealed = try ConversationCipher.sealMessage(
+                text, key: SecureBytes(keyBytes), conversationID: conversation, author: self.me, seq: seq)
+            return try self.authorEntry(
+                in: conversation, body: .edit(target: target, sealed: sealed), db: db, now: now)
+        }
+    }
+
+    /// Writes a deletion for everyone of my message `target` (Protocol.md §4.5).
+    public func unsendMessage(_ target: UInt64, in conversation: ConversationID, now: Date = Date()) throws -> Entry {
+        try writer.write { db in
+            _ = try self.requireOwnMessage(target, in: conversation, db: db)
+            return try self.authorEntry(in: conversation, body: .unsend(target: target), db: db, now: now)
+        }
+    }
+
+    /// My latest message in `conversation` that is still there to edit or delete.
+    public func lastOwnMessageSeq(in conversation: ConversationID) throws -> UInt64? {
+        try writer.read { db in
+            try UInt64.fetchOne(
+                db,
+                sql: """
+                    SELECT seq FROM message WHERE conversationId = ? AND author = ? AND deletedAt IS NULL
+                    ORDER BY seq DESC LIMIT 1
+                    """,
+                arguments: [conversation.bytes, self.me.bytes])
+        }
+    }
+
+    /// The current text of my message `target`; refuses what is not mine, not a message,
+    /// or deleted for everyone already.
+    private func requireOwnMessage(_ target: UInt64, in conversation: ConversationID, db: Database) throws -> String? {
+        try requireConversation(conversation, db: db)
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT text, deletedAt FROM message WHERE conversationId = ? AND author = ? AND seq = ?",
+                arguments: [conversation.bytes, me.bytes, target])
+        else {
+            throw StoreError.invalidInput(
+                "there is no message of yours with seq \(target) in this conversation (history --json shows each message's seq)"
+            )
+        }
+        guard (row["deletedAt"] as Int64?) == nil else {
+            throw StoreError.invalidInput("message \(target) was deleted for everyone; it can no longer be changed")
+        }
+        return row["text"]
+    }
+}
