@@ -59,6 +59,9 @@ public final class DiscoveryService: Sendable {
     private let state = NIOLockedValueBox(State.idle)
     /// Shared by every receiving socket, reopened ones included.
     private let replays = BeaconReplayGuard()
+    /// Sockets being opened again; `stop` ends them and waits, so that nothing binds on an
+    /// event loop group its owner shuts down next.
+    private let reopening = NIOLockedValueBox([Slot: Task<Void, Never>]())
     /// The plan in use and the interfaces whose IPv6 group the socket has joined.
     private let current = NIOLockedValueBox(
         (plan: BeaconPlan(), interfaces: [NetworkInterface](), joined: Set<UInt32>()))
@@ -168,6 +171,13 @@ public final class DiscoveryService: Sendable {
             return nil
         }
         running?.watcher?.cancel()
+        let tasks = reopening.withLockedValue { tasks in
+            defer { tasks = [:] }
+            return Array(tasks.values)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        // A socket reopened before it saw the stop closes itself once it sees it.
         for channel in running?.channels ?? [] { try? await channel.close() }
     }
 
@@ -207,14 +217,20 @@ public final class DiscoveryService: Sendable {
             }
             guard stillOurs else { return }
             self.configuration.logger.warning("discovery socket (\(slot)) closed after an error; opening it again")
-            Task { await self.reopen(slot, replacing: channel) }
+            self.reopening.withLockedValue { tasks in
+                tasks[slot] = Task {
+                    await self.reopen(slot, replacing: channel)
+                    _ = self.reopening.withLockedValue { $0.removeValue(forKey: slot) }
+                }
+            }
         }
     }
 
     private func reopen(_ slot: Slot, replacing old: any Channel) async {
         var wait = Duration.seconds(1)
-        while isRunning {
-            try? await Task.sleep(for: wait)
+        while true {
+            do { try await Task.sleep(for: wait) } catch { return }
+            guard isRunning, !Task.isCancelled else { return }
             do {
                 let channel = try await bind(slot)
                 let installed = state.withLockedValue { state -> Bool in

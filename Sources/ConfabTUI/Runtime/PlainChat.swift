@@ -28,6 +28,9 @@ public final class PlainChat {
     var messenger: any Messenger
     var online = false
     var done = false
+    /// Peers said to be online, so that one already online when the chat attached is not
+    /// announced twice when its event comes in just after.
+    var announcedOnline: Set<NodeID> = []
 
     public init(
         local: Profile, options: NodeOptions, write: @escaping @Sendable (String) -> Void,
@@ -73,8 +76,15 @@ public final class PlainChat {
                 if let events = try? await messenger.events(for: nil) {
                     watcher = Task { for await event in events { continuation.yield(.node(event)) } }
                 }
-                let reachable = ((try? await messenger.peers()) ?? []).filter(\.online).count
-                write(reachable == 0 ? Self.offline : "Online · \(reachable) peer\(reachable == 1 ? "" : "s")")
+                // Peers that came online before this chat listened: said now, as their
+                // events would have.
+                let reachable = ((try? await messenger.peers()) ?? []).filter(\.online)
+                write(
+                    reachable.isEmpty
+                        ? Self.offline : "Online · \(reachable.count) peer\(reachable.count == 1 ? "" : "s")")
+                for peer in reachable where announcedOnline.insert(peer.id).inserted {
+                    write("* \(TextSanitizer.line(peer.name)) is online")
+                }
             case .connectFailed(let reason):
                 write("Offline: the node could not start — \(reason)")
             }
@@ -310,8 +320,9 @@ public final class PlainChat {
         case .status:
             break
         case .peerOnline(let peer):
-            write("* \(TextSanitizer.line(peer.name)) is online")
+            if announcedOnline.insert(peer.id).inserted { write("* \(TextSanitizer.line(peer.name)) is online") }
         case .peerOffline(let peer):
+            announcedOnline.remove(peer.id)
             write("* \(TextSanitizer.line(peer.name)) went offline")
         case .changed:
             break
