@@ -22,7 +22,6 @@ namespaces=()
 passed=0
 failed=0
 
-log() { echo "discovery: $*"; }
 
 stop_all() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -38,30 +37,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+LAN_NAME=discovery
 source Tests/LAN/namespaces.sh
+source Tests/LAN/harness.sh
+on_failure() { for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -n 15 "$f"; }; done; }
 
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then
-        log "ok: $what"
-        passed=$((passed + 1))
-    else
-        log "FAILED: $what"
-        failed=$((failed + 1))
-        for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -n 15 "$f"; }; done
-    fi
-}
 
-wait_for() { # wait_for SECONDS COMMAND...
-    local deadline=$((SECONDS + $1))
-    shift
-    while ((SECONDS < deadline)); do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    return 1
-}
 
 # cli TAG HOST ARGS...: a confab command on host HOST of the LAN TAG.
 cli() {
@@ -97,7 +78,7 @@ fi
 begin=$(now_ms)
 start dn 1
 start dn 2
-check "IPv4 without a broadcast address: the nodes find each other with no --beacon" wait_for 20 connected dn 1
+check "IPv4 without a broadcast address: the nodes find each other with no --beacon" wait_for 20 "a session" connected dn 1
 log "  session after $(($(now_ms) - begin)) ms (both nodes started at once)"
 check "  …over IPv4, at the computed broadcast address (10.233.0.255)" \
     grep -q '10.233.0.255:7460 on eth0' "$work/dn-h1.log"
@@ -109,23 +90,23 @@ lan_create d6 10.234.0 2 ipv6only
 begin=$(now_ms)
 start d6 1
 start d6 2
-check "IPv6 only: the nodes find each other over link-local multicast" wait_for 20 connected d6 1
+check "IPv6 only: the nodes find each other over link-local multicast" wait_for 20 "a session" connected d6 1
 log "  session after $(($(now_ms) - begin)) ms"
 check "  …and the session is IPv6 link-local, with its interface" \
     bash -c "[[ '$(session_addresses d6 1)' == '[fe80::'*'%eth0]:'* ]]"
 conversation=$(cli d6 1 new d62 --message "over IPv6" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 has_message() { cli d6 2 history "$conversation" --json --no-mark-read 2>/dev/null | grep -q '"over IPv6"'; }
-check "  a message reaches the other node" wait_for 15 has_message
+check "  a message reaches the other node" wait_for 15 "the message" has_message
 status_is() { cli d6 1 history "$conversation" --json --no-mark-read | python3 -c "import json,sys; m=[x for x in json.load(sys.stdin) if x.get('text')=='over IPv6']; sys.exit(0 if m and m[0].get('status')=='$1' else 1)"; }
-check "  …shows delivered" wait_for 15 status_is delivered
+check "  …shows delivered" wait_for 15 "delivered" status_is delivered
 cli d6 2 history "$conversation" >/dev/null
-check "  …and read once the other side opened it" wait_for 15 status_is read
+check "  …and read once the other side opened it" wait_for 15 "read" status_is read
 stop_all
 
 # --- 3. Dual-stack: one session per pair --------------------------------------------------
 lan_create dd 10.235.0 3 dual
 for i in 1 2 3; do start dd "$i"; done
-check "dual-stack: every node meets both others" wait_for 20 bash -c "[[ \$(NO_COLOR=1 ip netns exec ddh1 '$confab' --data '$work/dd-h1' status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"sessions\"]))') == 2 ]]"
+check "dual-stack: every node meets both others" wait_for 20 "two sessions at host1" bash -c "[[ \$(NO_COLOR=1 ip netns exec ddh1 '$confab' --data '$work/dd-h1' status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"sessions\"]))') == 2 ]]"
 sleep 3 # beacons over both families keep arriving: no second session may open meanwhile
 one_each() { for i in 1 2 3; do [[ $(sessions_of dd "$i") == 2 ]] || return 1; done; }
 check "  …with one session per pair, not one per family" one_each
@@ -140,7 +121,7 @@ start dl 1
 cli dl 2 init --name dl2 >/dev/null
 ip netns exec dlh2 "$confab" --data "$work/dl-h2" up --log-level debug >>"$work/dl-h2.log" 2>&1 &
 pids+=("$!")
-wait_for 10 grep -q 'no interface to send beacons on' "$work/dl-h2.log" || true
+wait_for 10 "the warning" grep -q 'no interface to send beacons on' "$work/dl-h2.log" || true
 check "a node with only loopback says it has no interface to beacon on" \
     grep -q 'no interface to send beacons on' "$work/dl-h2.log"
 sleep 1
@@ -151,12 +132,12 @@ lan_address dlh2 10.236.0.2 10.236.0.255 nobroadcast
 ip netns exec dlh2 ip link set eth0 up
 ip netns exec dlbr ip link set p2dl master br0
 ip netns exec dlbr ip link set p2dl up
-check "an interface added to a running node: its peer appears without a restart" wait_for 20 connected dl 2
+check "an interface added to a running node: its peer appears without a restart" wait_for 20 "a session" connected dl 2
 log "  session $(($(now_ms) - begin)) ms after the interface came up"
 # The peer's beacons may bring the session before the node reads its interfaces again
 # (every 2 s); the node must still notice and beacon on the new network.
 check "  …and the node noticed the new network within seconds" \
-    wait_for 5 grep -q 'network changed: beacons now to 10.236.0.255:7460 on eth0' "$work/dl-h2.log"
+    wait_for 5 "the network change" grep -q 'network changed: beacons now to 10.236.0.255:7460 on eth0' "$work/dl-h2.log"
 stop_all
 
 echo "discovery: $passed passed, $failed failed"

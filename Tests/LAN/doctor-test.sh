@@ -28,7 +28,6 @@ passed=0
 failed=0
 started=$SECONDS
 
-log() { echo "doctor-test: $*"; }
 
 cleanup() {
     if [[ -n "${KEEP_REPORTS:-}" ]]; then mkdir -p "$KEEP_REPORTS" && cp "$work"/*.json "$work"/*.txt "$work"/*.log "$KEEP_REPORTS"/ 2>/dev/null || true; fi
@@ -41,7 +40,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+LAN_NAME=doctor-test
 source Tests/LAN/namespaces.sh
+source Tests/LAN/harness.sh
 if ! lan_create "$tag" "$subnet" 3; then
     if [[ "${CI:-}" == "true" ]]; then
         echo "doctor-test: cannot create network namespaces (need root and iproute2)" >&2
@@ -78,29 +79,7 @@ stop_node() { # stop_node DATA
     wait "$pid" 2>/dev/null || true
 }
 
-wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
-    local seconds=$1 what=$2
-    shift 2
-    local deadline=$((SECONDS + seconds))
-    while ((SECONDS < deadline)); do
-        if "$@"; then return 0; fi
-        sleep 0.2
-    done
-    echo "doctor-test: timed out after ${seconds}s waiting for $what" >&2
-    return 1
-}
 
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then
-        log "ok: $what"
-        passed=$((passed + 1))
-    else
-        log "FAILED: $what"
-        failed=$((failed + 1))
-    fi
-}
 
 # doctor HOST DATA NAME [options...]: runs `doctor --json` and keeps its output in
 # $work/NAME.json and its exit status in $work/NAME.status.

@@ -21,7 +21,6 @@ namespaces=()
 passed=0
 failed=0
 
-log() { echo "lan: $*"; }
 
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -33,7 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+LAN_NAME=lan
 source Tests/LAN/namespaces.sh
+source Tests/LAN/harness.sh
 if ! lan_create "$tag" "$subnet" "$hosts"; then
     if [[ "${CI:-}" == "true" ]]; then
         echo "lan: cannot create network namespaces (need root and iproute2)" >&2
@@ -56,29 +57,7 @@ start_node() {
     pids+=("$!")
 }
 
-wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
-    local seconds=$1 what=$2
-    shift 2
-    local deadline=$((SECONDS + seconds))
-    while ((SECONDS < deadline)); do
-        if "$@"; then return 0; fi
-        sleep 0.2
-    done
-    echo "lan: timed out after ${seconds}s waiting for $what" >&2
-    return 1
-}
 
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then
-        log "ok: $what"
-        passed=$((passed + 1))
-    else
-        log "FAILED: $what"
-        failed=$((failed + 1))
-    fi
-}
 
 connected_peers() { cli "$1" peers --json | python3 -c 'import json,sys; print(sum(1 for p in json.load(sys.stdin) if p.get("connected")))'; }
 all_connected() { for i in $(seq 1 "$hosts"); do [[ $(connected_peers "$i") == $((hosts - 1)) ]] || return 1; done; }
