@@ -12,7 +12,12 @@ let fuzzerDependencies: [Target.Dependency] = [
 let package = Package(
     name: "ConfabFuzz",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "Confab", path: "..")],
+    dependencies: [
+        .package(name: "Confab", path: ".."),
+        // Only for FuzzSyncSession, which restores its store from a copy before each input;
+        // the same package and version range as Confab's, so nothing new is resolved.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
     targets: [
         .target(name: "CLibFuzzerDriver"),
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
@@ -39,6 +44,7 @@ let package = Package(
                 .product(name: "ConfabStore", package: "Confab"),
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["asan.options"]
         ),
