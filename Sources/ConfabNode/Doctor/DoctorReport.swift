@@ -11,17 +11,9 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var name: String?
         /// Whether the running node has discovery on (always true when none runs: the
         /// doctor checks it as `confab up` would run it).
-        public var discovery: Bool
+        public var discovery: Bool = true
         /// Peers it has a session with now.
-        public var sessions: Int
-
-        public init(running: Bool, id: String, name: String? = nil, discovery: Bool = true, sessions: Int = 0) {
-            self.running = running
-            self.id = id
-            self.name = name
-            self.discovery = discovery
-            self.sessions = sessions
-        }
+        public var sessions: Int = 0
     }
 
     public struct Network: Sendable, Codable, Equatable {
@@ -30,27 +22,14 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         /// flag, environment, config or default.
         public var source: String
         public var isDefault: Bool
-
-        public init(tag: String, source: String, isDefault: Bool) {
-            self.tag = tag
-            self.source = source
-            self.isDefault = isDefault
-        }
     }
 
     public struct Interface: Sendable, Codable, Equatable {
         public var name: String
         public var up: Bool
-        public var loopback: Bool
+        public var loopback: Bool = false
         /// `10.0.0.1/24`, `fe80::1/64`.
-        public var addresses: [String]
-
-        public init(name: String, up: Bool, loopback: Bool = false, addresses: [String] = []) {
-            self.name = name
-            self.up = up
-            self.loopback = loopback
-            self.addresses = addresses
-        }
+        public var addresses: [String] = []
     }
 
     /// Where beacons go: the running node's targets, or those `confab up` would use.
@@ -59,16 +38,9 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var port: Int
         /// `interfaces` (every up interface, `BeaconPlan`) or `fixed` (`--beacon`).
         public var mode: String
-        public var targets: [Target]
+        public var targets: [Target] = []
         /// Up interfaces that get no beacon, and why (`eth1: … has no broadcast address`).
-        public var skipped: [String]
-
-        public init(port: Int, mode: String, targets: [Target] = [], skipped: [String] = []) {
-            self.port = port
-            self.mode = mode
-            self.targets = targets
-            self.skipped = skipped
-        }
+        public var skipped: [String] = []
     }
 
     public struct Target: Sendable, Codable, Equatable {
@@ -77,12 +49,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var interface: String?
         /// `broadcast`, `multicast`, or `fixed`.
         public var kind: String
-
-        public init(address: String, interface: String? = nil, kind: String) {
-            self.address = address
-            self.interface = interface
-            self.kind = kind
-        }
     }
 
     /// Whether a port could be bound here.
@@ -108,14 +74,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var port: Int
         public var state: State
         public var error: String?
-
-        public init(proto: String, address: String, port: Int, state: State, error: String? = nil) {
-            self.proto = proto
-            self.address = address
-            self.port = port
-            self.state = state
-            self.error = error
-        }
     }
 
     /// A node heard by its beacon during the window.
@@ -129,14 +87,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var role: String
         /// Present for a node of another network: that network's tag.
         public var tag: String?
-
-        public init(id: String, name: String? = nil, address: String, role: String, tag: String? = nil) {
-            self.id = id
-            self.name = name
-            self.address = address
-            self.role = role
-            self.tag = tag
-        }
     }
 
     /// What arrived on the discovery port during the window.
@@ -149,15 +99,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var badSignature = 0
         /// Datagrams that were not beacons at all (wrong magic, undecodable, too large).
         public var malformed = 0
-
-        public init(
-            nodes: [HeardNode] = [], otherNetworks: [HeardNode] = [], badSignature: Int = 0, malformed: Int = 0
-        ) {
-            self.nodes = nodes
-            self.otherNetworks = otherNetworks
-            self.badSignature = badSignature
-            self.malformed = malformed
-        }
     }
 
     /// One beacon the doctor sent to one target, and whether it came back to its socket.
@@ -168,14 +109,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var received: Bool
         /// Why it could not be sent.
         public var error: String?
-
-        public init(target: String, interface: String? = nil, sent: Bool, received: Bool, error: String? = nil) {
-            self.target = target
-            self.interface = interface
-            self.sent = sent
-            self.received = received
-            self.error = error
-        }
     }
 
     /// One known peer, and whether it can be reached now.
@@ -218,20 +151,6 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var detail: String?
         /// How long the connect and handshake took.
         public var milliseconds: Int?
-
-        public init(
-            id: String, name: String, address: String?, lastSeen: Date?, result: Result, failure: Failure? = nil,
-            detail: String? = nil, milliseconds: Int? = nil
-        ) {
-            self.id = id
-            self.name = name
-            self.address = address
-            self.lastSeen = lastSeen
-            self.result = result
-            self.failure = failure
-            self.detail = detail
-            self.milliseconds = milliseconds
-        }
     }
 
     /// Packet-filter rules that may stand in discovery's way, where they could be read.
@@ -242,23 +161,12 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
             /// `read`, `absent` (not installed) or `failed` (e.g. not permitted).
             public var state: String
             public var error: String?
-
-            public init(name: String, state: String, error: String? = nil) {
-                self.name = name
-                self.state = state
-                self.error = error
-            }
         }
 
-        public var tools: [Tool]
+        public var tools: [Tool] = []
         /// Rules naming the discovery port, dropping or rejecting UDP, or dropping all input
         /// by policy: `nft inet filter input: udp dport 7460 drop`.
-        public var rules: [String]
-
-        public init(tools: [Tool] = [], rules: [String] = []) {
-            self.tools = tools
-            self.rules = rules
-        }
+        public var rules: [String] = []
 
         public var anyRead: Bool { tools.contains { $0.state == "read" } }
     }
@@ -267,34 +175,16 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
     public var network: Network
     /// How long the doctor listened for beacons.
     public var seconds: Double
-    public var interfaces: [Interface]
+    public var interfaces: [Interface] = []
     public var beacons: Beacons
     /// Where sessions are (or would be) accepted.
-    public var listen: [String]
-    public var ports: [Port]
-    public var heard: Heard
-    public var echoes: [Echo]
+    public var listen: [String] = []
+    public var ports: [Port] = []
+    public var heard: Heard = Heard()
+    public var echoes: [Echo] = []
     /// At most 16, most recently seen first.
-    public var peers: [PeerCheck]
-    public var firewall: Firewall
-
-    public init(
-        node: Node, network: Network, seconds: Double, interfaces: [Interface] = [], beacons: Beacons,
-        listen: [String] = [], ports: [Port] = [], heard: Heard = Heard(), echoes: [Echo] = [],
-        peers: [PeerCheck] = [], firewall: Firewall = Firewall()
-    ) {
-        self.node = node
-        self.network = network
-        self.seconds = seconds
-        self.interfaces = interfaces
-        self.beacons = beacons
-        self.listen = listen
-        self.ports = ports
-        self.heard = heard
-        self.echoes = echoes
-        self.peers = peers
-        self.firewall = firewall
-    }
+    public var peers: [PeerCheck] = []
+    public var firewall: Firewall = Firewall()
 }
 
 /// One thing the doctor concluded, in words, with what to do about it.
@@ -319,7 +209,7 @@ public struct DoctorFinding: Sendable, Codable, Equatable {
     public var severity: Severity
     public var message: String
     /// What to try, most likely first; commands quoted exactly.
-    public var advice: [String]
+    public var advice: [String] = []
 
     public init(_ code: String, _ severity: Severity, _ message: String, advice: [String] = []) {
         self.code = code
