@@ -20,20 +20,12 @@ work=$(mktemp -d /tmp/confab-discovery-bench.XXXXXX)
 pids=()
 namespaces=()
 
-stop_all() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-    if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
-    pids=()
-    namespaces=()
-}
+source Tests/LAN/namespaces.sh
 cleanup() {
-    stop_all
+    lan_teardown
     rm -rf "$work"
 }
 trap cleanup EXIT
-source Tests/LAN/namespaces.sh
 
 cli() { local tag=$1 i=$2; shift 2; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/$tag-h$i" "$@"; }
 up() { # up TAG HOST
@@ -69,7 +61,7 @@ while True:
         print("timeout"); sys.exit(1)
     time.sleep(0.002)
 PY
-    stop_all
+    lan_teardown
 }
 
 if ! ip netns add "probe$$" 2>/dev/null; then
@@ -149,4 +141,4 @@ for label, interval in (("every 30 s (Syncthing's interval)", 30), ("every 10 s 
     per = (beacon + 28) + (beacon + 48)
     print(f"lan discovery:   the same beacons {label}: {nodes * per / interval:.0f} bytes/s")
 PY
-stop_all
+lan_teardown

@@ -23,22 +23,14 @@ passed=0
 failed=0
 
 
-stop_all() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-    if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
-    pids=()
-    namespaces=()
-}
+source Tests/LAN/namespaces.sh
 cleanup() {
-    stop_all
+    lan_teardown
     rm -rf "$work"
 }
 trap cleanup EXIT
 
 LAN_NAME=discovery
-source Tests/LAN/namespaces.sh
 source Tests/LAN/harness.sh
 on_failure() { for f in "$work"/*.log; do [[ -f $f ]] && { echo "--- $f"; tail -n 15 "$f"; }; done; }
 
@@ -83,7 +75,7 @@ log "  session after $(($(now_ms) - begin)) ms (both nodes started at once)"
 check "  …over IPv4, at the computed broadcast address (10.233.0.255)" \
     grep -q '10.233.0.255:7460 on eth0' "$work/dn-h1.log"
 check "  …and the session is IPv4" bash -c "[[ '$(session_addresses dn 1)' == 10.233.0.2:* ]]"
-stop_all
+lan_teardown
 
 # --- 2. IPv6 only: link-local addresses ---------------------------------------------------
 lan_create d6 10.234.0 2 ipv6only
@@ -101,7 +93,7 @@ status_is() { cli d6 1 history "$conversation" --json --no-mark-read | python3 -
 check "  …shows delivered" wait_for 15 "delivered" status_is delivered
 cli d6 2 history "$conversation" >/dev/null
 check "  …and read once the other side opened it" wait_for 15 "read" status_is read
-stop_all
+lan_teardown
 
 # --- 3. Dual-stack: one session per pair --------------------------------------------------
 lan_create dd 10.235.0 3 dual
@@ -110,7 +102,7 @@ check "dual-stack: every node meets both others" wait_for 20 "two sessions at ho
 sleep 3 # beacons over both families keep arriving: no second session may open meanwhile
 one_each() { for i in 1 2 3; do [[ $(sessions_of dd "$i") == 2 ]] || return 1; done; }
 check "  …with one session per pair, not one per family" one_each
-stop_all
+lan_teardown
 
 # --- 4. An interface that appears while the node runs -------------------------------------
 lan_create dl 10.236.0 1 nobroadcast
@@ -138,7 +130,7 @@ log "  session $(($(now_ms) - begin)) ms after the interface came up"
 # (every 2 s); the node must still notice and beacon on the new network.
 check "  …and the node noticed the new network within seconds" \
     wait_for 5 "the network change" grep -q 'network changed: beacons now to 10.236.0.255:7460 on eth0' "$work/dl-h2.log"
-stop_all
+lan_teardown
 
 echo "discovery: $passed passed, $failed failed"
 [[ $failed == 0 ]]

@@ -83,3 +83,16 @@ lan_restore_neighbours() {
         "net.ipv6.neigh.default.gc_thresh2=${values[4]}" "net.ipv6.neigh.default.gc_thresh3=${values[5]}" || true
     lan_saved_neighbours=""
 }
+
+# lan_teardown: ends the caller's processes (`pids`, politely, waiting for each), deletes its
+# namespaces (`namespaces`), restores the neighbour tables, and empties both arrays, so a
+# script can build the next LAN.
+lan_teardown() {
+    local pid ns
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    lan_restore_neighbours
+    pids=()
+    namespaces=()
+}
