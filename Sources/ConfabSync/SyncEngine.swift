@@ -67,6 +67,11 @@ public final class SyncEngine {
         peers[peer] = nil
     }
 
+    /// Whether the peer's Hello has arrived on its current session.
+    public func hasGreeted(_ peer: NodeID) -> Bool {
+        peers[peer]?.helloReceived == true
+    }
+
     /// Handles one message from a peer.
     public func handle(_ message: SessionMessage, from peer: NodeID) throws -> SyncOutput {
         guard peers[peer] != nil else { return SyncOutput() }
@@ -101,7 +106,8 @@ public final class SyncEngine {
                 output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
-        case .ping, .pong, .bye:
+        case .ping, .pong, .bye, .typing:
+            // Typing is not sync: the node handles it before the engine (never stored).
             return SyncOutput()
         }
     }

@@ -21,7 +21,7 @@ struct Confab: AsyncParsableCommand {
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,
             Delete.self,
-            Verify.self, Block.self, Unblock.self, Network.self, Doctor.self,
+            Verify.self, Block.self, Unblock.self, Network.self, Doctor.self, Typing.self,
         ]
     )
 

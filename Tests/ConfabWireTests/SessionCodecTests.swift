@@ -16,6 +16,8 @@ import Testing
         .entries([[1, 2, 3], []]),
         .want(.init(conversation: conversation, author: NodeID(alice.publicKey), after: 9)),
         .ping(42), .pong(42), .bye("done"),
+        .typing(.init(conversation: conversation, active: true)),
+        .typing(.init(conversation: conversation, active: false)),
     ]
 
     @Test(arguments: samples) func roundTrip(_ message: SessionMessage) throws {
@@ -43,6 +45,24 @@ import Testing
         want.want.author = Data(Self.alice.publicKey.bytes)
         want.want.after = Limits.maxSeq + 1
         #expect(throws: WireError.self) { try SessionCodec.decode(try want.serializedBytes() as [UInt8]) }
+    }
+
+    /// The bytes Protocol.md §10.2 gives, for another implementation to check against.
+    @Test func typingIsKindNineWithItsIdAndFlag() throws {
+        let bytes = SessionCodec.encode(.typing(.init(conversation: Self.conversation, active: true)))
+        #expect(bytes == [0x4A, 0x14, 0x0A, 0x10] + [UInt8](repeating: 7, count: 16) + [0x10, 0x01])
+        // Stopped is the default value, so the flag is not on the wire at all.
+        let stopped = SessionCodec.encode(.typing(.init(conversation: Self.conversation, active: false)))
+        #expect(stopped == [0x4A, 0x12, 0x0A, 0x10] + [UInt8](repeating: 7, count: 16))
+    }
+
+    @Test func aTypingMessageWithoutA16ByteIdIsASessionError() throws {
+        for id in [Data(), Data(repeating: 7, count: 15), Data(repeating: 7, count: 17)] {
+            var typing = Confab_V1_SessionMessage()
+            typing.typing.conversationID = id
+            typing.typing.active = true
+            #expect(throws: WireError.self) { try SessionCodec.decode(try typing.serializedBytes() as [UInt8]) }
+        }
     }
 
     @Test func entriesAreSplitByCountAndBySize() throws {

@@ -17,7 +17,7 @@ extension SessionMessage {
             return 64 + hello.displayName.utf8.count + hello.features.reduce(0) { $0 + 16 + $1.utf8.count }
         case .bye(let reason):
             return 16 + reason.utf8.count
-        case .want:
+        case .want, .typing:
             return 64
         case .ping, .pong:
             return 16

@@ -17,6 +17,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         /// Something in the store changed that no other event describes (a flag, a
         /// conversation started or deleted, a write by another process): read it again.
         case changed
+        /// A peer started (`active`) or stopped typing in `conversation` (Protocol.md §10.2).
+        case typing
     }
 
     public let event: Kind
@@ -25,6 +27,10 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var seq: UInt64?
     public var status: DeliveryStatus?
     public var peer: PeerPresence?
+    /// Of a `typing` event: who, their name here, and whether they are typing now.
+    public var author: NodeID?
+    public var authorName: String?
+    public var active: Bool?
 
     public init(_ event: NodeEvent) {
         switch event {
@@ -51,6 +57,12 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .changed(let conversation):
             self.event = .changed
             self.conversation = conversation
+        case .typing(let typing):
+            self.event = .typing
+            self.conversation = typing.conversation
+            self.author = typing.peer
+            self.authorName = typing.name
+            self.active = typing.active
         }
     }
 
@@ -74,6 +86,11 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .peerOnline: return peer.map { .peerOnline($0) }
         case .peerOffline: return peer.map { .peerOffline($0) }
         case .changed: return .changed(conversation)
+        case .typing:
+            guard let conversation, let author, let active else { return nil }
+            return .typing(
+                TypingEvent(
+                    conversation: conversation, peer: author, name: authorName ?? author.shortHex, active: active))
         }
     }
 }
@@ -86,6 +103,7 @@ extension NodeEvent {
             message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation
+        case .typing(let typing): typing.conversation == conversation
         case .peerOnline, .peerOffline: true
         }
     }

@@ -20,6 +20,8 @@ public enum ControlRequest: Sendable, Equatable {
     case setTrust(Peer.Trust, for: NodeID)
     /// Another process wrote to this conversation through the store: offer it now.
     case changed(ConversationID)
+    /// My person is typing in this conversation (or stopped): tell the participants online.
+    case typing(ConversationID, active: Bool)
     case resync
     /// Events from now on, for one conversation or all.
     case watch(ConversationID?)
@@ -37,6 +39,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .delete: "delete"
         case .setTrust: "set_trust"
         case .changed: "changed"
+        case .typing: "typing"
         case .resync: "resync"
         case .watch: "watch"
         }
@@ -135,6 +138,8 @@ extension ControlEnvelope: Codable {
             }
             request = .setTrust(trust, for: try need(params.peer, "peer"))
         case "changed": request = .changed(try need(params.conversation, "conversation"))
+        case "typing":
+            request = .typing(try need(params.conversation, "conversation"), active: try need(params.value, "value"))
         case "resync": request = .resync
         case "watch": request = .watch(params.conversation)
         default: throw Malformed(description: "unknown method \"\(method)\"")
@@ -175,6 +180,9 @@ extension ControlEnvelope: Codable {
             params.trust = trust.rawValue
             params.peer = peer
         case .watch(let id): params.conversation = id
+        case .typing(let id, let active):
+            params.conversation = id
+            params.value = active
         }
         try container.encode(params, forKey: .params)
     }

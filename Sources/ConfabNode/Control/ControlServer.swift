@@ -193,6 +193,7 @@ public final class ControlServer: Sendable {
             case .delete(let conversation): try await messenger.delete(conversation)
             case .setTrust(let trust, let peer): try await messenger.setTrust(trust, for: peer)
             case .changed(let conversation): try await messenger.changed(conversation)
+            case .typing(let conversation, let active): try await messenger.typing(active, in: conversation)
             case .resync: try await messenger.resync()
             case .watch: break
             }

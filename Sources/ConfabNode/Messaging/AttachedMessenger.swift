@@ -58,6 +58,10 @@ public final class AttachedMessenger: Messenger {
         _ = try await connection.call(.setTrust(trust, for: peer), as: ControlEmpty.self)
     }
 
+    public func typing(_ active: Bool, in conversation: ConversationID) async throws {
+        _ = try await connection.call(.typing(conversation, active: active), as: ControlEmpty.self)
+    }
+
     public func resync() async throws {
         _ = try await connection.call(.resync, as: ControlEmpty.self)
     }

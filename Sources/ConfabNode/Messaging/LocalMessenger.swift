@@ -96,6 +96,10 @@ public struct LocalMessenger: Messenger {
         try await node?.changed(conversation)
     }
 
+    public func typing(_ active: Bool, in conversation: ConversationID) async throws {
+        try await node?.typing(active, in: conversation)
+    }
+
     public func resync() async throws {
         try await running().resync()
     }

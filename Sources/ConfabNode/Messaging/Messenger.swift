@@ -33,6 +33,10 @@ public protocol Messenger: Sendable {
     /// Sets how far this node trusts a peer; a running node closes a newly blocked peer's
     /// session at once and lets an unblocked one back in.
     func setTrust(_ trust: Peer.Trust, for peer: NodeID) async throws
+    /// My person is typing in `conversation` (or stopped): the node tells the other
+    /// participants connected now, at most every few seconds (Protocol.md §10.2). Nothing is
+    /// sent while the typing setting is off or no node runs.
+    func typing(_ active: Bool, in conversation: ConversationID) async throws
     /// Re-announces clocks to every peer and redials known peers now.
     func resync() async throws
     /// Who is known, and who is online now.

@@ -31,6 +31,9 @@ public actor Node {
     private let inbox: AsyncStream<NodeInput>
     private let inboxContinuation: AsyncStream<NodeInput>.Continuation
     private var presence = PresenceTable()
+    /// Who peers say is typing where, and when this node last said its person is.
+    var typingTable = TypingTable()
+    var typingPacer = TypingPacer()
     private var beaconAnswers = BeaconAnswerPolicy()
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
@@ -237,6 +240,7 @@ public actor Node {
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message):
             guard !blockList.contains(session.remote), !isRefused(session) else { return }
+            if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
             if case .bye(let reason) = message {
                 noteBye(reason, from: session)
                 if reason == "shutdown" { peerLeaving(session.remote) }
@@ -246,6 +250,7 @@ public actor Node {
         case .closed(let session, let error):
             guard !forgetRefused(session) else { return }
             engine.peerDisconnected(session.remote)
+            for key in typingTable.peerGone(session.remote) { emitTyping(key, active: false) }
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false)
         case .beacon(let beacon, let from):
@@ -280,6 +285,7 @@ public actor Node {
             session.close(reason: "protocol violation")
         }
         hub.publish(output, store: local.store)
+        stopTyping(output.appended)
         recordOperations(output, from: session)
     }
 
@@ -344,6 +350,7 @@ public actor Node {
             }
             let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
             for event in presence.expire(known: known, now: Date()) { hub.emit(event) }
+            expireTyping()
             do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
             updateOperationalMetrics(sessions: sessions, online: presence.onlineCount)
         }

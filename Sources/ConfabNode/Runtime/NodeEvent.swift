@@ -13,6 +13,8 @@ public enum NodeEvent: Sendable, Equatable {
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)
     case peerOffline(PeerPresence)
+    /// A peer started or stopped typing in one of my conversations (never stored).
+    case typing(TypingEvent)
     /// The store changed in a way no other event describes: a flag, a conversation started
     /// or deleted, or (nil) a write by another process. Front ends read it again.
     case changed(ConversationID?)

@@ -26,9 +26,16 @@ public enum ChatEffect: Equatable, Sendable {
     case delete(ConversationID)
     case search(String)
     case createConversation(participants: [NodeID], title: String?)
+    /// I am typing in the conversation (`active`), or stopped: the runtime paces these and
+    /// hands them to the node, which tells the participants online.
+    case typing(ConversationID, active: Bool)
+    /// Ctrl+T: share and see "is typing…", or not; kept in the store.
+    case setTypingIndicators(Bool)
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
     /// Ring the bell or notify: a message arrived in a conversation that is not open.
     case notify(ChatMessage)
     case quit
+    /// Ctrl+Z: give the terminal back and stop, as a shell's job, until `fg`.
+    case suspend
 }

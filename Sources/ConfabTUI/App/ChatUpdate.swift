@@ -30,6 +30,10 @@ public enum ChatUpdate: Sendable {
     /// Entries received of those the peers' clocks announce, while a sync is running;
     /// `expected` 0 when nothing is outstanding.
     case syncProgress(received: Int, expected: Int)
+    /// A peer started or stopped typing (the node's event).
+    case typing(TypingEvent)
+    /// The node went away: nobody is shown typing any more.
+    case typingCleared
     /// A short message for the status line (an error the user should see, a confirmation).
     case notice(String)
 }

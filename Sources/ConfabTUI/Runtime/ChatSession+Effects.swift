@@ -71,6 +71,14 @@ extension ChatSession {
         case .createConversation(let participants, let title):
             let created = try await messenger.create(with: participants, title: title, firstMessage: nil)
             return state.apply(.created(created.conversation))
+        case .typing(let id, let active):
+            // Best effort, and never news: a failure here is not worth a notice per key.
+            guard online, typingPacer.shouldSignal(active, in: id) else { return [] }
+            try? await messenger.typing(active, in: id)
+            return []
+        case .setTypingIndicators(let on):
+            try local.store.setTypingIndicators(on)
+            return []
         case .resync:
             guard online else { return state.apply(.notice("Offline: no node is running yet")) }
             try await messenger.resync()
@@ -79,6 +87,9 @@ extension ChatSession {
             screen.notify(message, state.conversations.first { $0.id == message.conversationID })
             return []
         case .quit:
+            return []
+        case .suspend:
+            screen.suspend()
             return []
         }
     }

@@ -10,17 +10,21 @@ import Foundation
 /// The first frame is drawn from the local store alone; the node starts (or is attached)
 /// only after it, so a slow network never delays the list.
 public final class ChatSession {
-    /// Where frames go, and how a notification is shown.
+    /// Where frames go, how a notification is shown, and how the chat stops as a job.
     public struct Screen: Sendable {
         public var draw: @Sendable (Frame) -> Void
         public var notify: @Sendable (ChatMessage, ConversationSummary?) -> Void
+        /// Ctrl+Z: returns once the chat runs again (after `fg`).
+        public var suspend: @Sendable () -> Void
 
         public init(
             draw: @escaping @Sendable (Frame) -> Void,
-            notify: @escaping @Sendable (ChatMessage, ConversationSummary?) -> Void
+            notify: @escaping @Sendable (ChatMessage, ConversationSummary?) -> Void,
+            suspend: @escaping @Sendable () -> Void = {}
         ) {
             self.draw = draw
             self.notify = notify
+            self.suspend = suspend
         }
     }
 
@@ -33,6 +37,8 @@ public final class ChatSession {
         case tick
         case searchResults(query: String, [SearchHit])
         case render
+        /// From outside the keys (SIGTERM, SIGHUP): quit as `q` does.
+        case quit
     }
 
     public internal(set) var state: ChatState
@@ -53,6 +59,9 @@ public final class ChatSession {
     /// A draw waiting to happen (node events are drawn together, at most every 30 ms).
     var renderTask: Task<Void, Never>?
     var syncBaseline = SyncProgressTracker()
+    /// Paces what the typing effects hand to the node: a call per key would wait on a
+    /// node busy with a sync.
+    var typingPacer = TypingPacer()
 
     static let lastOpenKey = "tui.lastOpen"
     static let pageSize = 60
@@ -68,7 +77,8 @@ public final class ChatSession {
         self.colors = colors
         let lastOpen = try local.store.metaValue(Self.lastOpenKey).flatMap(ConversationID.init(hex:))
         state = ChatState(
-            me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height)
+            me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height,
+            typingIndicators: try local.store.typingIndicators())
         state.calendar = calendar
         messenger = LocalMessenger(local: local)
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
@@ -100,6 +110,11 @@ public final class ChatSession {
         { [continuation] input in continuation.yield(.input(input)) }
     }
 
+    /// Ends the chat as `q` does (the node stops in order); usable from any thread.
+    public var quitSink: @Sendable () -> Void {
+        { [continuation] in continuation.yield(.quit) }
+    }
+
     /// Shows the local state, then connects to the network and runs until the user quits.
     public func run() async throws {
         try await showLocalState()
@@ -125,6 +140,9 @@ public final class ChatSession {
             await handle(event)
             if state.wantsQuit { break }
         }
+        // Leaving while typing: the others stop seeing it now rather than in a few seconds
+        // (when the node outlives the chat).
+        _ = try? await perform(state.typingStopped)
         await messenger.close()
     }
 
@@ -169,6 +187,7 @@ public final class ChatSession {
                 online = false
                 messenger = LocalMessenger(local: local)
                 try await perform(state.apply(.peers([], verified: [])))
+                try await perform(state.apply(.typingCleared))
                 scheduleRender()
             case .tick:
                 await refreshPeers()
@@ -179,6 +198,8 @@ public final class ChatSession {
             case .render:
                 renderTask = nil
                 draw()
+            case .quit:
+                state.wantsQuit = true
             }
         } catch {
             _ = state.apply(.notice(String(describing: error)))
@@ -205,6 +226,8 @@ public final class ChatSession {
             try await perform(state.apply(.messageChanged(message)))
         case .status(let conversation, let seq, let status):
             try await perform(state.apply(.status(conversation, seq: seq, status)))
+        case .typing(let typing):
+            try await perform(state.apply(.typing(typing)))
         case .peerOnline, .peerOffline:
             // Presence is refreshed as a whole (names and verification come from the store).
             continuation.yield(.tick)

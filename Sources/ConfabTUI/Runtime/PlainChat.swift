@@ -326,6 +326,11 @@ public final class PlainChat {
             write("* \(TextSanitizer.line(peer.name)) went offline")
         case .changed:
             break
+        case .typing:
+            // Plain lines are read by screen readers and kept in logs: "is typing…" every
+            // few seconds would be noise there, so it is never printed (nor sent: lines
+            // arrive whole, with no keys to tell).
+            break
         }
     }
 

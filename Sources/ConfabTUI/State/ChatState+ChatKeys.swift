@@ -27,13 +27,21 @@ extension ChatState {
         switch key {
         case .enter: return send()
         case .control("e"): startSelection()
-        case .altEnter: input.insert("\n")
-        case .escape: focus = .list
+        case .altEnter:
+            let before = input.text
+            input.insert("\n")
+            return typingAfterEdit(from: before)
+        case .escape:
+            focus = .list
+            return typingStopped
         case .up: return scrollChat(by: 1)
         case .down: return scrollChat(by: -1)
         case .pageUp: return scrollChat(by: pageLines)
         case .pageDown: return scrollChat(by: -pageLines)
-        default: _ = input.edit(key, multiline: true)
+        default:
+            let before = input.text
+            _ = input.edit(key, multiline: true)
+            return typingAfterEdit(from: before)
         }
         return []
     }
@@ -156,6 +164,6 @@ extension ChatState {
         chat.newBelow = 0
         chat.highlight = nil
         self.chat = chat
-        return [.send(chat.id, text: text)]
+        return typingStopped + [.send(chat.id, text: text)]
     }
 }

@@ -1,13 +1,15 @@
 import ConfabModel
 
 extension ChatState {
-    /// One key press. Ctrl+C quits from anywhere; an open overlay takes every other key;
-    /// then the keys that work everywhere; then the list's or the chat's own.
+    /// One key press. Ctrl+C quits and Ctrl+Z suspends from anywhere; an open overlay
+    /// takes every other key; then the keys that work everywhere; then the list's or the
+    /// chat's own.
     public mutating func handle(_ key: Key) -> [ChatEffect] {
         if key == .control("c") {
             wantsQuit = true
             return [.quit]
         }
+        if key == .control("z") { return [.suspend] }
         notice = nil
         let effects: [ChatEffect]
         if let overlay {
@@ -30,6 +32,7 @@ extension ChatState {
             // Two places to be: either key moves to the other one.
             if focus == .chat {
                 focus = .list
+                return typingStopped
             } else if chat != nil {
                 focus = .chat
             }
@@ -46,6 +49,8 @@ extension ChatState {
         case .control("r"):
             notice = "Resyncing with peers…"
             return [.resync]
+        case .control("t"):
+            return toggleTypingIndicators()
         case .alt(let character):
             guard let number = character.wholeNumberValue, (1...9).contains(number), character.isASCII else {
                 return []

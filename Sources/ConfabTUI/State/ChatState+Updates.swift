@@ -42,6 +42,10 @@ extension ChatState {
         case .syncProgress(let received, let expected):
             syncReceived = received
             syncExpected = expected
+        case .typing(let event):
+            noteTyping(event)
+        case .typingCleared:
+            typing = [:]
         case .notice(let text):
             notice = text
         }

@@ -34,6 +34,10 @@ public struct ChatState: Sendable {
     var overlay: Overlay?
     var peers: [PeerPresence] = []
     var verified: Set<NodeID> = []
+    /// Whether I share "is typing…" and see others' (Ctrl+T; the store keeps it).
+    var typingIndicators = true
+    /// Who is typing now, per conversation, in the order they started (the node's events).
+    var typing: [ConversationID: [TypingEvent]] = [:]
     var syncReceived = 0
     var syncExpected = 0
     var notice: String?
@@ -42,9 +46,12 @@ public struct ChatState: Sendable {
     var lastOwnSeq: [ConversationID: UInt64] = [:]
     public internal(set) var wantsQuit = false
 
-    public init(me: NodeID, myName: String, lastOpen: ConversationID?, width: Int, height: Int) {
+    public init(
+        me: NodeID, myName: String, lastOpen: ConversationID?, width: Int, height: Int, typingIndicators: Bool = true
+    ) {
         self.me = me
         self.myName = myName
+        self.typingIndicators = typingIndicators
         self.width = max(0, width)
         self.height = max(0, height)
         if let lastOpen {

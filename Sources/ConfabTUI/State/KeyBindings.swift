@@ -21,6 +21,8 @@ enum KeyBindings {
                 Binding(keys: "Ctrl+U", action: "Open the next unread conversation"),
                 Binding(keys: "Ctrl+K", action: "New conversation"),
                 Binding(keys: "Ctrl+R", action: "Resync with peers now"),
+                Binding(keys: "Ctrl+T", action: "Typing indicators on / off (yours and others')"),
+                Binding(keys: "Ctrl+Z", action: "Suspend (fg comes back)"),
                 Binding(keys: "Ctrl+C", action: "Quit"),
             ]),
         Section(

@@ -23,10 +23,16 @@ public final class Terminal: Sendable {
         /// The settings to restore; set while in full-screen mode.
         var saved: termios?
         var reader: TerminalInputReader?
+        var continued: (@Sendable () -> Void)?
+        var terminating: (@Sendable (Int32) -> Void)?
+        /// The signal that ended full-screen mode, if one did.
+        var endedBy: Int32?
     }
 
     /// `restoresOnSignals`: while in full-screen mode, SIGHUP, SIGINT and SIGTERM restore
-    /// the terminal and exit with 128 + the signal number.
+    /// the terminal and exit with 128 + the signal number (in order, with `onSignals`);
+    /// Ctrl+Z (`suspend`) and SIGTSTP give it back until the process is continued; a
+    /// crash signal restores it before the process dies of it.
     public convenience init(
         input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, restoresOnSignals: Bool = true
     ) {
@@ -55,15 +61,60 @@ public final class Terminal: Sendable {
         state.withLockedValue { $0.saved != nil }
     }
 
+    /// What the owner does after a stop (`continued`: everything must be drawn again, the
+    /// terminal is back in full-screen mode) and after a termination signal restored the
+    /// terminal (`terminating`: end in order; the process exits in a few seconds anyway).
+    public func onSignals(
+        continued: @escaping @Sendable () -> Void, terminating: @escaping @Sendable (Int32) -> Void
+    ) {
+        state.withLockedValue { state in
+            state.continued = continued
+            state.terminating = terminating
+        }
+    }
+
+    /// The signal (SIGHUP, SIGINT, SIGTERM) that ended full-screen mode, if one did.
+    public var endedBy: Int32? {
+        state.withLockedValue { $0.endedBy }
+    }
+
+    /// Ctrl+Z: gives the terminal back and stops the process, as a shell's job; returns once
+    /// it is continued (`fg`), in full-screen mode again. Only with `restoresOnSignals`.
+    public func suspend() {
+        guard signals != nil, isFullScreen else { return }
+        // To the process, not this thread: the threads of Swift's pool and of dispatch
+        // block SIGTSTP, and a signal raised on one would wait there for ever.
+        kill(getpid(), SIGTSTP)
+    }
+
+    func continued() {
+        let handler = state.withLockedValue { $0.saved != nil ? $0.continued : nil }
+        handler?()
+    }
+
+    /// Whether the owner takes over ending the process.
+    func terminating(by signalNumber: Int32) -> Bool {
+        let handler = state.withLockedValue { state in
+            state.endedBy = signalNumber
+            return state.terminating
+        }
+        handler?(signalNumber)
+        return handler != nil
+    }
+
     /// Raw mode, the alternate screen, bracketed paste, cursor hidden. Does nothing when
     /// already in full-screen mode; on failure the terminal is left as it was.
     public func enterFullScreen() throws {
         let entered = try state.withLockedValue { state in
             guard state.saved == nil else { return false }
             let original = try RawMode.current(inputDescriptor)
-            try RawMode.apply(RawMode.settings(from: original), to: inputDescriptor)
+            let raw = RawMode.settings(from: original)
+            try RawMode.apply(raw, to: inputDescriptor)
             state.saved = original
-            signals?.register(self)
+            if let signals {
+                SignalContext.arm(fd: inputDescriptor, saved: original, raw: raw)
+                signals.register(self)
+            }
             return true
         }
         guard entered else { return }
@@ -83,6 +134,7 @@ public final class Terminal: Sendable {
             state.reader?.stop()
             state.reader = nil
             guard let saved = state.saved else { return }
+            if signals != nil { SignalContext.disarm() }
             // Best effort: if the terminal is gone there is nothing to restore on it.
             try? write(EscapeSequence.leaveFullScreen)
             try? RawMode.apply(saved, to: inputDescriptor)
@@ -99,9 +151,10 @@ public final class Terminal: Sendable {
         return TerminalSize(width: Int(size.ws_col), height: Int(size.ws_row))
     }
 
-    /// Writes all of `bytes` (a rendered frame, say) before returning.
+    /// Writes all of `bytes` (a rendered frame, say) before returning; nothing while the
+    /// process is stopped by Ctrl+Z (the shell has the terminal).
     public func write(_ bytes: [UInt8]) throws {
-        guard !bytes.isEmpty else { return }
+        guard !bytes.isEmpty, !SignalContext.suspended.load(ordering: .acquiring) else { return }
         try writing.withLockedValue { _ in try FileDescriptorIO.writeAll(outputDescriptor, bytes) }
     }
 

@@ -7,9 +7,13 @@ import Glibc
 import Darwin
 #endif
 
-/// Restores every terminal in full-screen mode, then exits with 128 + the signal number,
-/// when SIGHUP (the terminal closed), SIGINT or SIGTERM arrive. In raw mode Ctrl+C is a
-/// key, so these come from outside (kill, systemd, a closing window).
+/// While a terminal is in full-screen mode: SIGHUP (the terminal closed), SIGINT and
+/// SIGTERM restore it, then let its owner end in order (the chat quits as with `q`, its
+/// node saying goodbye to peers) or, without one, exit at once — either way with 128 + the
+/// signal number, and at the latest `orderlyExitTimeout` later. In raw mode Ctrl+C is a
+/// key, so these come from outside (kill, systemd, a closing window). SIGTSTP, SIGCONT
+/// and the crash signals are handled in signal context (`SignalContext`); SIGCONT also
+/// comes here, so the owner redraws.
 ///
 /// A plain handler passes the signal number through a pipe to a dispatch read source,
 /// which does the work outside signal context. Not a dispatch signal source: on Linux,
@@ -19,6 +23,7 @@ import Darwin
 final class TerminationSignals: Sendable {
     static let shared = TerminationSignals { exit($0) }
     static let signals: [Int32] = [SIGHUP, SIGINT, SIGTERM]
+    static let orderlyExitTimeout: DispatchTimeInterval = .seconds(5)
 
     /// Nil when no pipe could be made: the signals then keep their usual effect.
     private let relay: (read: Int32, write: Int32)?
@@ -67,7 +72,9 @@ final class TerminationSignals: Sendable {
             guard state.previousActions == nil else { return }
             startReading(relay.read)
             signalPipe = relay.write
-            state.previousActions = Self.install()
+            state.previousActions = Self.install().merging(SignalContext.install(continued: continuedHandler)) { a, _ in
+                a
+            }
         }
     }
 
@@ -116,11 +123,20 @@ final class TerminationSignals: Sendable {
     private func signalArrived(_ descriptor: Int32) {
         var byte: UInt8 = 0
         guard read(descriptor, &byte, 1) == 1 else { return }
+        let signalNumber = Int32(byte)
         let terminals = state.withLockedValue { state in state.terminals.values.compactMap(\.terminal) }
+        guard signalNumber != SIGCONT else {
+            for terminal in terminals { terminal.continued() }
+            return
+        }
         for terminal in terminals {
             terminal.restore()
         }
-        exitProcess(128 + Int32(byte))
+        let ending = terminals.filter { $0.terminating(by: signalNumber) }
+        guard !ending.isEmpty else { return exitProcess(128 + signalNumber) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.orderlyExitTimeout) { [exitProcess] in
+            exitProcess(128 + signalNumber)
+        }
     }
 }
 
@@ -134,4 +150,11 @@ private func relaySignal(_ signalNumber: Int32) {
     var byte = UInt8(truncatingIfNeeded: signalNumber)
     _ = write(signalPipe, &byte, 1)
     errno = savedErrno
+}
+
+/// SIGCONT: the terminal taken again at once, in signal context (the process may have
+/// been stopped from outside, by SIGSTOP, with nothing restored); the redraw is relayed.
+private func continuedHandler(_ signalNumber: Int32) {
+    SignalContext.enter()
+    relaySignal(signalNumber)
 }

@@ -2,7 +2,8 @@ import ConfabModel
 import ConfabNode
 
 /// The top of the chat pane: the title or the names, each person's verified mark and
-/// whether they are online, then a rule.
+/// whether they are online, then a rule — which says who is typing, where no long list of
+/// names can push it off the line.
 struct ChatHeaderView {
     static let verifiedMark = "✔"
 
@@ -10,10 +11,31 @@ struct ChatHeaderView {
     let summary: ConversationSummary?
     let peers: [PeerPresence]
     let verified: Set<NodeID>
+    /// Who is typing, in the order they started.
+    var typing: [String] = []
     let width: Int
 
     func lines() -> [ScreenLine] {
-        [headline().fitted(to: width), .rule(width: width)]
+        [headline().fitted(to: width), rule()]
+    }
+
+    /// "Bob is typing…", "Bob and Carol are typing…", "3 people are typing…".
+    static func typingText(_ names: [String]) -> String? {
+        let names = names.map { TextSanitizer.line($0) }
+        switch names.count {
+        case 0: return nil
+        case 1: return "\(names[0]) is typing…"
+        case 2: return "\(names[0]) and \(names[1]) are typing…"
+        default: return "\(names.count) people are typing…"
+        }
+    }
+
+    private func rule() -> ScreenLine {
+        guard let text = Self.typingText(typing) else { return .rule(width: width) }
+        var line = ScreenLine("─ ", Palette.rule)
+        line.append(text, Palette.typing)
+        line.append(" " + String(repeating: "─", count: max(0, width)), Palette.rule)
+        return line.fitted(to: width)
     }
 
     private func headline() -> ScreenLine {

@@ -63,7 +63,8 @@ public enum ChatScreen {
         }
         let summary = state.summary(chat.id)
         var lines = ChatHeaderView(
-            conversation: chat.id, summary: summary, peers: state.peers, verified: state.verified, width: width
+            conversation: chat.id, summary: summary, peers: state.peers, verified: state.verified,
+            typing: state.typingNames(in: chat.id), width: width
         ).lines()
         let rows = state.messageRows
         if !chat.isLoaded {

@@ -26,6 +26,7 @@ enum Palette {
     static let indicator = TextStyle(foreground: .brightWhite, background: .magenta, bold: true)
     static let indicatorMono = TextStyle(bold: true, reverse: true)
     static let online = TextStyle(foreground: .green)
+    static let typing = TextStyle(foreground: .green, italic: true)
     static let offline = TextStyle(foreground: .brightBlack, dim: true)
     static let verified = TextStyle(foreground: .green, bold: true)
     static let warning = TextStyle(foreground: .yellow, bold: true)

@@ -139,6 +139,14 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .forkProof(newValue)}
   }
 
+  var typing: Confab_V1_Typing {
+    get {
+      if case .typing(let v)? = kind {return v}
+      return Confab_V1_Typing()
+    }
+    set {kind = .typing(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -150,6 +158,7 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case pong(Confab_V1_Pong)
     case bye(Confab_V1_Bye)
     case forkProof(Confab_V1_ForkProof)
+    case typing(Confab_V1_Typing)
 
   }
 
@@ -297,6 +306,25 @@ nonisolated struct Confab_V1_ForkProof: Sendable {
   init() {}
 }
 
+/// The sender's person is (or stopped) typing in a conversation the receiver is in.
+/// Ephemeral: sent only on a direct session to the other participants, never stored, never
+/// passed on. Rates, timeout and what a receiver believes: Protocol.md §10.2.
+nonisolated struct Confab_V1_Typing: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 16 bytes
+  var conversationID: Data = Data()
+
+  /// true: typing (refreshed while it goes on); false: stopped
+  var active: Bool = false
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// What a UDP discovery beacon says. The datagram is `"CFB1" ‖ Beacon` (Protocol.md §11.1):
 /// these bytes, encoded, are Beacon.content, signed by `node_key` in Beacon.signature.
 nonisolated struct Confab_V1_BeaconContent: Sendable {
@@ -349,7 +377,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -461,6 +489,19 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .forkProof(v)
         }
       }()
+      case 9: try {
+        var v: Confab_V1_Typing?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .typing(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .typing(v)
+        }
+      }()
       default: break
       }
     }
@@ -503,6 +544,10 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .forkProof?: try {
       guard case .forkProof(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+    }()
+    case .typing?: try {
+      guard case .typing(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
     }()
     case nil: break
     }
@@ -821,6 +866,41 @@ nonisolated extension Confab_V1_ForkProof: SwiftProtobuf.Message, SwiftProtobuf.
   static func ==(lhs: Confab_V1_ForkProof, rhs: Confab_V1_ForkProof) -> Bool {
     if lhs.first != rhs.first {return false}
     if lhs.second != rhs.second {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_Typing: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Typing"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}active\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.conversationID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.active) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.conversationID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.conversationID, fieldNumber: 1)
+    }
+    if self.active != false {
+      try visitor.visitSingularBoolField(value: self.active, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_Typing, rhs: Confab_V1_Typing) -> Bool {
+    if lhs.conversationID != rhs.conversationID {return false}
+    if lhs.active != rhs.active {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -85,6 +85,11 @@ public enum SessionCodec {
             f.first = Data(first)
             f.second = Data(second)
             wire.forkProof = f
+        case .typing(let typing):
+            var t = Confab_V1_Typing()
+            t.conversationID = Data(typing.conversation.bytes)
+            t.active = typing.active
+            wire.typing = t
         }
         return try! wire.serializedBytes()
     }
@@ -208,6 +213,9 @@ public enum SessionCodec {
                 throw .tooLarge("fork proof entry", limit: Limits.maxEntryBytes, actual: half.count)
             }
             return .forkProof(first: [UInt8](f.first), second: [UInt8](f.second))
+        case .typing(let t):
+            guard let id = ConversationID(bytes: t.conversationID) else { throw .malformed("conversation id") }
+            return .typing(.init(conversation: id, active: t.active))
         case .none:
             return nil
         }

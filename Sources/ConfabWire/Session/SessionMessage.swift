@@ -13,6 +13,9 @@ public enum SessionMessage: Sendable, Equatable {
     case bye(String)
     /// Two encoded entries that together prove their author forked its log (Protocol.md §7.1).
     case forkProof(first: [UInt8], second: [UInt8])
+    /// The sender's person is typing in a conversation (or stopped): ephemeral, for a
+    /// direct session only (Protocol.md §10.2).
+    case typing(Typing)
 
     public struct Hello: Sendable, Equatable {
         public var version: UInt32
@@ -40,6 +43,17 @@ public enum SessionMessage: Sendable, Equatable {
         public init(conversation: ConversationID, clock: VectorClock) {
             self.conversation = conversation
             self.clock = clock
+        }
+    }
+
+    public struct Typing: Sendable, Equatable {
+        public var conversation: ConversationID
+        /// True while typing (sent again every few seconds as it goes on); false once stopped.
+        public var active: Bool
+
+        public init(conversation: ConversationID, active: Bool) {
+            self.conversation = conversation
+            self.active = active
         }
     }
 

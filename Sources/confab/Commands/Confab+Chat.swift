@@ -40,8 +40,10 @@ extension Confab {
             let options = try network.nodeOptions(directory: directory, role: .person)
             let capabilities = Terminal.capabilities()
             if !plain, capabilities.fullScreen {
-                try await FullScreenChat.run(
+                let signal = try await FullScreenChat.run(
                     local: local, options: options, capabilities: capabilities, notify: notify)
+                // Ended by SIGHUP, SIGINT or SIGTERM, in order: the status says which.
+                if let signal { throw ExitCode(128 + signal) }
             } else {
                 await PlainChatRunner.run(local: local, options: options, notify: notify)
             }

@@ -22,7 +22,8 @@ extension Confab {
             for await event in try await messenger.wireEvents(for: filter) {
                 if output.json {
                     try JSONOutput.print(event)
-                } else if event.event != .changed {
+                } else if event.event != .changed, event.event != .typing || event.active == true {
+                    // A typing start is worth a line, its stop is not.
                     Console.out(HumanOutput.eventLine(event))
                 }
             }

@@ -125,6 +125,10 @@ extension HumanOutput {
             return "\(peerName(event)) went offline"
         case .changed:
             return "\(Style.dim(event.conversation?.shortHex ?? "*"))  changed"
+        case .typing:
+            let who = TextSanitizer.line(event.authorName ?? event.author?.shortHex ?? "?")
+            return "\(Style.dim(event.conversation?.shortHex ?? ""))  \(who) "
+                + (event.active == true ? "is typing…" : "stopped typing")
         }
     }
 
