@@ -111,6 +111,54 @@ import Glibc
         try await tmux.waitFor("alice", text: "message deleted")
     }
 
+    /// Alice types, Bob's header says so; emptying the input or sending clears it. With
+    /// Ctrl+T off (kept in Alice's store) nothing is sent: Bob's node reports no typing
+    /// before Alice's next message, which travels on the same session after it.
+    @Test func theHeaderSaysWhoIsTypingAndCtrlTTurnsItOff() async throws {
+        defer { tmux.stop() }
+        let (alice, bob) = try pair()
+        try openChat(alice)
+        try openChat(bob)
+        try await tmux.waitFor("alice", text: "Online · 1 peer")
+        try tmux.press("C-k", in: "alice")
+        try await tmux.waitFor("alice", text: "bob")
+        try tmux.press("Space", in: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try tmux.type("hello", into: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("bob", text: "hello")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("alice", text: "read ✓✓")
+
+        try tmux.type("are you th", into: "alice")
+        try await tmux.waitFor("bob", text: "─ alice is typing… ─")
+        for _ in 0..<10 { try tmux.press("BSpace", in: "alice") }
+        try await tmux.waitFor("bob", "the indicator gone with the text") { screen in
+            !screen.contains { $0.contains("is typing") }
+        }
+        try tmux.type("are you there?", into: "alice")
+        try await tmux.waitFor("bob", text: "alice is typing…")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("bob", "the message, and no indicator") { screen in
+            screen.contains { $0.contains("are you there?") } && !screen.contains { $0.contains("is typing") }
+        }
+
+        let watch = try EventWatch(bob)
+        defer { watch.stop() }
+        try await watch.waitUntilSubscribed()
+        try tmux.press("C-t", in: "alice")
+        try await tmux.waitFor("alice", text: "Typing indicators off")
+        try tmux.type("quietly", into: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await watch.waitFor("the message typed quietly") { events in
+            events.contains { ($0["message"] as? [String: Any])?["text"] as? String == "quietly" }
+        }
+        #expect(!watch.events.contains { $0["event"] as? String == "typing" }, "\(watch.text)")
+        let setting = try alice.cli(["typing", "--json"])
+        #expect(try setting.json() as? [String: Bool] == ["typingIndicators": false])
+    }
+
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be
     /// read as Alt+key, as from a real terminal. The list on the screen shows that the
     /// chat has read the Esc by itself (the chat view's hints have no "q quit").

@@ -45,6 +45,18 @@ public final class Tmux: @unchecked Sendable {
         try run(["send-keys", "-t", session] + keys)
     }
 
+    /// A tmux format of the session's pane: "#{alternate_on}" is 1 while the alternate
+    /// screen is shown, "#{cursor_flag}" 1 while the cursor is visible.
+    public func value(_ format: String, of session: String) throws -> String {
+        try output(["display-message", "-p", "-t", session, format]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Closes the session's window as a person closes a terminal: the program in it gets
+    /// SIGHUP and its terminal goes away.
+    public func close(_ session: String) throws {
+        try run(["kill-session", "-t", session])
+    }
+
     public func resize(_ session: String, width: Int, height: Int) throws {
         try run(["resize-window", "-t", session, "-x", "\(width)", "-y", "\(height)"])
     }
