@@ -98,7 +98,7 @@ import Glibc
     /// From outside: termination signals end the chat in order (its node says goodbye and
     /// logs "node stopped"), crash signals kill it with their default action — each after
     /// the terminal is given back, and with 128 + the signal as its status.
-    @Test(arguments: [SIGHUP, SIGINT, SIGTERM, SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE])
+    @Test(arguments: [SIGHUP, SIGINT, SIGTERM, SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE, SIGTRAP])
     func aSignalGivesTheTerminalBackFirst(_ signal: Int32) async throws {
         defer { tmux.stop() }
         let alice = try node()
