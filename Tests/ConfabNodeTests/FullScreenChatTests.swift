@@ -71,8 +71,10 @@ import Glibc
         #expect(mine.firstRange(of: "hello")!.lowerBound > theirs.firstRange(of: "hi alice")!.lowerBound)
     }
 
-    @Test func editAndDeleteForEveryoneFromTheChat() async throws {
-        defer { tmux.stop() }
+    /// Both chats open; Alice starts a thread with Bob (Ctrl+K) saying `first`, and Bob opens
+    /// it, which Alice sees as read.
+    @discardableResult
+    func openThread(saying first: String) async throws -> (NodeProcess, NodeProcess) {
         let (alice, bob) = try pair()
         try openChat(alice)
         try openChat(bob)
@@ -82,11 +84,17 @@ import Glibc
         try tmux.press("Space", in: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("alice", text: "Say hi to bob")
-        try tmux.type("see you at 5", into: "alice")
+        try tmux.type(first, into: "alice")
         try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("bob", text: "see you at 5")
+        try await tmux.waitFor("bob", text: first)
         try tmux.press("Enter", in: "bob")
         try await tmux.waitFor("alice", text: "read ✓✓")
+        return (alice, bob)
+    }
+
+    @Test func editAndDeleteForEveryoneFromTheChat() async throws {
+        defer { tmux.stop() }
+        try await openThread(saying: "see you at 5")
 
         // Ctrl+E selects my newest message; e puts its text in the input bar.
         try tmux.press("C-e", in: "alice")
@@ -116,20 +124,7 @@ import Glibc
     /// before Alice's next message, which travels on the same session after it.
     @Test func theHeaderSaysWhoIsTypingAndCtrlTTurnsItOff() async throws {
         defer { tmux.stop() }
-        let (alice, bob) = try pair()
-        try openChat(alice)
-        try openChat(bob)
-        try await tmux.waitFor("alice", text: "Online · 1 peer")
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
-        try tmux.type("hello", into: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("bob", text: "hello")
-        try tmux.press("Enter", in: "bob")
-        try await tmux.waitFor("alice", text: "read ✓✓")
+        let (alice, bob) = try await openThread(saying: "hello")
 
         try tmux.type("are you th", into: "alice")
         try await tmux.waitFor("bob", text: "─ alice is typing… ─")

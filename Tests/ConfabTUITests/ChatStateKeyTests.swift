@@ -32,18 +32,19 @@ import Testing
     @Test func enterSendsWhatWasTypedAndClearsTheInput() {
         var state = openChat()
         _ = state.type("hi Bob")
-        #expect(state.handle(.enter) == [.send(one, text: "hi Bob")])
+        // What was typing stops as the message goes (ChatStateTypingTests).
+        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "hi Bob")])
         #expect(state.input.isEmpty)
     }
 
     @Test func altEnterAddsALineAndTrailingNewlinesAreNotSent() {
         var state = openChat()
         _ = state.type("  first")
-        #expect(state.handle(.altEnter) == [])
+        #expect(state.handle(.altEnter) == [.typing(one, active: true)])
         _ = state.type("second")
         _ = state.handle(.altEnter)
         _ = state.handle(.altEnter)
-        #expect(state.handle(.enter) == [.send(one, text: "  first\nsecond")])
+        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "  first\nsecond")])
     }
 
     @Test func blankInputIsNotSent() {
@@ -57,9 +58,9 @@ import Testing
 
     @Test func aPasteKeepsItsNewlinesAndDoesNotSend() {
         var state = openChat()
-        #expect(state.handle(.paste("one\ntwo\n")) == [])
+        #expect(state.handle(.paste("one\ntwo\n")) == [.typing(one, active: true)])
         _ = state.type("three")
-        #expect(state.handle(.enter) == [.send(one, text: "one\ntwo\nthree")])
+        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "one\ntwo\nthree")])
     }
 
     @Test func theCursorMovesAndEditsInTheInput() {
@@ -86,7 +87,7 @@ import Testing
 
     @Test func qQuitsFromTheListAndIsTypedInTheChat() {
         var chat = openChat()
-        #expect(chat.handle(.character("q")) == [])
+        #expect(chat.handle(.character("q")) == [.typing(one, active: true)])
         #expect(chat.input.text == "q")
         #expect(!chat.wantsQuit)
         var list = Fixtures.state()

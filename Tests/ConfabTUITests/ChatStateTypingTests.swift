@@ -58,14 +58,21 @@ import Testing
         #expect(state.handle(.backspace).isEmpty)
         #expect(state.handle(.delete) == [.typing(one, active: true)])
         #expect(state.handle(.delete) == [.typing(one, active: false)])
+        // A stop is said once, and only after a start; blanks are nothing typed.
+        #expect(state.type(" ").isEmpty)
+        _ = state.handle(.backspace)
         _ = state.type("hello")
         #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "hello")])
         _ = state.type("x")
         #expect(state.handle(.escape) == [.typing(one, active: false)])
-        _ = state.handle(.tab)
+        #expect(state.handle(.tab).isEmpty)
+        _ = state.type("y")
         #expect(state.handle(.tab) == [.typing(one, active: false)])
+        _ = state.handle(.tab)
+        _ = state.type("z")
         // Opening another conversation stops it in the one left.
-        #expect(state.open(two).first == .typing(one, active: false))
+        #expect(state.open(two) == [.typing(one, active: false), .openConversation(two, around: nil)])
+        #expect(state.open(one) == [.openConversation(one, around: nil)])
     }
 
     @Test func editingASentMessageIsNotTyping() {

@@ -142,7 +142,7 @@ public final class ChatSession {
         }
         // Leaving while typing: the others stop seeing it now rather than in a few seconds
         // (when the node outlives the chat).
-        _ = try? await perform(state.typingStopped)
+        _ = try? await perform(state.stopTyping())
         await messenger.close()
     }
 

@@ -33,7 +33,7 @@ extension ChatState {
             return typingAfterEdit(from: before)
         case .escape:
             focus = .list
-            return typingStopped
+            return stopTyping()
         case .up: return scrollChat(by: 1)
         case .down: return scrollChat(by: -1)
         case .pageUp: return scrollChat(by: pageLines)
@@ -164,6 +164,6 @@ extension ChatState {
         chat.newBelow = 0
         chat.highlight = nil
         self.chat = chat
-        return typingStopped + [.send(chat.id, text: text)]
+        return stopTyping() + [.send(chat.id, text: text)]
     }
 }

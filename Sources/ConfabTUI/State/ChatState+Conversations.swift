@@ -61,7 +61,7 @@ extension ChatState {
         focus = .chat
         overlay = nil
         if let chat, chat.id == id, message == nil, chat.isLoaded { return [] }
-        let stopTyping = chat?.id != id ? typingStopped : []
+        let stop = chat?.id != id ? stopTyping() : []
         // Leaving a chat mid-edit cancels the edit, so its text never becomes a draft.
         if chat?.editing != nil { endEdit() }
         if let chat, chat.id != id {
@@ -72,7 +72,7 @@ extension ChatState {
         }
         chat = OpenChat(id: id, highlight: message)
         chat?.summary = known ?? conversations.first { $0.id == id }
-        return stopTyping + [.openConversation(id, around: message)]
+        return stop + [.openConversation(id, around: message)]
     }
 
     /// The people Ctrl+K offers: known peers but me, online first, then by name.

@@ -32,7 +32,7 @@ extension ChatState {
             // Two places to be: either key moves to the other one.
             if focus == .chat {
                 focus = .list
-                return typingStopped
+                return stopTyping()
             } else if chat != nil {
                 focus = .chat
             }

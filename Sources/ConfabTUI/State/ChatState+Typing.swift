@@ -18,26 +18,30 @@ extension ChatState {
     }
 
     /// After a key that may have changed the input: typing while something is typed, and
-    /// stopped once it is empty again. An edit of a sent message is no new message coming.
-    func typingAfterEdit(from before: String) -> [ChatEffect] {
+    /// stopped once it is blank again. An edit of a sent message is no new message coming.
+    mutating func typingAfterEdit(from before: String) -> [ChatEffect] {
         guard typingIndicators, let chat, chat.editing == nil, input.text != before else { return [] }
-        return [.typing(chat.id, active: !input.isBlank)]
+        if input.isBlank { return stopTyping() }
+        typingIn = chat.id
+        return [.typing(chat.id, active: true)]
     }
 
-    /// Leaving the chat, sending, or switching the setting off ends my typing there.
-    var typingStopped: [ChatEffect] {
-        guard typingIndicators, let chat else { return [] }
-        return [.typing(chat.id, active: false)]
+    /// Sending, leaving the chat, quitting or switching the setting off ends my typing,
+    /// if it was said.
+    mutating func stopTyping() -> [ChatEffect] {
+        guard let id = typingIn else { return [] }
+        typingIn = nil
+        return [.typing(id, active: false)]
     }
 
     /// Ctrl+T. Off, nothing is sent and nobody is shown typing (the node drops theirs too).
     mutating func toggleTypingIndicators() -> [ChatEffect] {
-        let stop = typingStopped
         typingIndicators.toggle()
         if typingIndicators {
             notice = "Typing indicators on: others see when you type, and you see them (Ctrl+T: off)"
             return [.setTypingIndicators(true)]
         }
+        let stop = stopTyping()
         typing = [:]
         notice = "Typing indicators off: nobody sees when you type, and you see nobody (Ctrl+T: on)"
         return stop + [.setTypingIndicators(false)]

@@ -38,6 +38,8 @@ public struct ChatState: Sendable {
     var typingIndicators = true
     /// Who is typing now, per conversation, in the order they started (the node's events).
     var typing: [ConversationID: [TypingEvent]] = [:]
+    /// Where I was last said to be typing, until a stop is said.
+    var typingIn: ConversationID?
     var syncReceived = 0
     var syncExpected = 0
     var notice: String?

@@ -55,25 +55,34 @@ enum SignalContext {
 
     /// Handlers for SIGTSTP, SIGCONT and the crash signals; returns the dispositions found,
     /// to put back when full-screen mode ends.
-    static func install(continued: @escaping @convention(c) (Int32) -> Void) -> [Int32: sigaction] {
+    static func install(continued: @escaping Handler) -> [Int32: sigaction] {
         var found: [Int32: sigaction] = [:]
-        let handlers: [(Int32, @convention(c) (Int32) -> Void)] =
+        let handlers: [(Int32, Handler)] =
             [(SIGTSTP, stopHandler), (SIGCONT, continued)] + crashSignals.map { ($0, crashHandler) }
         for (signalNumber, handler) in handlers {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = handler
-            #else
-            action.__sigaction_u.__sa_handler = handler
-            #endif
-            // On the thread's alternate stack where it has one (a stack overflow leaves none).
-            action.sa_flags = SA_RESTART | SA_ONSTACK
-            sigemptyset(&action.sa_mask)
-            var before = sigaction()
-            sigaction(signalNumber, &action, &before)
-            found[signalNumber] = before
+            found[signalNumber] = setHandler(handler, for: signalNumber)
         }
         return found
+    }
+
+    typealias Handler = @convention(c) (Int32) -> Void
+
+    /// Puts `handler` in place for `signalNumber` (nil: the default action), interrupted
+    /// system calls restarted, on the thread's alternate stack where it has one (a stack
+    /// overflow leaves none); returns what was there. Async-signal-safe.
+    @discardableResult
+    static func setHandler(_ handler: Handler?, for signalNumber: Int32) -> sigaction {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = handler
+        #else
+        action.__sigaction_u.__sa_handler = handler
+        #endif
+        action.sa_flags = SA_RESTART | SA_ONSTACK
+        sigemptyset(&action.sa_mask)
+        var before = sigaction()
+        sigaction(signalNumber, &action, &before)
+        return before
     }
 
     /// Gives the terminal back: the main screen, cursor shown, the settings found.
@@ -90,20 +99,6 @@ enum SignalContext {
         _ = write(descriptor, enterBytes.baseAddress, enterBytes.count)
         suspended.store(false, ordering: .releasing)
     }
-
-    /// The default action for `signalNumber` from now on.
-    static func setDefault(_ signalNumber: Int32) -> sigaction {
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = SIG_DFL
-        #else
-        action.__sigaction_u.__sa_handler = SIG_DFL
-        #endif
-        sigemptyset(&action.sa_mask)
-        var before = sigaction()
-        sigaction(signalNumber, &action, &before)
-        return before
-    }
 }
 
 /// SIGTSTP (Ctrl+Z, which the chat raises itself since raw mode sends it as a key, or a
@@ -113,7 +108,7 @@ private func stopHandler(_ signalNumber: Int32) {
     let savedErrno = errno
     SignalContext.suspended.store(true, ordering: .releasing)
     SignalContext.leave()
-    var mine = SignalContext.setDefault(SIGTSTP)
+    var mine = SignalContext.setHandler(nil, for: SIGTSTP)
     // Blocked while its handler runs: unblocked for the raise, which stops the process
     // before it returns.
     var only = sigset_t()
@@ -131,6 +126,6 @@ private func stopHandler(_ signalNumber: Int32) {
 /// until this returns, it then ends the process).
 private func crashHandler(_ signalNumber: Int32) {
     SignalContext.leave()
-    _ = SignalContext.setDefault(signalNumber)
+    SignalContext.setHandler(nil, for: signalNumber)
     raise(signalNumber)
 }

@@ -72,9 +72,7 @@ final class TerminationSignals: Sendable {
             guard state.previousActions == nil else { return }
             startReading(relay.read)
             signalPipe = relay.write
-            state.previousActions = Self.install().merging(SignalContext.install(continued: continuedHandler)) { a, _ in
-                a
-            }
+            state.previousActions = Self.install()
         }
     }
 
@@ -91,22 +89,11 @@ final class TerminationSignals: Sendable {
         }
     }
 
+    /// Every handler; returns the dispositions found.
     private static func install() -> [Int32: sigaction] {
-        var previousActions: [Int32: sigaction] = [:]
-        for signalNumber in signals {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = relaySignal
-            #else
-            action.__sigaction_u.__sa_handler = relaySignal
-            #endif
-            action.sa_flags = SA_RESTART
-            sigemptyset(&action.sa_mask)
-            var previous = sigaction()
-            sigaction(signalNumber, &action, &previous)
-            previousActions[signalNumber] = previous
-        }
-        return previousActions
+        var found = SignalContext.install(continued: continuedHandler)
+        for signalNumber in signals { found[signalNumber] = SignalContext.setHandler(relaySignal, for: signalNumber) }
+        return found
     }
 
     private func startReading(_ descriptor: Int32) {

@@ -21,6 +21,7 @@ import Testing
         .setFlag(.pinned, true, on: conversation), .delete(conversation), .setTrust(.blocked, for: peer.id),
         .changed(conversation), .resync, .watch(nil), .watch(conversation),
         .edit(conversation: conversation, target: 2, text: "fixed"), .unsend(conversation: conversation, target: 2),
+        .typing(conversation, active: true), .typing(conversation, active: false),
     ]
 
     private func decode(_ line: String) throws -> ControlEnvelope {
@@ -97,6 +98,7 @@ import Testing
         for event in [
             NodeEvent.peerOnline(Self.peer), .status(conversation: Self.conversation, seq: 4, status: .read),
             .changed(nil), .changed(Self.conversation),
+            .typing(TypingEvent(conversation: Self.conversation, peer: Self.peer.id, name: "bob", active: true)),
         ] {
             let wire = try JSONOutput.decoder().decode(
                 ControlEvent.self, from: Data(JSONOutput.line(ControlEvent(event)).utf8))
@@ -109,6 +111,21 @@ import Testing
                 #"{"id":"\#(Self.peer.id.hex)","name":"bob","online":false,"connected":false,"lastSeen":"2023-11-14T22:13:20Z","role":"person"}"#
                     .utf8))
         #expect(whole.lastSeen == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test func typingTravelsAsAConversationAndABoolean() throws {
+        let request = try JSONOutput.line(ControlEnvelope(id: 5, request: .typing(Self.conversation, active: true)))
+        #expect(
+            request
+                == #"{"id":5,"method":"typing","params":{"conversation":"\#(Self.conversation.hex)","value":true},"v":1}"#
+        )
+        let event = try JSONOutput.line(
+            ControlEvent(
+                .typing(TypingEvent(conversation: Self.conversation, peer: Self.peer.id, name: "bob", active: false))))
+        #expect(
+            event
+                == #"{"active":false,"author":"\#(Self.peer.id.hex)","authorName":"bob","conversation":"\#(Self.conversation.hex)","event":"typing"}"#
+        )
     }
 
     @Test func statusSaysRunningAsABoolean() throws {

@@ -52,9 +52,21 @@ func firstEvent(
     in events: AsyncStream<NodeEvent>, within seconds: Double = 20, _ what: String,
     where matches: @escaping @Sendable (NodeEvent) -> Bool
 ) async throws -> NodeEvent {
-    try await withThrowingTaskGroup(of: NodeEvent?.self) { group in
+    try await ConfabNodeTests.events(in: events, within: seconds, until: what, matches).last!
+}
+
+/// Every event up to and including the first that `matches`, or a failure after `seconds`.
+func events(
+    in events: AsyncStream<NodeEvent>, within seconds: Double = 20, until what: String,
+    _ matches: @escaping @Sendable (NodeEvent) -> Bool
+) async throws -> [NodeEvent] {
+    try await withThrowingTaskGroup(of: [NodeEvent]?.self) { group in
         group.addTask {
-            for await event in events where matches(event) { return event }
+            var seen: [NodeEvent] = []
+            for await event in events {
+                seen.append(event)
+                if matches(event) { return seen }
+            }
             return nil
         }
         group.addTask {
@@ -62,9 +74,9 @@ func firstEvent(
             return nil
         }
         defer { group.cancelAll() }
-        guard let event = try await group.next() ?? nil else {
+        guard let seen = try await group.next() ?? nil else {
             throw NodeProcess.Failure("no event within \(seconds) s: \(what)")
         }
-        return event
+        return seen
     }
 }

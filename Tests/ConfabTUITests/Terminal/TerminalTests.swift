@@ -97,16 +97,21 @@ import Darwin
 
     @Test func signalsAreHandledOnlyWhileInFullScreen() throws {
         let pty = try PseudoTerminal()
-        let before = TerminationSignals.signals.map(disposition)
+        let signals = TerminationSignals.signals + [SIGTSTP, SIGCONT] + SignalContext.crashSignals
+        let before = signals.map(disposition)
         let terminal = Terminal(input: pty.slave, output: pty.slave)
         // Twice: leaving full-screen mode (to run an editor, say) and coming back works.
         for _ in 0..<2 {
             try terminal.enterFullScreen()
-            for (signalNumber, previous) in zip(TerminationSignals.signals, before) {
-                #expect(disposition(signalNumber) != previous)
+            let armed = SignalContext.armed.load(ordering: .relaxed)
+            #expect(armed)
+            for (signalNumber, previous) in zip(signals, before) {
+                #expect(disposition(signalNumber) != previous, "signal \(signalNumber)")
             }
             terminal.restore()
-            #expect(TerminationSignals.signals.map(disposition) == before)
+            let disarmed = !SignalContext.armed.load(ordering: .relaxed)
+            #expect(disarmed)
+            #expect(signals.map(disposition) == before)
         }
     }
 
@@ -130,6 +135,65 @@ import Darwin
         #expect(flags(try pty.settings()) == flags(original))
         #expect(pty.output(atLeast: EscapeSequence.leaveFullScreen.count) == EscapeSequence.leaveFullScreen)
         #expect(disposition(SIGTERM) == before)
+    }
+
+    /// What signals made a terminal's owner and its signal handling do (on other threads).
+    private final class Calls: Sendable {
+        let continued = NIOLockedValueBox(0)
+        let terminating = NIOLockedValueBox<[Int32]>([])
+        let exits = NIOLockedValueBox<[Int32]>([])
+
+        func waitFor(_ what: @escaping @Sendable () -> Bool) async throws {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !what(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    /// A terminal in full-screen mode on a pseudo-terminal, its signals handled by an
+    /// instance of its own that records the exit instead of exiting, its owner recording.
+    private func ownedTerminal() throws -> (PseudoTerminal, original: termios, Calls, Terminal) {
+        let pty = try PseudoTerminal()
+        let original = try pty.settings()
+        let calls = Calls()
+        let signals = TerminationSignals { code in calls.exits.withLockedValue { $0.append(code) } }
+        let terminal = Terminal(input: pty.slave, output: pty.slave, signals: signals)
+        terminal.onSignals(
+            continued: { calls.continued.withLockedValue { $0 += 1 } },
+            terminating: { signal in calls.terminating.withLockedValue { $0.append(signal) } })
+        try terminal.enterFullScreen()
+        _ = pty.output(atLeast: EscapeSequence.enterFullScreen.count)
+        return (pty, original, calls, terminal)
+    }
+
+    /// Continued after a stop from outside (SIGSTOP, which nothing can catch, and the shell
+    /// put its own settings back): raw mode and the alternate screen again, and the owner
+    /// told to draw everything.
+    @Test func continuedTheTerminalIsTakenAgainAndTheOwnerRedraws() async throws {
+        let (pty, original, calls, terminal) = try ownedTerminal()
+        defer { terminal.restore() }
+        var cooked = original
+        #expect(tcsetattr(pty.slave, TCSANOW, &cooked) == 0)
+
+        kill(getpid(), SIGCONT)
+        try await calls.waitFor { calls.continued.withLockedValue { $0 } == 1 }
+        #expect(calls.continued.withLockedValue { $0 } == 1)
+        #expect(flags(try pty.settings()) == flags(RawMode.settings(from: original)))
+        #expect(pty.output(atLeast: EscapeSequence.enterFullScreen.count) == EscapeSequence.enterFullScreen)
+        #expect(terminal.isFullScreen)
+    }
+
+    /// With an owner, a termination signal restores the terminal and leaves the ending to it
+    /// (the chat quits in order), not an immediate exit.
+    @Test func aTerminationSignalLetsTheOwnerEndInOrder() async throws {
+        let (pty, original, calls, terminal) = try ownedTerminal()
+        kill(getpid(), SIGHUP)
+        try await calls.waitFor { !calls.terminating.withLockedValue { $0 }.isEmpty }
+        #expect(calls.terminating.withLockedValue { $0 } == [SIGHUP])
+        #expect(terminal.endedBy == SIGHUP)
+        #expect(!terminal.isFullScreen)
+        #expect(flags(try pty.settings()) == flags(original))
+        // The process exit waits for the owner (for 5 s at most).
+        #expect(calls.exits.withLockedValue { $0 }.isEmpty)
     }
 
     @Test func aPipeIsNotATerminal() throws {
