@@ -284,8 +284,9 @@ public actor Node {
             logger.warning("closing session with \(session.remote.shortHex): \(reason)")
             session.close(reason: "protocol violation")
         }
-        hub.publish(output, store: local.store)
+        // The indicator goes as the message comes.
         stopTyping(output.appended)
+        hub.publish(output, store: local.store)
         recordOperations(output, from: session)
     }
 

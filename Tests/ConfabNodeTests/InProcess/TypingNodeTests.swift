@@ -66,19 +66,27 @@ import Testing
 
     @Test func anIndicationEndsWithTheMessageTheTimeoutOrTheSession() async throws {
         try await withThread { alice, _, conversation, bobEvents in
+            // The message ends it as it comes: the stop is reported just before it.
             try await startTyping(alice, in: conversation, seenIn: bobEvents)
             _ = try await alice.messenger.send("there it is", to: .conversation(conversation))
-            _ = try await firstEvent(in: bobEvents, "the message ends it") { isTyping($0, alice.me, false) }
+            let seen = try await events(in: bobEvents, until: "the message") {
+                if case .message(let message) = $0 { return message.text == "there it is" }
+                return false
+            }
+            #expect(seen.dropLast().contains { isTyping($0, alice.me, false) })
 
             // Not refreshed: it ends by itself, not at once.
             try await startTyping(alice, in: conversation, seenIn: bobEvents)
-            let shown = ContinuousClock.now
+            var shown = ContinuousClock.now
             _ = try await firstEvent(in: bobEvents, "the timeout ends it") { isTyping($0, alice.me, false) }
             #expect(ContinuousClock.now - shown > .seconds(4))
 
+            // The session's end ends it, well before the timeout would.
             try await startTyping(alice, in: conversation, seenIn: bobEvents)
+            shown = ContinuousClock.now
             await alice.stop()
             _ = try await firstEvent(in: bobEvents, "alice's session ending ends it") { isTyping($0, alice.me, false) }
+            #expect(ContinuousClock.now - shown < .seconds(4))
         }
     }
 
