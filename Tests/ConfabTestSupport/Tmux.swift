@@ -95,11 +95,14 @@ public final class Tmux: @unchecked Sendable {
 
     /// Stops this test's tmux server and every process it started. Each pane's process
     /// group is sent SIGTERM first: tmux 3.3's kill-server leaves panes whose programs
-    /// are still running, and the server with them.
+    /// are still running, and the server with them. An interactive shell ignores SIGTERM,
+    /// and its jobs have process groups of their own: the shell is killed, and the kernel
+    /// hangs up its jobs.
     public func stop() {
         let panes = (try? output(["list-panes", "-a", "-F", "#{pane_pid}"])) ?? ""
         for pid in panes.split(separator: "\n").compactMap({ Int32($0) }) where pid > 1 {
             kill(-pid, SIGTERM)
+            kill(pid, SIGKILL)
         }
         _ = try? run(["kill-server"])
     }
