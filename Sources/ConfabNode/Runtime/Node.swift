@@ -33,7 +33,7 @@ public actor Node {
     private var presence = PresenceTable()
     /// Who peers say is typing where, and when this node last said its person is.
     var typingTable = TypingTable()
-    var typingPacer = TypingPacer()
+    var typingPacer = TypingPacer(interval: TypingPacer.enforcedInterval)
     private var beaconAnswers = BeaconAnswerPolicy()
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.

@@ -94,6 +94,22 @@ import Testing
         #expect(said == [false, true, false, true, true, false, true])
     }
 
+    /// The node's own pacing lets a client's start through that comes a little early by
+    /// the node's clock.
+    @Test func theNodeLetsAClientPacedAtThreeSecondsThrough() {
+        var client = TypingPacer()
+        var node = TypingPacer(interval: TypingPacer.enforcedInterval)
+        var passed: [Bool] = []
+        for second in stride(from: 0.0, through: 12, by: 0.5) {
+            let now = start + .seconds(second)
+            // The first request took 200 ms to reach the node, the others 10 ms.
+            if client.shouldSignal(true, in: conversation, now: now) {
+                passed.append(node.shouldSignal(true, in: conversation, now: now + .milliseconds(second == 0 ? 200 : 10)))
+            }
+        }
+        #expect(passed == [true, true, true, true, true])
+    }
+
     @Test func atMostSixtyFourConversationsAtOnce() {
         var pacer = TypingPacer()
         let all = (0..<TypingPacer.maxConversations).map { n in
