@@ -42,10 +42,11 @@ enum SignalContext {
 
     /// The terminal on `fd` entered full-screen mode from `saved`, with `raw`.
     static func arm(fd: Int32, saved: termios, raw: termios) {
-        _ = (leaveBytes, enterBytes, suspended.load(ordering: .relaxed))
+        _ = (leaveBytes, enterBytes)
         descriptor = fd
         self.saved = saved
         self.raw = raw
+        suspended.store(false, ordering: .releasing)
         armed.store(true, ordering: .releasing)
     }
 
@@ -85,9 +86,11 @@ enum SignalContext {
         return before
     }
 
-    /// Gives the terminal back: the main screen, cursor shown, the settings found.
-    static func leave() {
+    /// Gives the terminal back: the main screen, cursor shown, the settings found. With
+    /// `suspending`, frames are not written until `enter`.
+    static func leave(suspending: Bool = false) {
         guard armed.load(ordering: .acquiring) else { return }
+        if suspending { suspended.store(true, ordering: .releasing) }
         _ = write(descriptor, leaveBytes.baseAddress, leaveBytes.count)
         _ = tcsetattr(descriptor, TCSANOW, &saved)
     }
@@ -106,8 +109,7 @@ enum SignalContext {
 /// continued, this handler back in place — SIGCONT's handler takes the terminal again.
 private func stopHandler(_ signalNumber: Int32) {
     let savedErrno = errno
-    SignalContext.suspended.store(true, ordering: .releasing)
-    SignalContext.leave()
+    SignalContext.leave(suspending: true)
     var mine = SignalContext.setHandler(nil, for: SIGTSTP)
     // Blocked while its handler runs: unblocked for the raise, which stops the process
     // before it returns.

@@ -104,7 +104,8 @@ import Testing
             let now = start + .seconds(second)
             // The first request took 200 ms to reach the node, the others 10 ms.
             if client.shouldSignal(true, in: conversation, now: now) {
-                passed.append(node.shouldSignal(true, in: conversation, now: now + .milliseconds(second == 0 ? 200 : 10)))
+                passed.append(
+                    node.shouldSignal(true, in: conversation, now: now + .milliseconds(second == 0 ? 200 : 10)))
             }
         }
         #expect(passed == [true, true, true, true, true])
