@@ -104,7 +104,11 @@ while [[ -z $converged ]]; do
         if [[ $(count_messages "$i" "$conversation") -lt $expected ]]; then converged=""; break; fi
     done
     [[ -n $converged ]] || sleep 0.05
-    python3 -c "import sys; sys.exit(0 if float('$(now)') - $start < 300 else 1)" || { echo "lan-group: no convergence in 300 s" >&2; exit 1; }
+    python3 -c "import sys; sys.exit(0 if float('$(now)') - $start < 300 else 1)" || {
+        held=(); for i in $(seq 1 "$nodes"); do held+=("$(count_messages "$i" "$conversation")"); done
+        echo "lan-group: no convergence in 300 s; messages held per node (of $expected): ${held[*]}" >&2
+        exit 1
+    }
 done
 
 cpu=0; wire=0; rss_max=0; received=0; duplicates=0; stored=0

@@ -7,6 +7,14 @@ struct PeerSyncState {
     /// Whether this node treats the peer as a relay: it said so in its Hello *and* this
     /// node trusts it to be one (Protocol.md §14.1). A claim alone gets nothing.
     var isTrustedRelay = false
+    /// Whether its Hello lists the feature "requests": then only its `Clocks` with
+    /// `request` set ask for other authors' entries; a peer without it asks with every
+    /// Clocks (Protocol.md §12.5).
+    var tellsRequests = false
+    /// Conversations it asked for with a request, and this node's clock when it asked: it
+    /// is sent every author's entries up to that clock, as the window lets them go, until
+    /// its clock covers it.
+    var requested: [ConversationID: VectorClock] = [:]
     /// The highest clock the peer announced per conversation it shares with this node:
     /// what it says it holds. Conversations it does not share are not remembered.
     var theirs: [ConversationID: VectorClock] = [:]
@@ -36,14 +44,24 @@ struct PeerSyncState {
     /// Conversations whose entries waited for room in the byte window: offered again when
     /// an acknowledgement makes room.
     var starved: Set<ConversationID> = []
-    /// Conversations whose entries of other authors were held back from it because they
-    /// had just arrived here (Protocol.md §12.5): sent on the timer once the delay is over.
-    var owed: Set<ConversationID> = []
     /// Per conversation and author, the highest seq sent in answer to a Want: later Wants
     /// are answered only beyond it, so asking again gets nothing twice (Protocol.md §12.2).
     var served: [ConversationID: VectorClock] = [:]
 
     var helloReceived: Bool { role != nil }
+}
+
+extension PeerSyncState {
+    /// Whether it still waits for other authors' entries of the conversation it asked for;
+    /// a request its clock has caught up with is forgotten.
+    mutating func stillWants(_ conversation: ConversationID) -> Bool {
+        guard let asked = requested[conversation] else { return false }
+        if (theirs[conversation] ?? VectorClock()).covers(asked) {
+            requested[conversation] = nil
+            return false
+        }
+        return true
+    }
 }
 
 extension PeerSyncState {

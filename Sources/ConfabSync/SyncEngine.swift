@@ -79,8 +79,12 @@ public final class SyncEngine {
         case .hello(let hello):
             return try handleHello(hello, from: peer)
         case .clocks(let clocks):
+            guard let state = peers[peer], state.helloReceived else { return misbehaving("clocks before hello") }
+            // A peer that cannot say "request" asks with every clock (§12.5).
+            return try handleClocks(clocks, from: peer, request: !state.tellsRequests)
+        case .request(let clocks):
             guard peers[peer]?.helloReceived == true else { return misbehaving("clocks before hello") }
-            return try handleClocks(clocks, from: peer)
+            return try handleClocks(clocks, from: peer, request: true)
         case .entries(let entries):
             guard peers[peer]?.helloReceived == true else { return misbehaving("entries before hello") }
             return try handleEntries(entries, from: peer)
@@ -139,7 +143,7 @@ public final class SyncEngine {
         var output = SyncOutput()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations.sorted() where try shouldShare(conversation, with: peer) {
-                output.push(try missingEntries(conversation, for: peer), to: peer)
+                output.push(try missingEntries(conversation, for: peer, onlyMine: false), to: peer)
             }
         }
         return output
@@ -154,7 +158,7 @@ public final class SyncEngine {
             let shared = try sharedClocks(with: peer)
             output.push(announcement(shared, to: peer), to: peer)
             for conversation in shared.keys.sorted() {
-                output.push(try missingEntries(conversation, for: peer), to: peer)
+                output.push(try missingEntries(conversation, for: peer, onlyMine: false), to: peer)
             }
         }
         return output
@@ -167,6 +171,7 @@ public final class SyncEngine {
         guard hello.version >= 1 else { return misbehaving("protocol version \(hello.version)") }
         peers[peer]?.role = hello.role
         peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
+        peers[peer]?.tellsRequests = hello.features.contains(SessionCodec.requestsFeature)
         var output = SyncOutput()
         let shared = try sharedClocks(with: peer)
         output.replies = announcement(shared, to: peer)
@@ -178,16 +183,22 @@ public final class SyncEngine {
         return output
     }
 
-    private func handleClocks(_ clocks: [SessionMessage.ConversationClock], from peer: NodeID) throws -> SyncOutput {
+    /// A peer's clocks: what it holds. Each makes this node send the peer its own entries
+    /// the peer lacks (the author's eager path), and, when the clocks are a request, every
+    /// author's (§12.5). What the peer holds and this node lacks is asked for later, by a
+    /// request to one holder, unless it arrives meanwhile.
+    private func handleClocks(
+        _ clocks: [SessionMessage.ConversationClock], from peer: NodeID, request: Bool
+    ) throws -> SyncOutput {
         var output = SyncOutput()
-        var announce: [SessionMessage.ConversationClock] = []
+        var invitations: [SessionMessage.ConversationClock] = []
         for item in clocks {
             let conversation = item.conversation
             let mine = try store.clock(of: conversation)
             guard !mine.isEmpty, try shouldShare(conversation, with: peer) else {
                 // Not held here, or held but not the peer's: the same answer either way,
                 // once, so nobody learns which conversations this node holds. For one not
-                // held it is how an invitation arrives: the peer sends the whole
+                // held it is how an invitation arrives: the answer asks for the whole
                 // conversation, its create entry first. The peer's claim is not kept.
                 // At most `maxAnswered` such answers per session: a flood of made-up ids
                 // costs this node a bounded set, freed with the session.
@@ -196,7 +207,7 @@ public final class SyncEngine {
                     answered.count < PeerSyncState.maxAnswered
                 {
                     peers[peer]?.answered.insert(conversation)
-                    announce.append(.init(conversation: conversation, clock: VectorClock()))
+                    invitations.append(.init(conversation: conversation, clock: VectorClock()))
                     if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
                         peers[peer]?.invited[conversation] = item.clock
                     }
@@ -205,26 +216,17 @@ public final class SyncEngine {
             }
             // Whether the peer says something new: it holds more than it was known to.
             let news = !(peers[peer]?.theirs[conversation] ?? VectorClock()).covers(item.clock)
-            // An acknowledgement of entries this node sent (the common Clocks in a burst)
-            // shows what is still on its way from other authors as missing: it asks for
-            // nothing, so nothing held back for it is owed (§12.5).
-            let acknowledges = (peers[peer]?.unacknowledged[conversation] ?? 0) > 0
             peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
             peers[peer]?.acknowledge(conversation)
+            if request { peers[peer]?.requested[conversation] = mine }
             let written = peers[peer]?.written[conversation] ?? 0
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
-            output.replies += try missingEntries(conversation, for: peer, owing: !acknowledges)
-            // The peer holds what we lack: tell it what we hold, and it will send the rest —
-            // once per change of ours, and once per news from it (a lazy announcement,
-            // §12.5), so that two nodes never re-announce to each other for ever.
-            if !mine.covers(item.clock), news || peers[peer]?.announced[conversation] != mine {
-                peers[peer]?.announced[conversation] = mine
-                announce.append(.init(conversation: conversation, clock: mine))
-            }
+            output.replies += try missingEntries(conversation, for: peer)
+            if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
         }
-        if !announce.isEmpty { output.replies += SessionCodec.clocksMessages(announce) }
+        if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }
         output.replies += try offerStarved(to: peer)
         return output
     }
@@ -337,9 +339,6 @@ public final class SyncEngine {
             output.appended.append(entry)
             touched.insert(entry.conversationID)
             charge(entry, size: bytes.count)
-            if entry.author != store.me, recent[entry.conversationID]?[entry.author] == nil {
-                recent[entry.conversationID, default: [:]][entry.author] = (entry.seq, now())
-            }
             if entry.kind == .message || entry.kind == .edit, entry.author != store.me {
                 messages.insert(entry.conversationID)
             }
@@ -406,20 +405,25 @@ public final class SyncEngine {
         if receiptPacer.isWaiting { output.merge(try writeReceipts(receiptPacer.due([], now: now()))) }
         output.merge(try releaseHeld())
         output.merge(try announceGrowth())
+        output.merge(try askForMissing())
         return output
     }
 
     /// Conversations that grew with others' entries, and when each first grew since it was
     /// last announced.
     private var grown: [ConversationID: ContinuousClock.Instant] = [:]
-    /// Per conversation and other author, the first seq stored here within the last
-    /// `lazyDelay`, and when: not sent on to peers until then (it is on its way to them).
-    private var recent: [ConversationID: [NodeID: (seq: UInt64, at: ContinuousClock.Instant)]] = [:]
-    /// How long another author's new entries wait before this node announces or sends them
-    /// on: long enough for the author's own push to reach every peer it has a session with
-    /// even on a busy machine (20 nodes on 2 cores queue for hundreds of milliseconds), so
-    /// that the clock finds them up to date and costs one small message, not a copy.
+    /// How long another author's new entries wait before this node announces them: long
+    /// enough for the author's own push to reach every peer it has a session with even on
+    /// a busy machine (20 nodes on 2 cores queue for hundreds of milliseconds), so that the
+    /// announcement finds them up to date and costs one small message.
     public static let lazyDelay: Duration = .milliseconds(500)
+    /// How long what a peer's clock shows this node lacking may take to arrive before it is
+    /// asked for: the same margin, for the author's push or an answer already on its way.
+    public var graftDelay: Duration = .milliseconds(500)
+    /// How long a request has to be answered before another holder is asked.
+    public static let graftRetry: Duration = .seconds(1)
+    /// What peers' clocks showed this node lacking (§12.5).
+    var grafts = Grafts()
 
     private func noteGrowth(of entries: [Entry]) {
         for conversation in Set(entries.map(\.conversationID)) where grown[conversation] == nil {
@@ -428,20 +432,11 @@ public final class SyncEngine {
     }
 
     /// Tells every peer that should have them where the grown conversations stand, in
-    /// one Clocks message per peer. A peer that lacks something answers with its own clock
-    /// and is sent what it lacks (§12 step 3); one that holds it all says nothing.
+    /// one Clocks message per peer. A peer that still lacks something after its own delay
+    /// asks for it with a request (§12.5); one that holds it all says nothing.
     private func announceGrowth() throws -> SyncOutput {
         let due = now()
-        recent = recent.compactMapValues { authors in
-            let fresh = authors.filter { due - $0.value.at < Self.lazyDelay }
-            return fresh.isEmpty ? nil : fresh
-        }
         var output = SyncOutput()
-        for peer in peers.keys.sorted() {
-            guard let owed = peers[peer]?.owed, !owed.isEmpty else { continue }
-            peers[peer]?.owed = []
-            for conversation in owed.sorted() { output.push(try missingEntries(conversation, for: peer), to: peer) }
-        }
         let ready = grown.filter { due - $0.value >= Self.lazyDelay }
         guard !ready.isEmpty else { return output }
         var announcements: [NodeID: [SessionMessage.ConversationClock]] = [:]
@@ -458,6 +453,32 @@ public final class SyncEngine {
             }
         }
         for (peer, clocks) in announcements { output.push(SessionCodec.clocksMessages(clocks), to: peer) }
+        return output
+    }
+
+    /// What peers' clocks showed missing here and has not arrived since: asked for, per
+    /// conversation, from one connected peer that holds it and was not asked since its
+    /// last news, with a request carrying this node's clock (§12.5).
+    private func askForMissing() throws -> SyncOutput {
+        guard !grafts.isEmpty else { return SyncOutput() }
+        let due = now()
+        var requests: [NodeID: [SessionMessage.ConversationClock]] = [:]
+        for (conversation, lack) in grafts.due(at: due, delay: graftDelay, retry: Self.graftRetry) {
+            let mine = try store.clock(of: conversation)
+            let holders = peers.keys.sorted().filter { peer in
+                guard let theirs = peers[peer]?.theirs[conversation] else { return false }
+                return !mine.covers(theirs)
+            }
+            guard !holders.isEmpty else {
+                grafts.forget(conversation)
+                continue
+            }
+            guard let holder = holders.first(where: { !lack.asked.contains($0) }) else { continue }
+            grafts.asked(holder, for: conversation, at: due)
+            requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
+        }
+        var output = SyncOutput()
+        for (peer, clocks) in requests { output.push(SessionCodec.clocksMessages(clocks, request: true), to: peer) }
         return output
     }
 
@@ -526,7 +547,8 @@ public final class SyncEngine {
         return (kept, counted)
     }
 
-    /// The Clocks message for a peer: what it should know we hold.
+    /// The Clocks message for a peer at the start of a session: what it should know we
+    /// hold, asking for everything it holds beyond (§12 step 2).
     private func announcement(_ shared: [ConversationID: VectorClock], to peer: NodeID) -> [SessionMessage] {
         var items: [SessionMessage.ConversationClock] = []
         for (conversation, clock) in shared.sorted(by: { $0.key < $1.key }) {
@@ -534,7 +556,7 @@ public final class SyncEngine {
             items.append(.init(conversation: conversation, clock: clock))
         }
         // Nothing to share is said too, with one empty Clocks message.
-        return SessionCodec.clocksMessages(items)
+        return SessionCodec.clocksMessages(items, request: true)
     }
 
     private func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
@@ -552,14 +574,14 @@ public final class SyncEngine {
     /// seq): an entry's clock sum is above that of everything it depends on, so the
     /// receiver never gets an entry before what its clock names (Protocol.md §12 step 3).
     /// The creator's create entry has the smallest sum of all and goes first.
-    /// `onlyMine`: the eager push of what this node wrote (§12.5) carries its own entries
-    /// only; what they depend on comes from its authors, or by the lazy path.
-    /// `owing`: what is held back from the peer (another author's entries that only just
-    /// arrived) is sent on the timer once the delay is over.
+    /// `onlyMine`: only this node's own entries (the eager path, §12.5); what they depend
+    /// on comes from its authors, or by the lazy path. By default, every author's while
+    /// the peer's request for the conversation stands, and only mine otherwise.
     private func missingEntries(
-        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool = false, owing: Bool = true
+        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool? = nil
     ) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
+        let onlyMine = onlyMine ?? !state.stillWants(conversation)
         let byteRoom = state.room(within: byteWindow)
         guard byteRoom > 0 else {
             peers[peer]?.starved.insert(conversation)
@@ -578,16 +600,7 @@ public final class SyncEngine {
         typealias Candidate = (author: NodeID, seq: UInt64, clockSum: UInt64, raw: [UInt8])
         var candidates: [Candidate] = []
         var cutoff = UInt64.max
-        for (author, stored) in mine.sortedEntries where !onlyMine || author == me {
-            // Another author's entries that arrived here a moment ago are most likely on
-            // their way to this peer from their author (§12.5): they wait for the lazy path.
-            // What this node sends that depends on them waits on the receiver's side.
-            var held = stored
-            if author != me, let first = recent[conversation]?[author], first.seq <= stored {
-                held = first.seq - 1
-                // Owed: sent by the timer once the delay is over, if the peer still lacks it.
-                if owing { state.owed.insert(conversation) }
-            }
+        for (author, held) in mine.sortedEntries where !onlyMine || author == me {
             guard held > sent[author] else { continue }
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
             guard inFlight < UInt64(window) else { continue }

@@ -6,7 +6,7 @@ import Testing
 @testable import ConfabSync
 
 /// The lazy path (Protocol.md §12.5) acts on what a peer says it holds: its clocks decide
-/// whether this node answers with its own clock, and whom it announces to. A peer that
+/// whom this node asks for what it lacks, and whom it announces to. A peer that
 /// lies about either changes nothing for anyone but itself.
 @Suite struct LazyPathLiesTests {
     let harness: SyncHarness
@@ -18,34 +18,41 @@ import Testing
         (harness, alice, bob, carol) = try SyncHarness.trio()
     }
 
-    private func clocksMessages(_ output: SyncOutput) -> Int {
-        output.replies.filter { if case .clocks = $0 { true } else { false } }.count
-    }
-
     private func entriesMessages(_ output: SyncOutput) -> Int {
         output.replies.filter { if case .entries = $0 { true } else { false } }.count
     }
 
-    /// "It holds more than I knew" makes this node answer with its clock: a peer inventing
-    /// ever larger clocks gets one small answer per claim, no entries, and no write; the
-    /// same claim again gets nothing.
-    @Test func aClockThatKeepsGrowingGetsOneSmallAnswerEachAndNothingElse() throws {
+    private func requests(_ output: SyncOutput, to peer: NodeID) -> [SessionMessage] {
+        (output.pushes[peer] ?? []).filter { if case .request = $0 { true } else { false } }
+    }
+
+    /// "It holds more than I knew" makes this node ask that peer, after the graft delay
+    /// (the author's push may be on its way): a peer inventing ever larger clocks gets one
+    /// small request per claim, no entries, and no write; the same claim again gets nothing.
+    @Test func aClockThatKeepsGrowingGetsOneSmallRequestEachAndNothingElse() throws {
         let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
         harness.connect(alice, bob)
         try harness.run()
         let before = try alice.store.clock(of: id)
         let outbox = try alice.store.outboxCount()
+        let wait = max(alice.engine.graftDelay, SyncEngine.graftRetry)
         for claimed in UInt64(1)...50 {
             var lie = before
             lie[carol.id] = claimed
             let output = try alice.engine.handle(.clocks([.init(conversation: id, clock: lie)]), from: bob.id)
-            #expect(clocksMessages(output) == 1 && entriesMessages(output) == 0 && output.pushes.isEmpty)
+            #expect(output.replies.isEmpty && output.pushes.isEmpty, "nothing is asked before the delay")
             #expect(output.misbehavior == nil && output.appended.isEmpty)
+            alice.clock.advance(by: wait)
+            let tick = try alice.engine.tick()
+            #expect(requests(tick, to: bob.id) == [.request([.init(conversation: id, clock: before)])])
+            #expect((tick.pushes[bob.id] ?? []).count == 1, "a request and nothing else")
         }
         var same = before
         same[carol.id] = 50
         let repeated = try alice.engine.handle(.clocks([.init(conversation: id, clock: same)]), from: bob.id)
-        #expect(repeated.replies.isEmpty, "the same claim again is no news")
+        alice.clock.advance(by: wait)
+        let quiet = try alice.engine.tick()
+        #expect(repeated.replies.isEmpty && quiet.pushes.isEmpty, "the same claim again is no news")
         #expect(try alice.store.clock(of: id) == before && alice.store.outboxCount() == outbox)
     }
 

@@ -100,8 +100,8 @@ import Testing
         let claim = VectorClock([bob.id: 1])
         let a = try alice.engine.handle(.clocks([.init(conversation: shared, clock: claim)]), from: bob.id)
         let b = try alice.engine.handle(.clocks([.init(conversation: unknown, clock: claim)]), from: bob.id)
-        #expect(a.replies == [.clocks([.init(conversation: shared, clock: VectorClock())])])
-        #expect(b.replies == [.clocks([.init(conversation: unknown, clock: VectorClock())])])
+        #expect(a.replies == [.request([.init(conversation: shared, clock: VectorClock())])])
+        #expect(b.replies == [.request([.init(conversation: unknown, clock: VectorClock())])])
     }
 
     /// H5: claims at the seq limit across many shared conversations once overflowed the
@@ -139,7 +139,7 @@ import Testing
         for _ in 0..<2 {
             let items = (0..<3000).map { _ in SessionMessage.ConversationClock(conversation: .random(), clock: claim) }
             for reply in try alice.engine.handle(.clocks(items), from: bob.id).replies {
-                if case .clocks(let clocks) = reply { answered += clocks.count }
+                if case .request(let clocks) = reply { answered += clocks.count }
             }
         }
         #expect(answered == PeerSyncState.maxAnswered)
@@ -152,7 +152,7 @@ import Testing
         alice.engine.peerConnected(bob.id)
         let output = try alice.engine.handle(
             .hello(.init(displayName: "relay", role: .relay, listenPort: 1)), from: bob.id)
-        #expect(output.replies == [.clocks([])])
+        #expect(output.replies == [.request([])])
     }
 
     /// The draft of `node`'s next entry in `id`, as its own store would fill it in.
@@ -185,7 +185,7 @@ import Testing
         // Not recorded as announced: a clock naming it later gets the unknown-id answer too.
         let c = try alice.engine.handle(
             .clocks([.init(conversation: unshared, clock: VectorClock([bob.id: 1]))]), from: bob.id)
-        #expect(c.replies == [.clocks([.init(conversation: unshared, clock: VectorClock())])])
+        #expect(c.replies == [.request([.init(conversation: unshared, clock: VectorClock())])])
         #expect(try alice.store.texts(unshared) == ["not bob's"])
     }
 

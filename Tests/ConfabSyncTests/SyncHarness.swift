@@ -39,6 +39,8 @@ final class SyncHarness {
     private(set) var delivered = 0
     /// Every message delivered, in order.
     private(set) var log: [(from: NodeID, to: NodeID, message: SessionMessage)] = []
+    /// Messages this returns true for are lost on the way (the session stays up).
+    var loses: ((_ from: NodeID, _ to: NodeID, _ message: SessionMessage) -> Bool)?
 
     func add(_ node: Node) { nodes[node.id] = node }
 
@@ -119,7 +121,7 @@ final class SyncHarness {
         var count = 0
         while !queue.isEmpty, count < limit {
             let (from, to, message) = queue.removeFirst()
-            guard isConnected(from.id, to.id) else { continue }
+            guard isConnected(from.id, to.id), loses?(from.id, to.id, message) != true else { continue }
             let decoded = try SessionCodec.decode(SessionCodec.encode(message))!
             log.append((from.id, to.id, decoded))
             let output = try to.engine.handle(decoded, from: from.id)

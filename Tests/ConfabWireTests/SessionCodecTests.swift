@@ -13,6 +13,8 @@ import Testing
         .hello(.init(features: ["x"], displayName: "Alice", role: .relay, listenPort: 7461)),
         .clocks([.init(conversation: conversation, clock: VectorClock([NodeID(alice.publicKey): 3]))]),
         .clocks([]),
+        .request([.init(conversation: conversation, clock: VectorClock([NodeID(alice.publicKey): 3]))]),
+        .request([]),
         .entries([[1, 2, 3], []]),
         .want(.init(conversation: conversation, author: NodeID(alice.publicKey), after: 9)),
         .ping(42), .pong(42), .bye("done"),
@@ -22,6 +24,21 @@ import Testing
 
     @Test(arguments: samples) func roundTrip(_ message: SessionMessage) throws {
         #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
+    }
+
+    /// A request is a Clocks message with `request` set: a peer that does not know the
+    /// field reads it as plain clocks, which it answers as it answers any (Protocol.md §12.5).
+    @Test func aRequestIsClocksWithTheFlagSet() throws {
+        let clocks = [SessionMessage.ConversationClock(conversation: Self.conversation, clock: VectorClock())]
+        let request = SessionCodec.encode(.request(clocks))
+        let plain = SessionCodec.encode(.clocks(clocks))
+        #expect(request.count == plain.count + 2, "one bool field more")
+        var wire = try Confab_V1_SessionMessage(serializedBytes: request)
+        #expect(wire.clocks.request)
+        wire.clocks.request = false
+        let plainAgain: [UInt8] = try wire.serializedBytes()
+        #expect(try SessionCodec.decode(plainAgain) == .clocks(clocks))
+        #expect(SessionMessage.Hello(displayName: "a", role: .person, listenPort: 1).features == ["requests"])
     }
 
     @Test func unknownKindIsSkippedNotAnError() throws {

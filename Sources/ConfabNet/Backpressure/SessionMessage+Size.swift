@@ -8,7 +8,7 @@ extension SessionMessage {
         switch self {
         case .entries(let entries):
             return entries.reduce(16) { $0 + $1.count + 16 }
-        case .clocks(let clocks):
+        case .clocks(let clocks), .request(let clocks):
             // A conversation id and a dictionary per item; a key and a seq per author.
             return clocks.reduce(16) { $0 + 64 + $1.clock.width * 48 }
         case .forkProof(let first, let second):

@@ -49,7 +49,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             break
-        case .hello, .clocks, .entries, .want, .bye, .forkProof, .typing:
+        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing:
             context.fireChannelRead(data)
         }
     }

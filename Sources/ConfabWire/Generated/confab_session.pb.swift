@@ -174,7 +174,7 @@ nonisolated struct Confab_V1_Hello: Sendable {
   /// protocol version, 1
   var version: UInt32 = 0
 
-  /// optional capabilities; unknown ones are ignored
+  /// optional capabilities ("requests"); others are ignored
   var features: [String] = []
 
   /// how the sender's person calls themselves (<= 64 bytes)
@@ -214,6 +214,12 @@ nonisolated struct Confab_V1_Clocks: Sendable {
   // methods supported on all messages.
 
   var conversations: [Confab_V1_ConversationClock] = []
+
+  /// The sender asks for what it lacks: the receiver answers with every author's entries
+  /// beyond these clocks (Protocol.md §12.5). Without it, a Clocks from a peer whose Hello
+  /// lists the feature "requests" is an acknowledgement or an announcement, answered with
+  /// the receiver's own entries only.
+  var request: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -648,7 +654,7 @@ nonisolated extension Confab_V1_ConversationClock: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Confab_V1_Clocks: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Clocks"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}conversations\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}conversations\0\u{1}request\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -657,6 +663,7 @@ nonisolated extension Confab_V1_Clocks: SwiftProtobuf.Message, SwiftProtobuf._Me
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.conversations) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.request) }()
       default: break
       }
     }
@@ -666,11 +673,15 @@ nonisolated extension Confab_V1_Clocks: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.conversations.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.conversations, fieldNumber: 1)
     }
+    if self.request != false {
+      try visitor.visitSingularBoolField(value: self.request, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Confab_V1_Clocks, rhs: Confab_V1_Clocks) -> Bool {
     if lhs.conversations != rhs.conversations {return false}
+    if lhs.request != rhs.request {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -7,6 +7,11 @@ import SwiftProtobuf
 /// lives with the network handlers, this type handles one unit's payload.
 public enum SessionCodec {
     public static let protocolVersion: UInt32 = 1
+    /// What this implementation says it understands in its Hello (Protocol.md §10.2).
+    public static let features = [requestsFeature]
+    /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
+    /// `request` set are answered with other authors' entries (Protocol.md §12.5).
+    public static let requestsFeature = "requests"
     /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
     /// hostile peer cannot make a node buffer much.
     public static let maxMessageBytes = 1024 * 1024
@@ -58,6 +63,11 @@ public enum SessionCodec {
             var c = Confab_V1_Clocks()
             c.conversations = clocks.map(wireClock)
             wire.clocks = c
+        case .request(let clocks):
+            var c = Confab_V1_Clocks()
+            c.conversations = clocks.map(wireClock)
+            c.request = true
+            wire.clocks = c
         case .entries(let entries):
             var e = Confab_V1_Entries()
             e.entries = entries.map { Data($0) }
@@ -104,12 +114,16 @@ public enum SessionCodec {
     /// Splits conversation clocks, in order, into Clocks messages of at most
     /// `maxClocksPerMessage` conversations each, every one of which encodes within
     /// `maxMessageBytes` (a clock of 64 authors takes about 2.9 KB). No clocks at all make
-    /// one empty Clocks message.
-    public static func clocksMessages(_ clocks: [SessionMessage.ConversationClock]) -> [SessionMessage] {
+    /// one empty Clocks message. `request`: each asks for what the sender lacks (§12.5).
+    public static func clocksMessages(
+        _ clocks: [SessionMessage.ConversationClock], request: Bool = false
+    ) -> [SessionMessage] {
         let batches = batches(clocks, maxCount: maxClocksPerMessage) { item in
             (try? wireClock(item).serializedBytes() as [UInt8])?.count ?? 0
         }
-        return batches.isEmpty ? [.clocks([])] : batches.map { .clocks($0) }
+        let message: ([SessionMessage.ConversationClock]) -> SessionMessage =
+            request ? { .request($0) } : { .clocks($0) }
+        return batches.isEmpty ? [message([])] : batches.map(message)
     }
 
     /// Items in order, cut into runs of at most `maxCount` whose encoding as one repeated
@@ -187,7 +201,7 @@ public enum SessionCodec {
                 guard let id = ConversationID(bytes: item.conversationID) else { throw .malformed("conversation id") }
                 clocks.append(.init(conversation: id, clock: try EntryCodec.decodeClock(item.clock, what: "clock")))
             }
-            return .clocks(clocks)
+            return c.request ? .request(clocks) : .clocks(clocks)
         case .entries(let e):
             guard e.entries.count <= maxEntriesPerMessage else {
                 throw .tooLarge("entries message", limit: maxEntriesPerMessage, actual: e.entries.count)

@@ -5,6 +5,9 @@ public enum SessionMessage: Sendable, Equatable {
     case hello(Hello)
     /// Clocks of conversations as the sender holds them; also acknowledges entries.
     case clocks([ConversationClock])
+    /// Clocks that ask for what the sender lacks, every author's entries beyond them
+    /// (Protocol.md §12.5); on the wire a Clocks message with `request` set.
+    case request([ConversationClock])
     /// Encoded signed entries, to be applied in order.
     case entries([[UInt8]])
     case want(Want)
@@ -25,7 +28,8 @@ public enum SessionMessage: Sendable, Equatable {
         public var listenPort: UInt16
 
         public init(
-            version: UInt32 = SessionCodec.protocolVersion, features: [String] = [], displayName: String,
+            version: UInt32 = SessionCodec.protocolVersion, features: [String] = SessionCodec.features,
+            displayName: String,
             role: NodeRole, listenPort: UInt16
         ) {
             self.version = version

@@ -89,10 +89,7 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
         let marker = ConversationID.random()
         try send(.clocks([.init(conversation: marker, clock: VectorClock([id: 1]))]), to: node)
         try await waitUntil(timeout: timeout, "\(node.name) to answer \(name)'s made-up conversation") {
-            try received(from: node).contains { message in
-                guard case .clocks(let clocks) = message else { return false }
-                return clocks.contains { $0.conversation == marker }
-            }
+            try received(from: node).contains { $0.clocks?.contains { $0.conversation == marker } ?? false }
         }
     }
 
@@ -122,7 +119,7 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
     /// Conversations `node` announced to this peer with a non-empty clock.
     func announced(by node: NodeProcess) throws -> Set<ConversationID> {
         var ids = Set<ConversationID>()
-        for case .clocks(let clocks) in try received(from: node) {
+        for clocks in try received(from: node).compactMap(\.clocks) {
             for item in clocks where !item.clock.isEmpty { ids.insert(item.conversation) }
         }
         return ids
@@ -135,7 +132,7 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
     )
         async throws
     {
-        try send(.clocks([.init(conversation: conversation, clock: VectorClock())]), to: node)
+        try send(.request([.init(conversation: conversation, clock: VectorClock())]), to: node)
         try await waitUntil(timeout: 30, "\(name) to receive the conversation") {
             for case .entries(let batch) in try received(from: node) {
                 _ = try store.append(batch: batch)
@@ -220,5 +217,15 @@ extension NodeProcess {
             let id = ConversationID(hex: hex)
         else { throw Failure("\(name) lists no conversation: \(list.stderr)") }
         return id
+    }
+}
+
+extension SessionMessage {
+    /// The clocks of a `Clocks` message, whether or not it is a request (Protocol.md §12.5).
+    var clocks: [ConversationClock]? {
+        switch self {
+        case .clocks(let clocks), .request(let clocks): clocks
+        default: nil
+        }
     }
 }
