@@ -22,7 +22,7 @@ public struct Quote: Sendable, Equatable, Codable {
     /// What a quote line shows of the original after its author's name.
     public var summary: String {
         if isDeleted { return ChatMessage.deletedText }
-        guard isHeld else { return "a message not here yet" }
+        guard isHeld else { return "a message not held here" }
         return text ?? "(message could not be decrypted)"
     }
 

@@ -7,17 +7,17 @@ extension ConfabStore {
     /// A reaction (Protocol.md §4.5, "react"): per reactor, message and emoji, the reactor's
     /// entry with the highest seq decides whether the emoji is on. One author's entries are
     /// taken in seq order, so every node that holds its log to the same seq agrees, whatever
-    /// order the entries came in and whatever their timestamps say. The row is kept whether
-    /// or not the message is held: it shows once (and only while) a message is there. A
-    /// reaction that does not open, names a message outside its causal clock, carries no
-    /// valid emoji, or would give its reactor more than `Limits.maxReactionsPerReactor`
-    /// emoji on one message changes nothing. Relays hold no key and keep only the entry.
+    /// order the entries came in and whatever their timestamps say. A reaction that does
+    /// not open, names no message held here within its causal clock (`isHeldMessage`),
+    /// carries no valid emoji, or would give its reactor more than
+    /// `Limits.maxReactionsPerReactor` emoji on one message changes nothing. Relays hold no
+    /// key and keep only the entry.
     func applyReaction(_ entry: Entry, sealed: [UInt8], db: Database, context: BatchContext) throws {
         guard let key = try context.key(entry.conversationID, db: db),
             let reaction = try? ConversationCipher.openReaction(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq),
-            Self.isInCausalPast(reaction.target, of: entry)
+            try isHeldMessage(reaction.target, of: entry, db: db)
         else { return }
         let message: StatementArguments = [
             entry.conversationID.bytes, reaction.target.author.bytes, reaction.target.seq, entry.author.bytes,

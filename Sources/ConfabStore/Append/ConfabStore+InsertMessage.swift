@@ -25,7 +25,9 @@ extension ConfabStore {
             guard entry.author == me else { return }
             content = nil
         }
-        let reply = content?.replyTo.flatMap { Self.isInCausalPast($0, of: entry) ? $0 : nil }
+        let reply = try content?.replyTo.flatMap {
+            try isHeldMessage($0, of: entry, db: db) ? $0 : nil
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text, replyAuthor, replySeq)
@@ -46,10 +48,16 @@ extension ConfabStore {
     /// A reply or a reaction names a message its author had seen when writing: one its
     /// causal clock covers (Protocol.md §4.5). Honest writers always do — they hold what
     /// they answer — and since an entry is stored only once what its clock names is held
-    /// (§7 step 4), such a target is always here before the reply. A reference beyond the
-    /// clock (a message not written yet, the entry itself) is ignored.
-    static func isInCausalPast(_ ref: MessageRef, of entry: Entry) -> Bool {
-        entry.clock[ref.author] >= ref.seq
+    /// (§7 step 4), such a target is always here before the entry that names it: one that
+    /// arrives first waits, and applies once its target is in. So a reference is taken only
+    /// when it names a message of this conversation held here; anything else (a message
+    /// not written yet, the entry itself, a receipt, a seq that only exists in another
+    /// conversation) is ignored, and the entry changes nothing else.
+    func isHeldMessage(_ ref: MessageRef, of entry: Entry, db: Database) throws -> Bool {
+        guard entry.clock[ref.author] >= ref.seq else { return false }
+        return try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM message WHERE conversationId = ? AND author = ? AND seq = ?"),
+            arguments: [entry.conversationID.bytes, ref.author.bytes, ref.seq]) != nil
     }
 
     /// The mentions of message `target` (of `entry`'s author) become those of `content`:
