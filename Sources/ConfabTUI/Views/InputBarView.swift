@@ -68,7 +68,8 @@ struct InputBarView {
         guard let banner, width > 6 else { return .rule(width: width) }
         var line = ScreenLine("─ ", Palette.rule)
         line.append(TextSanitizer.line(banner), Palette.bold)
-        line.append(" " + String(repeating: "─", count: width), Palette.rule)
+        line.append(" ", Palette.rule)
+        line.append(String(repeating: "─", count: max(0, width - line.width)), Palette.rule)
         return line.fitted(to: width)
     }
 
