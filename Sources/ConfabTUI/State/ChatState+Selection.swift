@@ -87,7 +87,7 @@ extension ChatState {
         if message.replyTo != nil { keys.append("g original") }
         if isActionable(message) { keys += ["e edit", "d delete for everyone"] }
         let whose = message.isMine ? "Your message" : "\(TextSanitizer.line(message.authorName))'s message"
-        notice = "\(whose): \(keys.joined(separator: " · ")) · ↑/↓ another · Esc done"
+        notice = "\(whose): \(keys.joined(separator: " · ")) · Esc done"
     }
 
     mutating func endSelection() {
