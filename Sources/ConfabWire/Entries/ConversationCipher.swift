@@ -98,6 +98,12 @@ public enum ConversationCipher {
         var bytes = try AEAD.open(
             sealed, key: key, additionalData: aad(EntryDomain.message, conversationID: conversationID, author: author, seq: seq))
         defer { bytes.wipe() }
+        return try decodeMessagePlaintext(bytes)
+    }
+
+    /// Decodes an opened `MessagePlaintext` (what a member's node reads from every message
+    /// and edit it opens: the fuzzers feed it bytes directly).
+    public static func decodeMessagePlaintext(_ bytes: [UInt8]) throws(CryptoError) -> MessageContent {
         guard
             let plaintext = try? Confab_V1_MessagePlaintext(
                 serializedBytes: bytes, options: EntryCodec.decodingOptions)
@@ -143,6 +149,11 @@ public enum ConversationCipher {
         var bytes = try AEAD.open(
             sealed, key: key, additionalData: aad(EntryDomain.reaction, conversationID: conversationID, author: author, seq: seq))
         defer { bytes.wipe() }
+        return try decodeReactionPlaintext(bytes)
+    }
+
+    /// Decodes an opened `ReactionPlaintext` and checks it (`openReaction`).
+    public static func decodeReactionPlaintext(_ bytes: [UInt8]) throws(CryptoError) -> ReactionContent {
         guard let plaintext = try? Confab_V1_ReactionPlaintext(serializedBytes: bytes, options: EntryCodec.decodingOptions)
         else { throw .operationFailed("reaction plaintext decoding") }
         return try decodeReaction(plaintext)
