@@ -104,6 +104,7 @@ struct ReplyMentionTests {
         #expect(try shown(bob).text == "@Robert and @Mallory W: who brings the cake? (mail me@home)")
         #expect(try shown(mallory).text == "@\(bob.me.shortHex) and @you: who brings the cake? (mail me@home)")
         #expect(try shown(bob).mentions.map(\.id) == [bob.me, mallory.me])
+        #expect(try bob.conversation(id)?.lastMessage?.text == "@Robert and @Mallory W: who brings the cake? (mail me@home)")
         #expect(try shown(bob).mentionsMe && shown(mallory).mentionsMe)
         #expect(try !shown(alice).mentionsMe)
         // An edit's mentions replace the message's.

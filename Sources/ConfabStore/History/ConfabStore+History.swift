@@ -31,8 +31,12 @@ extension ConfabStore {
     }
 
     func nameMap(conversation: ConversationID, db: Database) throws -> [NodeID: String] {
-        var names = Dictionary(
-            uniqueKeysWithValues: try participantNames(conversation: conversation, db: db).map { ($0.id, $0.name) })
+        nameMap(try participantNames(conversation: conversation, db: db))
+    }
+
+    /// Participants' names here, mine "You".
+    func nameMap(_ participants: [ConversationSummary.Participant]) -> [NodeID: String] {
+        var names = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.name) })
         names[me] = "You"
         return names
     }
