@@ -26,7 +26,9 @@ import Testing
         defer { watch.stop() }
         try await watch.waitUntilSubscribed()
 
-        let created = try alice.cli(["new", "bob", "carol", "--title", "Picnic", "--message", "who brings what?", "--json"])
+        let created = try alice.cli([
+            "new", "bob", "carol", "--title", "Picnic", "--message", "who brings what?", "--json",
+        ])
         #expect(created.status == 0, "\(created.stderr)")
         let id = try #require((try created.json() as? [String: Any])?["id"] as? String)
         for node in [bob, carol] {

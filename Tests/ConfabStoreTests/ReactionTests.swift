@@ -96,7 +96,9 @@ struct ReactionTests {
         #expect(throws: StoreError.self, "no such message") {
             try bob.react("👍", to: MessageRef(author: Keys.alice.id, seq: 9), in: id)
         }
-        #expect(throws: StoreError.self, "nothing to take back") { try bob.react("👍", to: pizza, in: id, removed: true) }
+        #expect(throws: StoreError.self, "nothing to take back") {
+            try bob.react("👍", to: pizza, in: id, removed: true)
+        }
         _ = try bob.react("👍", to: pizza, in: id)
         #expect(throws: StoreError.self, "twice") { try bob.react("👍", to: pizza, in: id) }
         for emoji in ["😀", "😃", "😄", "😁", "😆", "😅", "🤣"] { _ = try bob.react(emoji, to: pizza, in: id) }
@@ -123,7 +125,10 @@ struct ReactionTests {
         let aliceNext = try alice.clock(of: id)[alice.me] + 1
         #expect(try mallory.message(other, author: alice.me, seq: aliceNext) != nil)
         let lies: [(String, ReactionContent)] = [
-            ("a message not written yet here (one of another conversation)", ReactionContent(target: .init(author: alice.me, seq: aliceNext), emoji: "👍", removed: false)),
+            (
+                "a message not written yet here (one of another conversation)",
+                ReactionContent(target: .init(author: alice.me, seq: aliceNext), emoji: "👍", removed: false)
+            ),
             ("a receipt", ReactionContent(target: .init(author: bob.me, seq: receipt.seq), emoji: "👍", removed: false)),
             ("no seq at all", ReactionContent(target: .init(author: alice.me, seq: 999), emoji: "👍", removed: false)),
             ("text, not an emoji", ReactionContent(target: pizza, emoji: "lol", removed: false)),

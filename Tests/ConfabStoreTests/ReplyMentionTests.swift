@@ -30,7 +30,8 @@ struct ReplyMentionTests {
         let sealed = try ConversationCipher.sealMessage(
             content, key: try conversationKey(store, id), conversationID: id, author: store.me, seq: seq)
         return EntryCodec.encode(
-            EntryCodec.sign(try nextDraft(store, in: id, body: .message(sealed: sealed), now: at(30)), with: store.identity))
+            EntryCodec.sign(
+                try nextDraft(store, in: id, body: .message(sealed: sealed), now: at(30)), with: store.identity))
     }
 
     @Test func aReplyQuotesItsOriginalAsItReadsNowOnEveryNode() throws {
@@ -104,7 +105,9 @@ struct ReplyMentionTests {
         #expect(try shown(bob).text == "@Robert and @Mallory W: who brings the cake? (mail me@home)")
         #expect(try shown(mallory).text == "@\(bob.me.shortHex) and @you: who brings the cake? (mail me@home)")
         #expect(try shown(bob).mentions.map(\.id) == [bob.me, mallory.me])
-        #expect(try bob.conversation(id)?.lastMessage?.text == "@Robert and @Mallory W: who brings the cake? (mail me@home)")
+        #expect(
+            try bob.conversation(id)?.lastMessage?.text == "@Robert and @Mallory W: who brings the cake? (mail me@home)"
+        )
         #expect(try shown(bob).mentionsMe && shown(mallory).mentionsMe)
         #expect(try !shown(alice).mentionsMe)
         // An edit's mentions replace the message's.

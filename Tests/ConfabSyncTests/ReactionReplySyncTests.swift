@@ -16,7 +16,9 @@ import Testing
             let text =
                 message.isDeleted ? "<deleted>" : message.mentions.isEmpty ? message.text ?? "?" : "<mentions>"
             var line = "\(message.author.shortHex)/\(message.seq): \(text)"
-            if let quote = message.replyTo { line += " ↪ \(quote.ref.author.shortHex)/\(quote.ref.seq) \(quote.summary)" }
+            if let quote = message.replyTo {
+                line += " ↪ \(quote.ref.author.shortHex)/\(quote.ref.seq) \(quote.summary)"
+            }
             for group in message.reactions {
                 line += " [\(group.emoji) " + group.reactors.map(\.id.shortHex).joined(separator: ",") + "]"
             }
@@ -94,7 +96,10 @@ import Testing
             at: bob)
         try harness.run()
         try harness.wrote(
-            [try carol.store.sendMessage("count me in", to: id, replyTo: plan), try carol.store.react("❤️", to: plan, in: id)],
+            [
+                try carol.store.sendMessage("count me in", to: id, replyTo: plan),
+                try carol.store.react("❤️", to: plan, in: id),
+            ],
             at: carol)
         try harness.run()
         #expect(try shown(bob, id) == shown(carol, id))
@@ -133,7 +138,8 @@ import Testing
         // Carol has sessions with both (said hello), and nothing moves unless handed here.
         for peer in [alice, bob] {
             carol.engine.peerConnected(peer.id)
-            _ = try carol.engine.handle(.hello(.init(displayName: peer.name, role: .person, listenPort: 1)), from: peer.id)
+            _ = try carol.engine.handle(
+                .hello(.init(displayName: peer.name, role: .person, listenPort: 1)), from: peer.id)
         }
         // Bob's entries reach Carol first: they wait (their clocks name Alice's message).
         let early = try carol.engine.handle(.entries(bobs), from: bob.id)

@@ -17,7 +17,8 @@ import Testing
         var question = self.question
         question.reactions = reactions
         var answer = Fixtures.message(1, seq: 1, from: Fixtures.me, text: "I do", order: 20)
-        answer.replyTo = Quote(ref: question.ref, authorName: "Bob", text: question.text, isDeleted: false, isHeld: true)
+        answer.replyTo = Quote(
+            ref: question.ref, authorName: "Bob", text: question.text, isDeleted: false, isHeld: true)
         return Fixtures.state(open: 1, history: [question, answer])
     }
 
@@ -121,7 +122,8 @@ import Testing
 
     @Test func quotesAndReactionsAreDrawnAndFollowTheOriginal() {
         let thumbs = ReactionGroup(
-            emoji: "👍", reactors: [NamedPerson(id: Fixtures.me, name: "You"), NamedPerson(id: Fixtures.carol, name: "Carol")],
+            emoji: "👍",
+            reactors: [NamedPerson(id: Fixtures.me, name: "You"), NamedPerson(id: Fixtures.carol, name: "Carol")],
             includesMe: true)
         var state = openChat(reactions: [thumbs])
         var frame = Fixtures.render(state)

@@ -408,7 +408,8 @@ struct ReactionWireTests {
     func react(_ sealed: [UInt8]) throws -> Entry {
         let (_, create) = try makeCreate(title: "")
         return EntryCodec.sign(
-            makeDraft(seq: 2, previous: create.hash, clock: VectorClock([Keys.alice.id: 1]), body: .react(sealed: sealed)),
+            makeDraft(
+                seq: 2, previous: create.hash, clock: VectorClock([Keys.alice.id: 1]), body: .react(sealed: sealed)),
             with: Keys.alice)
     }
 
@@ -427,10 +428,12 @@ struct ReactionWireTests {
         #expect(opened == ReactionContent(target: target, emoji: "👍🏽", removed: true))
         // Bound to its position and its kind: another seq, or opening it as a message, fails.
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openReaction(body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 3)
+            try ConversationCipher.openReaction(
+                body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 3)
         }
         #expect(throws: CryptoError.self) {
-            try ConversationCipher.openMessage(body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
+            try ConversationCipher.openMessage(
+                body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
         }
     }
 

@@ -219,7 +219,8 @@ import Testing
                 vector(edit, "the member's edit of its message (seq 1)", "Hike on Sunday?"),
                 vector(unsend, "the member's deletion for everyone of its message (seq 1)", nil),
                 {
-                    var vector = vector(reply, "the creator's reply to the member's message, mentioning the member", replyContent.text)
+                    var vector = vector(
+                        reply, "the creator's reply to the member's message, mentioning the member", replyContent.text)
                     vector.replyTo = "\(memberID.hex)/1"
                     vector.mentions = [.init(key: memberID.hex, start: 0, length: 7)]
                     return vector

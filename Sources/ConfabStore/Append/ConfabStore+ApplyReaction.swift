@@ -23,13 +23,14 @@ extension ConfabStore {
             entry.conversationID.bytes, reaction.target.author.bytes, reaction.target.seq, entry.author.bytes,
         ]
         if !reaction.removed {
-            let others = try Int.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT count(*) FROM reaction WHERE conversationId = ? AND targetAuthor = ? AND targetSeq = ?
-                        AND reactor = ? AND removed = 0 AND emoji != ?
-                        """),
-                arguments: message + [reaction.emoji]) ?? 0
+            let others =
+                try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT count(*) FROM reaction WHERE conversationId = ? AND targetAuthor = ? AND targetSeq = ?
+                            AND reactor = ? AND removed = 0 AND emoji != ?
+                            """),
+                    arguments: message + [reaction.emoji]) ?? 0
             guard others < Limits.maxReactionsPerReactor else { return }
         }
         try db.cachedStatement(

@@ -6,13 +6,16 @@ extension ConfabStore {
     /// The people `@name` can mention in `conversation`: the other members, by the names
     /// this node knows them by.
     func mentionCandidates(in conversation: ConversationID, db: Database) throws -> [Mentions.Candidate] {
-        try participantNames(conversation: conversation, db: db).map { Mentions.Candidate(person: $0.id, name: $0.name) }
+        try participantNames(conversation: conversation, db: db).map {
+            Mentions.Candidate(person: $0.id, name: $0.name)
+        }
     }
 
     /// What a message of mine seals: its text, the reply, and the members its `@name`s
     /// mention. Refused when it does not fit the plaintext limit (a reply and mentions take
     /// from the text's room, Protocol.md §4.6).
-    static func content(_ text: String, replyTo: MessageRef?, candidates: [Mentions.Candidate]) throws -> MessageContent {
+    static func content(_ text: String, replyTo: MessageRef?, candidates: [Mentions.Candidate]) throws -> MessageContent
+    {
         let content = MessageContent(
             text: text, replyTo: replyTo, mentions: Mentions.find(in: text, candidates: candidates))
         let size = ConversationCipher.plaintextSize(of: content)

@@ -47,7 +47,8 @@ extension ConfabStore {
     }
 
     /// The emoji I have on a message now.
-    private func myReactions(to target: MessageRef, in conversation: ConversationID, db: Database) throws -> Set<String> {
+    private func myReactions(to target: MessageRef, in conversation: ConversationID, db: Database) throws -> Set<String>
+    {
         Set(
             try String.fetchAll(
                 db,

@@ -27,7 +27,8 @@ extension PlainChat {
         guard !emoji.isEmpty, let target = try named ?? newestFromOthers(in: open) else {
             write(
                 emoji.isEmpty
-                    ? "/\(removed ? "unreact" : "react") [MSG] EMOJI — one emoji, such as 👍" : "nothing here to react to yet")
+                    ? "/\(removed ? "unreact" : "react") [MSG] EMOJI — one emoji, such as 👍"
+                    : "nothing here to react to yet")
             return
         }
         let done = try await messenger.react(emoji, to: target.ref, in: open, removed: removed)

@@ -80,7 +80,9 @@ public enum ChatScreen {
                 context: context)
         }
         let isFocused = state.focus == .chat && state.overlay == nil
-        let banner = chat.replyingTo.map { "↪ Replying to " + Preview.line($0.quoteLine, mine: false, limit: 50) + " · Esc cancels" }
+        let banner = chat.replyingTo.map {
+            "↪ Replying to " + Preview.line($0.quoteLine, mine: false, limit: 50) + " · Esc cancels"
+        }
         let input = InputBarView(buffer: state.input, width: width, isFocused: isFocused, banner: banner).render()
         let inputTop = lines.count
         lines += input.lines

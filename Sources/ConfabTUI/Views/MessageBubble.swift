@@ -92,7 +92,9 @@ struct MessageBubble {
             lines.append(place(ScreenLine(padded(quote), quoteStyle)))
         }
         for row in rows { lines.append(place(ScreenLine(padded(row), style))) }
-        for row in Self.reactionRows(of: message, width: width) { lines.append(place(ScreenLine(row, Palette.reactions))) }
+        for row in Self.reactionRows(of: message, width: width) {
+            lines.append(place(ScreenLine(row, Palette.reactions)))
+        }
         lines.append(place(meta()))
         return lines
     }

@@ -55,7 +55,8 @@ public enum ConversationCipher {
         var bytes = encodedPlaintext(content)
         defer { bytes.wipe() }
         return try AEAD.seal(
-            bytes, key: key, additionalData: aad(EntryDomain.message, conversationID: conversationID, author: author, seq: seq))
+            bytes, key: key,
+            additionalData: aad(EntryDomain.message, conversationID: conversationID, author: author, seq: seq))
     }
 
     /// The size of `content` encoded as `MessagePlaintext`, which must be at most
@@ -96,7 +97,8 @@ public enum ConversationCipher {
         _ sealed: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
     ) throws(CryptoError) -> MessageContent {
         var bytes = try AEAD.open(
-            sealed, key: key, additionalData: aad(EntryDomain.message, conversationID: conversationID, author: author, seq: seq))
+            sealed, key: key,
+            additionalData: aad(EntryDomain.message, conversationID: conversationID, author: author, seq: seq))
         defer { bytes.wipe() }
         return try decodeMessagePlaintext(bytes)
     }
@@ -138,7 +140,8 @@ public enum ConversationCipher {
         var bytes: [UInt8] = try! plaintext.serializedBytes()
         defer { bytes.wipe() }
         return try AEAD.seal(
-            bytes, key: key, additionalData: aad(EntryDomain.reaction, conversationID: conversationID, author: author, seq: seq))
+            bytes, key: key,
+            additionalData: aad(EntryDomain.reaction, conversationID: conversationID, author: author, seq: seq))
     }
 
     /// Opens a reaction. One that does not open, does not decode, or names no message or an
@@ -147,14 +150,17 @@ public enum ConversationCipher {
         _ sealed: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
     ) throws(CryptoError) -> ReactionContent {
         var bytes = try AEAD.open(
-            sealed, key: key, additionalData: aad(EntryDomain.reaction, conversationID: conversationID, author: author, seq: seq))
+            sealed, key: key,
+            additionalData: aad(EntryDomain.reaction, conversationID: conversationID, author: author, seq: seq))
         defer { bytes.wipe() }
         return try decodeReactionPlaintext(bytes)
     }
 
     /// Decodes an opened `ReactionPlaintext` and checks it (`openReaction`).
     public static func decodeReactionPlaintext(_ bytes: [UInt8]) throws(CryptoError) -> ReactionContent {
-        guard let plaintext = try? Confab_V1_ReactionPlaintext(serializedBytes: bytes, options: EntryCodec.decodingOptions)
+        guard
+            let plaintext = try? Confab_V1_ReactionPlaintext(
+                serializedBytes: bytes, options: EntryCodec.decodingOptions)
         else { throw .operationFailed("reaction plaintext decoding") }
         return try decodeReaction(plaintext)
     }

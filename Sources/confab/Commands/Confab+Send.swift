@@ -43,7 +43,9 @@ extension Confab {
         func validate() throws {
             if lines && !text.isEmpty { throw ValidationError("--lines reads standard input; give no message text") }
             if timeout <= 0 { throw ValidationError("--timeout must be positive") }
-            if lines && replyTo != nil { throw ValidationError("--reply-to answers with one message; not with --lines") }
+            if lines && replyTo != nil {
+                throw ValidationError("--reply-to answers with one message; not with --lines")
+            }
         }
 
         func run() async throws {

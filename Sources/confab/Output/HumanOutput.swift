@@ -109,7 +109,13 @@ extension HumanOutput {
             // Later lines are indented, so a message cannot start a line that passes for
             // another event.
             let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
-            let reply = message.replyTo.map { " " + Style.dim("(↪ \(Preview.line(TextSanitizer.line($0.authorName + ": " + ($0.text ?? "…")), mine: false, limit: 40)))") } ?? ""
+            let reply =
+                message.replyTo.map {
+                    " "
+                        + Style.dim(
+                            "(↪ \(Preview.line(TextSanitizer.line($0.authorName + ": " + ($0.text ?? "…")), mine: false, limit: 40)))"
+                        )
+                } ?? ""
             return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author))\(reply): "
                 + (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
         case .edited, .deleted:
@@ -127,8 +133,10 @@ extension HumanOutput {
             guard let message = event.message, let reaction = event.reaction else { return "reaction" }
             let emoji = TextSanitizer.line(reaction.emoji)
             let what = reaction.removed ? "took back \(emoji) from" : "reacted \(emoji) to"
-            let text = message.text.map { Preview.line(TextSanitizer.line($0), mine: false, limit: 40) } ?? "#\(message.seq)"
-            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(TextSanitizer.line(reaction.reactorName))) "
+            let text =
+                message.text.map { Preview.line(TextSanitizer.line($0), mine: false, limit: 40) } ?? "#\(message.seq)"
+            return
+                "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(TextSanitizer.line(reaction.reactorName))) "
                 + "\(what) \(TextSanitizer.line(message.authorName)): \(text)"
         case .status:
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  your message #\(event.seq ?? 0) is "
