@@ -71,8 +71,9 @@ import Glibc
         #expect(mine.firstRange(of: "hello")!.lowerBound > theirs.firstRange(of: "hi alice")!.lowerBound)
     }
 
-    @Test func editAndDeleteForEveryoneFromTheChat() async throws {
-        defer { tmux.stop() }
+    /// Alice and Bob in their chats: Alice starts a thread with Bob (Ctrl+K) and writes
+    /// `firstMessage`, Bob opens it and has read it.
+    func threadOpenOnBoth(firstMessage: String) async throws {
         let (alice, bob) = try pair()
         try openChat(alice)
         try openChat(bob)
@@ -82,11 +83,16 @@ import Glibc
         try tmux.press("Space", in: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("alice", text: "Say hi to bob")
-        try tmux.type("see you at 5", into: "alice")
+        try tmux.type(firstMessage, into: "alice")
         try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("bob", text: "see you at 5")
+        try await tmux.waitFor("bob", text: firstMessage)
         try tmux.press("Enter", in: "bob")
         try await tmux.waitFor("alice", text: "read ✓✓")
+    }
+
+    @Test func editAndDeleteForEveryoneFromTheChat() async throws {
+        defer { tmux.stop() }
+        try await threadOpenOnBoth(firstMessage: "see you at 5")
 
         // Ctrl+E selects my newest message; e puts its text in the input bar.
         try tmux.press("C-e", in: "alice")
@@ -113,20 +119,7 @@ import Glibc
 
     @Test func replyAndReactFromTheChat() async throws {
         defer { tmux.stop() }
-        let (alice, bob) = try pair()
-        try openChat(alice)
-        try openChat(bob)
-        try await tmux.waitFor("alice", text: "Online · 1 peer")
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
-        try tmux.type("lunch at noon?", into: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("bob", text: "lunch at noon?")
-        try tmux.press("Enter", in: "bob")
-        try await tmux.waitFor("alice", text: "read ✓✓")
+        try await threadOpenOnBoth(firstMessage: "lunch at noon?")
 
         // Bob: Ctrl+E selects the newest message (Alice's), r replies to it.
         try tmux.press("C-e", in: "bob")

@@ -12,14 +12,7 @@ import Testing
 @Suite("Replies and mentions")
 struct ReplyMentionTests {
     private func group() throws -> (alice: ConfabStore, bob: ConfabStore, mallory: ConfabStore, id: ConversationID) {
-        let alice = try makeStore(Keys.alice)
-        let bob = try makeStore(Keys.bob)
-        let mallory = try makeStore(Keys.mallory)
-        let (id, _) = try alice.createConversation(
-            with: [Keys.bob.id, Keys.mallory.id], title: nil, firstMessage: "who brings the cake?", now: at(1))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: mallory)
-        return (alice, bob, mallory, id)
+        try aliceBobMallory(firstMessage: "who brings the cake?")
     }
 
     private let cake = MessageRef(author: Keys.alice.id, seq: 2)
