@@ -154,6 +154,46 @@ import Glibc
         #expect(try setting.json() as? [String: Bool] == ["typingIndicators": false])
     }
 
+    @Test func replyAndReactFromTheChat() async throws {
+        defer { tmux.stop() }
+        try await openThread(saying: "lunch at noon?")
+
+        // Bob: Ctrl+E selects the newest message (Alice's), r replies to it.
+        try tmux.press("C-e", in: "bob")
+        try await tmux.waitFor("bob", text: "alice's message: r reply · + react")
+        try tmux.type("r", into: "bob")
+        try await tmux.waitFor("bob", text: "↪ Replying to alice: lunch at noon?")
+        try tmux.type("yes, the usual place", into: "bob")
+        try tmux.press("Enter", in: "bob")
+        let quoted = try await tmux.waitFor("alice", text: "yes, the usual place")
+        #expect(quoted.contains { $0.contains("↪ You: lunch at noon?") }, "the reply quotes Alice's message")
+
+        // Alice: Ctrl+E selects Bob's reply, + opens the picker, 1 reacts 👍.
+        try tmux.press("C-e", in: "alice")
+        try await tmux.waitFor("alice", text: "bob's message: r reply · + react · g original")
+        try tmux.type("+", into: "alice")
+        try await tmux.waitFor("alice", text: "Or type one:")
+        try tmux.type("1", into: "alice")
+        try await tmux.waitFor("bob", text: "👍 1 alice")
+        try await tmux.waitFor("alice", text: "👍 1 You")
+
+        // g on the reply selects the message it quotes: Alice's own.
+        try tmux.press("C-e", in: "alice")
+        try await tmux.waitFor("alice", text: "g original")
+        try tmux.type("g", into: "alice")
+        try await tmux.waitFor("alice", text: "Your message: r reply")
+        try tmux.press("Escape", in: "alice")
+
+        // Bob takes nothing back but adds ❤️ by typing it into the picker.
+        try tmux.press("C-e", in: "bob")
+        try await tmux.waitFor("bob", text: "Your message: r reply")
+        try tmux.type("+", into: "bob")
+        try await tmux.waitFor("bob", text: "Or type one:")
+        try tmux.type("❤", into: "bob")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("alice", text: "👍 1 You · ❤️ 1 bob")
+    }
+
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be
     /// read as Alt+key, as from a real terminal. The list on the screen shows that the
     /// chat has read the Esc by itself (the chat view's hints have no "q quit").

@@ -13,14 +13,7 @@ import Testing
 @Suite("Message actions")
 struct MessageActionTests {
     private func group() throws -> (alice: ConfabStore, bob: ConfabStore, mallory: ConfabStore, id: ConversationID) {
-        let alice = try makeStore(Keys.alice)
-        let bob = try makeStore(Keys.bob)
-        let mallory = try makeStore(Keys.mallory)
-        let (id, _) = try alice.createConversation(
-            with: [Keys.bob.id, Keys.mallory.id], title: nil, firstMessage: "meet at noon", now: at(1))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: mallory)
-        return (alice, bob, mallory, id)
+        try aliceBobMallory(firstMessage: "meet at noon")
     }
 
     /// The seq of the first message in a conversation alice created with a first message.

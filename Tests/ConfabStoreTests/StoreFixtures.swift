@@ -188,3 +188,17 @@ extension Array where Element == UInt8 {
         return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }
+
+/// Alice's group with Bob and Mallory, her `firstMessage` at seq 2, held by all three.
+func aliceBobMallory(
+    firstMessage: String
+) throws -> (alice: ConfabStore, bob: ConfabStore, mallory: ConfabStore, id: ConversationID) {
+    let alice = try makeStore(Keys.alice)
+    let bob = try makeStore(Keys.bob)
+    let mallory = try makeStore(Keys.mallory)
+    let (id, _) = try alice.createConversation(
+        with: [Keys.bob.id, Keys.mallory.id], title: nil, firstMessage: firstMessage, now: at(1))
+    try sync(id, from: alice, to: bob)
+    try sync(id, from: alice, to: mallory)
+    return (alice, bob, mallory, id)
+}

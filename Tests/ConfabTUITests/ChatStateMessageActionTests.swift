@@ -3,7 +3,8 @@ import Testing
 
 @testable import ConfabTUI
 
-/// Ctrl+E in the chat: select one of my messages, then edit it (its text in the input bar,
+/// Ctrl+E in the chat: select a message (anyone's: see ChatStateReplyReactTests for reply
+/// and react), then for one of mine edit it (its text in the input bar,
 /// Enter saves, Esc cancels) or delete it for everyone (asks first, only "y" deletes).
 @Suite struct ChatStateMessageActionTests {
     let one = Fixtures.conversation(1)
@@ -21,21 +22,39 @@ import Testing
 
     func myMessage(_ seq: UInt64) -> String { Fixtures.message(1, seq: seq, from: Fixtures.me).id }
 
-    @Test func ctrlESelectsMyNewestMessageAndArrowsMoveAmongMine() {
+    @Test func ctrlESelectsTheNewestMessageAndArrowsMoveAmongAll() {
         var state = openChat()
         _ = state.handle(.control("e"))
         #expect(state.chat?.isSelecting == true)
         #expect(state.chat?.highlight == myMessage(2))
+        #expect(state.notice?.contains("e edit · d delete for everyone") == true)
         _ = state.handle(.up)
         #expect(state.chat?.highlight == myMessage(1))
         _ = state.handle(.up)
-        #expect(state.chat?.highlight == myMessage(1), "Bob's message is not selectable")
+        let bobs = Fixtures.message(1, seq: 1, text: "from Bob").id
+        #expect(state.chat?.highlight == bobs, "anyone's message is selectable, to reply or react")
+        #expect(state.notice?.contains("r reply · + react") == true)
+        #expect(state.notice?.contains("e edit") == false, "only mine can be edited")
+        _ = state.handle(.up)
+        #expect(state.chat?.highlight == bobs)
         _ = state.handle(.down)
-        #expect(state.chat?.highlight == myMessage(2))
+        #expect(state.chat?.highlight == myMessage(1))
         _ = state.handle(.escape)
         #expect(state.chat?.isSelecting == false)
         #expect(state.chat?.highlight == nil)
         #expect(state.focus == .chat)
+    }
+
+    @Test func someoneElsesMessageCannotBeEditedOrDeleted() {
+        var state = Fixtures.state(open: 1, history: [Fixtures.message(1, seq: 1, text: "from Bob")])
+        _ = state.handle(.control("e"))
+        #expect(state.chat?.isSelecting == true)
+        #expect(state.handle(.character("e")).isEmpty)
+        #expect(state.chat?.editing == nil)
+        #expect(state.notice?.contains("Only your own messages can be edited") == true)
+        _ = state.handle(.character("d"))
+        #expect(state.overlay == nil)
+        #expect(state.notice?.contains("Only your own messages") == true)
     }
 
     @Test func editingPutsTheTextInTheInputAndEnterSavesIt() {
@@ -104,11 +123,11 @@ import Testing
         #expect(state.chat?.isSelecting == false)
     }
 
-    @Test func nothingToSelectWithoutAMessageOfMine() {
-        var state = Fixtures.state(open: 1, history: [Fixtures.message(1, seq: 1, text: "from Bob")])
+    @Test func nothingToSelectInAnEmptyChat() {
+        var state = Fixtures.state(open: 1, history: [])
         _ = state.handle(.control("e"))
         #expect(state.chat?.isSelecting == false)
-        #expect(state.notice?.contains("No message of yours") == true)
+        #expect(state.notice?.contains("No message here") == true)
     }
 
     @Test func anEditedOrDeletedMessageReplacesTheOneShown() {

@@ -87,6 +87,39 @@ import Testing
         #expect(deleted?.text == nil)
         input.yield("/unsend")
         try await waitFor("you have no message here to change")
+
+        // /reply and /react act on the newest message from someone else unless told.
+        let bobsMessage = MessageRef(author: bob.me, seq: backSeq)
+        input.yield("/reply sounds good")
+        try await waitFor("You (↪ bob: hello back, edited): sounds good")
+        var reply: ChatMessage?
+        while let event = await bobSees.next() {
+            if case .message(let message) = event, message.text == "sounds good" { reply = message }
+            if reply != nil { break }
+        }
+        #expect(reply?.replyTo?.ref == bobsMessage)
+        input.yield("/react 👍")
+        try await waitFor("You reacted 👍 to bob's message: hello back, edited")
+        var reacted: ReactionChange?
+        while let event = await bobSees.next() {
+            if case .reaction(let message, let change) = event, message.ref == bobsMessage { reacted = change }
+            if reacted != nil { break }
+        }
+        #expect(reacted?.emoji == "👍" && reacted?.removed == false)
+        // Bob's reaction and reply to it come back as lines.
+        let replyRef = try #require(reply).ref
+        _ = try await bob.messenger.react("❤️", to: replyRef, in: message.conversationID, removed: false)
+        try await waitFor("bob reacted ❤️ to your message: sounds good")
+        _ = try await bob.messenger.send("great", to: .conversation(message.conversationID), replyTo: replyRef)
+        try await waitFor("bob (↪ You: sounds good): great")
+        input.yield("/unreact ^3 👍")
+        try await waitFor("You took back 👍 from bob's message: hello back, edited")
+        input.yield("/history")
+        try await waitFor("You (↪ bob: hello back, edited): sounds good [❤️ 1 bob]")
+        input.yield("/react ^9 👍")
+        try await waitFor("there are not 9 messages here")
+        input.yield("/react ^1 yes")
+        try await waitFor("is not one emoji")
         input.yield("/quit")
         await running.value
         await bob.stop()

@@ -400,3 +400,99 @@ struct EntryCodecTests {
         #expect(entry.kind == .message)
     }
 }
+
+/// The react kind and what a message plaintext carries beyond its text (Protocol.md §4.5,
+/// §4.7): sizes checked at decode, meaning only after opening.
+@Suite("Reactions and replies on the wire")
+struct ReactionWireTests {
+    func react(_ sealed: [UInt8]) throws -> Entry {
+        let (_, create) = try makeCreate(title: "")
+        return EntryCodec.sign(
+            makeDraft(
+                seq: 2, previous: create.hash, clock: VectorClock([Keys.alice.id: 1]), body: .react(sealed: sealed)),
+            with: Keys.alice)
+    }
+
+    @Test func aReactionRoundTripsAndOpensOnlyAsAReaction() throws {
+        let (key, _) = try makeCreate(title: "")
+        let target = MessageRef(author: Keys.bob.id, seq: 7)
+        let sealed = try ConversationCipher.sealReaction(
+            ReactionContent(target: target, emoji: "👍🏽", removed: true), key: key, conversationID: conversation,
+            author: Keys.alice.id, seq: 2)
+        let entry = try react(sealed)
+        let decoded = try EntryCodec.decode(EntryCodec.encode(entry))
+        #expect(decoded == entry && decoded.kind == .react)
+        guard case .react(let body) = decoded.body else { throw WireError.malformed("kind") }
+        let opened = try ConversationCipher.openReaction(
+            body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
+        #expect(opened == ReactionContent(target: target, emoji: "👍🏽", removed: true))
+        // Bound to its position and its kind: another seq, or opening it as a message, fails.
+        #expect(throws: CryptoError.self) {
+            try ConversationCipher.openReaction(
+                body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 3)
+        }
+        #expect(throws: CryptoError.self) {
+            try ConversationCipher.openMessage(
+                body, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
+        }
+    }
+
+    @Test func aSealedReactionIsBoundedBeforeAnythingElse() throws {
+        let limit = ConversationCipher.maxReactionPlaintextBytes + ConversationCipher.overhead
+        #expect(throws: WireError.tooLarge("sealed reaction", limit: limit, actual: limit + 1)) {
+            try EntryCodec.decode(EntryCodec.encode(try react([UInt8](repeating: 1, count: limit + 1))))
+        }
+        #expect(throws: WireError.self) {
+            try EntryCodec.decode(EntryCodec.encode(try react([UInt8](repeating: 1, count: 39))))
+        }
+        _ = try EntryCodec.decode(EntryCodec.encode(try react([UInt8](repeating: 1, count: limit))))
+        // The longest reaction that can be written fits.
+        let (key, _) = try makeCreate(title: "")
+        let longest = try ConversationCipher.sealReaction(
+            ReactionContent(
+                target: MessageRef(author: Keys.bob.id, seq: Limits.maxSeq), emoji: "👩🏽‍❤️‍💋‍👨🏿", removed: true),
+            key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
+        #expect(longest.count <= limit)
+    }
+
+    @Test func aReactionWithoutATargetOrAnEmojiDoesNotOpen() throws {
+        var plaintext = Confab_V1_ReactionPlaintext()
+        plaintext.emoji = "👍"
+        #expect(throws: CryptoError.self) { try ConversationCipher.decodeReaction(plaintext) }
+        plaintext.target.author = Data(repeating: 1, count: 31)
+        plaintext.target.seq = 1
+        #expect(throws: CryptoError.self) { try ConversationCipher.decodeReaction(plaintext) }
+        plaintext.target.author = Data(Keys.bob.id.bytes)
+        plaintext.target.seq = 0
+        #expect(throws: CryptoError.self) { try ConversationCipher.decodeReaction(plaintext) }
+        plaintext.target.seq = 1
+        plaintext.emoji = "two words"
+        #expect(throws: CryptoError.self) { try ConversationCipher.decodeReaction(plaintext) }
+        plaintext.emoji = "👍"
+        #expect(try ConversationCipher.decodeReaction(plaintext).target == MessageRef(author: Keys.bob.id, seq: 1))
+    }
+
+    @Test func aMessageCarriesItsReplyAndMentionsAndDropsMalformedOnes() throws {
+        let (key, _) = try makeCreate(title: "")
+        let content = MessageContent(
+            text: "@bob yes", replyTo: MessageRef(author: Keys.bob.id, seq: 3),
+            mentions: [Mention(person: Keys.bob.id, start: 0, length: 4)])
+        let sealed = try ConversationCipher.sealMessage(
+            content, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2)
+        #expect(
+            try ConversationCipher.openMessageContent(
+                sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2) == content)
+        #expect(
+            try ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: Keys.alice.id, seq: 2) == "@bob yes")
+        var plaintext = Confab_V1_MessagePlaintext()
+        plaintext.text = "hi"
+        plaintext.replyTo.author = Data([1, 2, 3])
+        plaintext.replyTo.seq = 3
+        var bad = Confab_V1_Mention()
+        bad.key = Data([9])
+        plaintext.mentions = [bad]
+        let decoded = ConversationCipher.decodeContent(plaintext)
+        #expect(decoded == MessageContent(text: "hi"), "the text stays, the malformed reference and mention go")
+    }
+}

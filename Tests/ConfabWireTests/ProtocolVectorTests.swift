@@ -33,6 +33,22 @@ import Testing
             var plaintext: String?
             /// The seq of the message an edit or an unsend acts on.
             var target: UInt64?
+            /// The message a message replies to, as `author-key/seq`.
+            var replyTo: String?
+            /// A message's mentions.
+            var mentions: [MentionVector]?
+            /// What a react entry's plaintext holds.
+            var reaction: ReactionVector?
+        }
+        struct MentionVector: Codable {
+            var key: String
+            var start: Int
+            var length: Int
+        }
+        struct ReactionVector: Codable {
+            var target: String
+            var emoji: String
+            var remove: Bool
         }
         struct BeaconVector: Codable {
             var nodeSeed: String
@@ -88,9 +104,13 @@ import Testing
                     try ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: id)
                         == vector.plaintext)
             case .message(let sealed):
-                let text = try ConversationCipher.openMessage(
+                let content = try ConversationCipher.openMessageContent(
                     sealed, key: key, conversationID: id, author: entry.author, seq: entry.seq)
-                #expect(text == vector.plaintext)
+                #expect(content.text == vector.plaintext)
+                #expect(content.replyTo.map { "\($0.author.hex)/\($0.seq)" } == vector.replyTo)
+                #expect(
+                    content.mentions.map { "\($0.person.hex) \($0.start) \($0.length)" }
+                        == (vector.mentions ?? []).map { "\($0.key) \($0.start) \($0.length)" })
             case .edit(let target, let sealed):
                 #expect(target == vector.target)
                 let text = try ConversationCipher.openMessage(
@@ -99,6 +119,12 @@ import Testing
             case .unsend(let target):
                 #expect(target == vector.target)
                 #expect(vector.plaintext == nil)
+            case .react(let sealed):
+                let reaction = try ConversationCipher.openReaction(
+                    sealed, key: key, conversationID: id, author: entry.author, seq: entry.seq)
+                let expected = try #require(vector.reaction)
+                #expect("\(reaction.target.author.hex)/\(reaction.target.seq)" == expected.target)
+                #expect(reaction.emoji == expected.emoji && reaction.removed == expected.remove)
             default:
                 Issue.record("unexpected kind in \(vector.description)")
             }
@@ -153,6 +179,26 @@ import Testing
                 conversationID: id, seq: 3, previous: edit.hash, timestamp: 1_800_000_180_000,
                 clock: VectorClock([creatorID: 1, memberID: 2]), body: .unsend(target: 1)),
             with: member)
+        let replyContent = MessageContent(
+            text: "@member count me in", replyTo: MessageRef(author: memberID, seq: 1),
+            mentions: [Mention(person: memberID, start: 0, length: 7)])
+        let reply = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 2, previous: create.hash, timestamp: 1_800_000_090_000,
+                clock: VectorClock([creatorID: 1, memberID: 1]),
+                body: .message(
+                    sealed: try ConversationCipher.sealMessage(
+                        replyContent, key: key, conversationID: id, author: creatorID, seq: 2))),
+            with: creator)
+        let reactionContent = ReactionContent(target: MessageRef(author: memberID, seq: 1), emoji: "👍", removed: false)
+        let react = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 3, previous: reply.hash, timestamp: 1_800_000_100_000,
+                clock: VectorClock([creatorID: 2, memberID: 1]),
+                body: .react(
+                    sealed: try ConversationCipher.sealReaction(
+                        reactionContent, key: key, conversationID: id, author: creatorID, seq: 3))),
+            with: creator)
         func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
             Vectors.EntryVector(
                 description: description, encoded: EntryCodec.encode(entry).hexString,
@@ -172,6 +218,18 @@ import Testing
                 vector(message, "the member's first message, after it held the create entry", "Hike on Saturday?"),
                 vector(edit, "the member's edit of its message (seq 1)", "Hike on Sunday?"),
                 vector(unsend, "the member's deletion for everyone of its message (seq 1)", nil),
+                {
+                    var vector = vector(
+                        reply, "the creator's reply to the member's message, mentioning the member", replyContent.text)
+                    vector.replyTo = "\(memberID.hex)/1"
+                    vector.mentions = [.init(key: memberID.hex, start: 0, length: 7)]
+                    return vector
+                }(),
+                {
+                    var vector = vector(react, "the creator's reaction 👍 to the member's message", nil)
+                    vector.reaction = .init(target: "\(memberID.hex)/1", emoji: "👍", remove: false)
+                    return vector
+                }(),
             ],
             beacon: .init(
                 nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,

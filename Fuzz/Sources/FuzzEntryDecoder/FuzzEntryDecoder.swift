@@ -3,10 +3,13 @@ import ConfabCrypto
 import ConfabModel
 import ConfabWire
 
-// Two modes, chosen by the first byte. Raw: the input is an entry from a hostile peer and
-// must be rejected with a WireError or accepted, never crash. Mutation: a validly signed
-// entry is corrupted at positions the input chooses; if the result still decodes, the
-// signature check guarantees it carries exactly the original content.
+// Three modes, chosen by the first byte. Raw (mode % 4 == 0): the input is an entry from a
+// hostile peer and must be rejected with a WireError or accepted, never crash. Plaintext
+// (mode % 4 == 2): the input is what a member opened from a message, an edit or a reaction
+// (the sealed parts a relay cannot check): decoded as each, and a message's mentions checked
+// against its text and drawn, never crashing. Mutation (odd): a validly signed entry is
+// corrupted at positions the input chooses; if the result still decodes, the signature
+// check guarantees it carries exactly the original content.
 
 private let author = try! SigningKeyPair(seed: [UInt8](repeating: 7, count: 32))
 private let other = try! SigningKeyPair(seed: [UInt8](repeating: 9, count: 32))
@@ -57,8 +60,30 @@ private let samples: [Entry] = {
             conversationID: conversation, seq: 5, previous: edit.hash, timestamp: 1_700_000_000_004,
             clock: VectorClock([me: 4, you: 4]), body: .unsend(target: 2)),
         with: author)
-    return [create, message, receipt, edit, unsend]
+    let reply = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 6, previous: unsend.hash, timestamp: 1_700_000_000_005,
+            clock: VectorClock([me: 5, you: 4]),
+            body: .message(
+                sealed: try! ConversationCipher.sealMessage(
+                    MessageContent(
+                        text: "@you yes", replyTo: MessageRef(author: you, seq: 4),
+                        mentions: [Mention(person: you, start: 0, length: 4)]),
+                    key: key, conversationID: conversation, author: me, seq: 6))),
+        with: author)
+    let react = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 7, previous: reply.hash, timestamp: 1_700_000_000_006,
+            clock: VectorClock([me: 6, you: 4]),
+            body: .react(
+                sealed: try! ConversationCipher.sealReaction(
+                    ReactionContent(target: MessageRef(author: you, seq: 4), emoji: "👍🏽", removed: false), key: key,
+                    conversationID: conversation, author: me, seq: 7))),
+        with: author)
+    return [create, message, receipt, edit, unsend, reply, react]
 }()
+
+private let members: Set<NodeID> = [NodeID(author.publicKey), NodeID(other.publicKey)]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -66,8 +91,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let mode = input.first else { return 0 }
     let body = Array(input.dropFirst())
 
-    if mode & 1 == 0 {
+    if mode & 3 == 0 {
         _ = try? EntryCodec.decode(body)
+        return 0
+    }
+    if mode & 3 == 2 {
+        if let content = try? ConversationCipher.decodeMessagePlaintext(body) {
+            let mentions = Mentions.valid(content.mentions, in: content.text, isMember: members.contains)
+            _ = Mentions.render(content.text, mentions: mentions) { $0.shortHex }
+        }
+        if let reaction = try? ConversationCipher.decodeReactionPlaintext(body) {
+            precondition(ReactionEmoji.isValid(reaction.emoji), "a reaction decoded with an emoji that is not one")
+        }
         return 0
     }
 

@@ -20,6 +20,15 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// The texts the message had before its current one, oldest first (the original, then
     /// each edit but the latest); empty when never edited or deleted.
     public var edits: [Version] = []
+    /// The message this one replies to, as it reads now (nil: not a reply).
+    public var replyTo: Quote?
+    /// The people the text mentions (members of the conversation), in text order; their
+    /// `@name`s in `text` are this node's names for them.
+    public var mentions: [NamedPerson] = []
+    /// Whether the text mentions me.
+    public var mentionsMe = false
+    /// The emoji under the message, most used first.
+    public var reactions: [ReactionGroup] = []
 
     /// A text the message had, and when its author wrote it.
     public struct Version: Sendable, Equatable, Codable {

@@ -20,4 +20,16 @@ public enum Limits {
     /// and sorts sensibly; within that an author's clock is its own (display order uses it
     /// only to break ties, and the list caps it, Protocol.md §6).
     public static let timestampRange: ClosedRange<Int64> = 0...32_503_680_000_000
+    /// UTF-8 bytes of one reaction's emoji (one grapheme cluster: the longest emoji
+    /// sequences, flags of subdivisions and families with skin tones, take about 35).
+    public static let maxReactionBytes = 64
+    /// Emoji one person may have on one message at a time; more are ignored, by every node
+    /// alike (only the reactor's own entries decide it, in its log order).
+    public static let maxReactionsPerReactor = 8
+    /// Mentions one message may carry; more are ignored.
+    public static let maxMentions = 64
+    /// Encoded `MessagePlaintext` (text, reply, mentions): the text limit and 64 bytes, so
+    /// a sealed message stays within the limit earlier versions check (Protocol.md §4.6). A
+    /// reply or mentions take from the text's room.
+    public static let maxMessagePlaintextBytes = maxMessageTextBytes + 64
 }

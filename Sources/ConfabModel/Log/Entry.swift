@@ -62,6 +62,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case edit = 4
     /// Delete for everyone: a tombstone for one of its author's earlier messages.
     case unsend = 5
+    /// An emoji added to or taken back from any message of the conversation.
+    case react = 6
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -77,6 +79,9 @@ public enum EntryBody: Sendable, Equatable {
     case edit(target: UInt64, sealed: [UInt8])
     /// Delete for everyone: the author's own message at seq `target` (`target < seq`).
     case unsend(target: UInt64)
+    /// A reaction, sealed whole (target, emoji, added or taken back): relays learn only
+    /// that the author reacted.
+    case react(sealed: [UInt8])
     case unknown
 
     public var kind: EntryKind {
@@ -86,6 +91,7 @@ public enum EntryBody: Sendable, Equatable {
         case .receipt: return .receipt
         case .edit: return .edit
         case .unsend: return .unsend
+        case .react: return .react
         case .unknown: return .unknown
         }
     }

@@ -11,6 +11,9 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case edited
         /// A message's author deleted it for everyone; `message` has no text.
         case deleted
+        /// Someone reacted to a message or took a reaction back: `message` is the message
+        /// with its reactions now, `reaction` the change.
+        case reaction
         case status
         case peerOnline = "peer_online"
         case peerOffline = "peer_offline"
@@ -31,6 +34,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var author: NodeID?
     public var authorName: String?
     public var active: Bool?
+    public var reaction: JSONOutput.Reaction?
 
     public init(_ event: NodeEvent) {
         switch event {
@@ -43,6 +47,10 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .deleted(let message):
             self.event = .deleted
             self.message = JSONOutput.message(message)
+        case .reaction(let message, let change):
+            self.event = .reaction
+            self.message = JSONOutput.message(message)
+            self.reaction = JSONOutput.reaction(change)
         case .status(let conversation, let seq, let status):
             self.event = .status
             self.conversation = conversation
@@ -70,7 +78,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
     public func nodeEvent(store: ConfabStore) -> NodeEvent? {
         switch event {
-        case .message, .edited, .deleted:
+        case .message, .edited, .deleted, .reaction:
             guard let message, let conversation = ConversationID(hex: message.conversation),
                 let author = NodeID(hex: message.author),
                 let stored = try? store.message(conversation, author: author, seq: message.seq)
@@ -78,6 +86,13 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             switch event {
             case .edited: return .edited(stored)
             case .deleted: return .deleted(stored)
+            case .reaction:
+                guard let reaction, let reactor = NodeID(hex: reaction.reactor) else { return nil }
+                return .reaction(
+                    stored,
+                    ReactionChange(
+                        reactor: reactor, reactorName: reaction.reactorName, emoji: reaction.emoji,
+                        removed: reaction.removed))
             default: return .message(stored)
             }
         case .status:
@@ -99,7 +114,7 @@ extension NodeEvent {
     /// Whether a watcher of `conversation` wants this event.
     func concerns(_ conversation: ConversationID) -> Bool {
         switch self {
-        case .message(let message), .edited(let message), .deleted(let message):
+        case .message(let message), .edited(let message), .deleted(let message), .reaction(let message, _):
             message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation
@@ -112,6 +127,6 @@ extension NodeEvent {
 extension JSONOutput.Message: Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         a.id == b.id && a.text == b.text && a.status == b.status && a.editedAt == b.editedAt
-            && a.deleted == b.deleted
+            && a.deleted == b.deleted && a.replyTo == b.replyTo && a.reactions == b.reactions
     }
 }

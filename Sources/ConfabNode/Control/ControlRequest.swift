@@ -8,12 +8,15 @@ import Foundation
 public enum ControlRequest: Sendable, Equatable {
     case status
     case peers
-    case send(text: String, to: MessageTarget)
+    /// A message, a reply to `replyTo` when given (a message of the same conversation).
+    case send(text: String, to: MessageTarget, replyTo: MessageRef? = nil)
     case create(participants: [NodeID], title: String?, firstMessage: String?)
     /// A new text for my message `target` (its seq) in `conversation`.
     case edit(conversation: ConversationID, target: UInt64, text: String)
     /// Delete my message `target` in `conversation` for everyone.
     case unsend(conversation: ConversationID, target: UInt64)
+    /// My reaction `emoji` to any message of `conversation`, added or taken back.
+    case react(conversation: ConversationID, target: MessageRef, emoji: String, removed: Bool)
     case markRead(ConversationID)
     case setFlag(LocalFlag, Bool, on: ConversationID)
     case delete(ConversationID)
@@ -34,6 +37,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .create: "create"
         case .edit: "edit"
         case .unsend: "unsend"
+        case .react: "react"
         case .markRead: "mark_read"
         case .setFlag: "set_flag"
         case .delete: "delete"
@@ -77,6 +81,11 @@ extension ControlEnvelope: Codable {
         var value: Bool?
         var trust: String?
         var target: UInt64?
+        /// A message named by author and seq: what a reply answers, what a reaction is on.
+        var message: MessageRef?
+        var replyTo: MessageRef?
+        var emoji: String?
+        var remove: Bool?
     }
 
     /// Why a request line could not be read; the message goes back to the caller.
@@ -110,7 +119,7 @@ extension ControlEnvelope: Codable {
             case (nil, let peer?): target = .newConversation(with: peer)
             default: throw Malformed(description: "send needs exactly one of params conversation and peer")
             }
-            request = .send(text: try need(params.text, "text"), to: target)
+            request = .send(text: try need(params.text, "text"), to: target, replyTo: params.replyTo)
         case "create":
             request = .create(
                 participants: try need(params.participants, "participants"), title: params.title,
@@ -122,6 +131,11 @@ extension ControlEnvelope: Codable {
         case "unsend":
             request = .unsend(
                 conversation: try need(params.conversation, "conversation"), target: try need(params.target, "target"))
+        case "react":
+            request = .react(
+                conversation: try need(params.conversation, "conversation"),
+                target: try need(params.message, "message"), emoji: try need(params.emoji, "emoji"),
+                removed: params.remove ?? false)
         case "mark_read": request = .markRead(try need(params.conversation, "conversation"))
         case "set_flag":
             guard let flag = params.flag.flatMap(LocalFlag.init(rawValue:)) else {
@@ -154,8 +168,9 @@ extension ControlEnvelope: Codable {
         var params = Params()
         switch request {
         case .status, .peers, .resync: break
-        case .send(let text, let target):
+        case .send(let text, let target, let replyTo):
             params.text = text
+            params.replyTo = replyTo
             switch target {
             case .conversation(let id): params.conversation = id
             case .newConversation(let peer): params.peer = peer
@@ -171,6 +186,11 @@ extension ControlEnvelope: Codable {
         case .unsend(let id, let target):
             params.conversation = id
             params.target = target
+        case .react(let id, let target, let emoji, let removed):
+            params.conversation = id
+            params.message = target
+            params.emoji = emoji
+            params.remove = removed
         case .markRead(let id), .delete(let id), .changed(let id): params.conversation = id
         case .setFlag(let flag, let value, let id):
             params.flag = flag.rawValue

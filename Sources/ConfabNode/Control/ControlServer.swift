@@ -124,12 +124,13 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// The `send`s to one existing conversation at the front of `requests`.
+    /// The `send`s to one existing conversation at the front of `requests` (replies go
+    /// one at a time).
     private static func sendRun(_ requests: ArraySlice<Result<ControlEnvelope, any Error>>) -> [ControlEnvelope] {
         var run: [ControlEnvelope] = []
         var target: ConversationID?
         for request in requests {
-            guard case .success(let envelope) = request, case .send(_, .conversation(let id)) = envelope.request,
+            guard case .success(let envelope) = request, case .send(_, .conversation(let id), nil) = envelope.request,
                 target == nil || target == id
             else { break }
             target = id
@@ -143,7 +144,7 @@ public final class ControlServer: Sendable {
     private static func answer(_ sends: [ControlEnvelope], messenger: LocalMessenger) async -> [ByteBuffer] {
         var texts: [String] = []
         var conversation: ConversationID?
-        for case .send(let text, .conversation(let id)) in sends.map(\.request) {
+        for case .send(let text, .conversation(let id), _) in sends.map(\.request) {
             texts.append(text)
             conversation = id
         }
@@ -179,7 +180,8 @@ public final class ControlServer: Sendable {
             switch envelope.request {
             case .status: return reply(try await messenger.status(), id)
             case .peers: return reply(try await messenger.peers(), id)
-            case .send(let text, let target): return reply(try await messenger.send(text, to: target), id)
+            case .send(let text, let target, let replyTo):
+                return reply(try await messenger.send(text, to: target, replyTo: replyTo), id)
             case .create(let participants, let title, let firstMessage):
                 let created = try await messenger.create(with: participants, title: title, firstMessage: firstMessage)
                 return reply(created, id)
@@ -187,6 +189,8 @@ public final class ControlServer: Sendable {
                 return reply(try await messenger.edit(target, in: conversation, text: text), id)
             case .unsend(let conversation, let target):
                 return reply(try await messenger.unsend(target, in: conversation), id)
+            case .react(let conversation, let target, let emoji, let removed):
+                return reply(try await messenger.react(emoji, to: target, in: conversation, removed: removed), id)
             case .markRead(let conversation): return reply(try await messenger.markRead(conversation), id)
             case .setFlag(let flag, let value, let conversation):
                 try await messenger.setFlag(flag, value, on: conversation)

@@ -58,6 +58,48 @@ public enum JSONOutput {
         public let deleted: Bool?
         /// The texts it had before the current one, oldest first; absent when never edited.
         public let edits: [Version]?
+        /// The message this one replies to, as it reads now; absent when not a reply.
+        public let replyTo: Quoted?
+        /// The members the text mentions, in text order; absent when none.
+        public let mentions: [Person]?
+        /// Present (true) when the text mentions me.
+        public let mentionsMe: Bool?
+        /// The emoji on the message, most reactors first; absent when none.
+        public let reactions: [ReactionGroup]?
+    }
+
+    /// The original of a reply: its id, author and text now (`deleted` once its author
+    /// deleted it for everyone; `missing` while it is not held here).
+    public struct Quoted: Codable, Sendable, Equatable {
+        public let id: String
+        public let author: String
+        public let authorName: String
+        public let seq: UInt64
+        public let text: String?
+        public let deleted: Bool?
+        public let missing: Bool?
+    }
+
+    /// A key and this node's name for it.
+    public struct Person: Codable, Sendable, Equatable {
+        public let id: String
+        public let name: String
+    }
+
+    /// One emoji on a message: how many, who (in the order they reacted), and whether I did.
+    public struct ReactionGroup: Codable, Sendable, Equatable {
+        public let emoji: String
+        public let count: Int
+        public let reactors: [Person]
+        public let mine: Bool
+    }
+
+    /// A reaction added or taken back, as a `reaction` event carries it.
+    public struct Reaction: Codable, Sendable, Equatable {
+        public let reactor: String
+        public let reactorName: String
+        public let emoji: String
+        public let removed: Bool
     }
 
     /// An earlier text of an edited message, and when its author wrote it.
@@ -106,7 +148,29 @@ public enum JSONOutput {
             id: m.id, conversation: m.conversationID.hex, author: m.author.hex, authorName: m.authorName, seq: m.seq,
             mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue,
             editedAt: m.editedAt.map(timestamp), deleted: m.isDeleted ? true : nil,
-            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) })
+            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) },
+            replyTo: m.replyTo.map { quoted($0, in: m.conversationID) },
+            mentions: m.mentions.isEmpty ? nil : m.mentions.map { Person(id: $0.id.hex, name: $0.name) },
+            mentionsMe: m.mentionsMe ? true : nil,
+            reactions: m.reactions.isEmpty
+                ? nil
+                : m.reactions.map { group in
+                    ReactionGroup(
+                        emoji: group.emoji, count: group.count,
+                        reactors: group.reactors.map { Person(id: $0.id.hex, name: $0.name) }, mine: group.includesMe)
+                })
+    }
+
+    static func quoted(_ quote: Quote, in conversation: ConversationID) -> Quoted {
+        Quoted(
+            id: quote.ref.id(in: conversation), author: quote.ref.author.hex, authorName: quote.authorName,
+            seq: quote.ref.seq, text: quote.text, deleted: quote.isDeleted ? true : nil,
+            missing: quote.isHeld ? nil : true)
+    }
+
+    public static func reaction(_ change: ReactionChange) -> Reaction {
+        Reaction(
+            reactor: change.reactor.hex, reactorName: change.reactorName, emoji: change.emoji, removed: change.removed)
     }
 
     public static func peer(_ p: Peer) -> PeerInfo {

@@ -57,6 +57,15 @@ final class EventHub: Sendable {
                 if let message = try? store.message(entry.conversationID, author: entry.author, seq: target) {
                     emit(entry.kind == .edit ? .edited(message) : .deleted(message))
                 }
+            case .react:
+                // Only a reaction that decides its row now (one that opened and names a
+                // message in its past), and only on a message held here.
+                if let (target, change) = try? store.reaction(
+                    in: entry.conversationID, reactor: entry.author, seq: entry.seq),
+                    let message = try? store.message(entry.conversationID, author: target.author, seq: target.seq)
+                {
+                    emit(.reaction(message, change))
+                }
             default:
                 break
             }

@@ -17,8 +17,8 @@ public final class AttachedMessenger: Messenger {
         connection = try await ControlConnection(local.directory)
     }
 
-    public func send(_ text: String, to target: MessageTarget) async throws -> SentMessage {
-        try await connection.call(.send(text: text, to: target))
+    public func send(_ text: String, to target: MessageTarget, replyTo: MessageRef?) async throws -> SentMessage {
+        try await connection.call(.send(text: text, to: target, replyTo: replyTo))
     }
 
     /// Every request written at once, the answers read in order: one round trip for the
@@ -33,6 +33,12 @@ public final class AttachedMessenger: Messenger {
 
     public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
         try await connection.call(.unsend(conversation: conversation, target: seq))
+    }
+
+    public func react(
+        _ emoji: String, to target: MessageRef, in conversation: ConversationID, removed: Bool
+    ) async throws -> ReactionSent {
+        try await connection.call(.react(conversation: conversation, target: target, emoji: emoji, removed: removed))
     }
 
     public func create(

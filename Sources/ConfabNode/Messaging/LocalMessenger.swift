@@ -19,15 +19,18 @@ public struct LocalMessenger: Messenger {
 
     private var store: ConfabStore { local.store }
 
-    public func send(_ text: String, to target: MessageTarget) async throws -> SentMessage {
+    public func send(_ text: String, to target: MessageTarget, replyTo: MessageRef?) async throws -> SentMessage {
         let entry: Entry
         let created: Bool
         switch target {
         case .conversation(let id):
             try MessageTarget.refuseOnlyBlocked(in: id, store: store)
-            entry = try store.sendMessage(text, to: id)
+            entry = try store.sendMessage(text, to: id, replyTo: replyTo)
             created = false
         case .newConversation(let peer):
+            guard replyTo == nil else {
+                throw StoreError.invalidInput("a reply goes to the conversation of the message it answers")
+            }
             try MessageTarget.refuseBlocked(peer, store: store)
             guard let message = try store.createConversation(with: [peer], firstMessage: text).message else {
                 throw StoreError.invalidInput("the message is empty")
@@ -57,6 +60,20 @@ public struct LocalMessenger: Messenger {
         let entry = try store.unsendMessage(seq, in: conversation)
         try await node?.didWrite([entry])
         return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
+    }
+
+    public func react(
+        _ emoji: String, to target: MessageRef, in conversation: ConversationID, removed: Bool
+    ) async throws -> ReactionSent {
+        try MessageTarget.refuseOnlyBlocked(in: conversation, store: store)
+        let entry = try store.react(emoji, to: target, in: conversation, removed: removed)
+        try await node?.didWrite([entry])
+        guard let stored = try store.reaction(in: conversation, reactor: store.me, seq: entry.seq) else {
+            throw StoreError.invalidInput("the reaction was not stored")
+        }
+        return ReactionSent(
+            conversation: conversation, target: target.id(in: conversation), emoji: stored.change.emoji,
+            removed: removed, seq: entry.seq, status: .sending)
     }
 
     public func create(

@@ -9,8 +9,9 @@ import ConfabStore
 /// every write is stored before the call returns, and a node that runs offers it to peers
 /// at once.
 public protocol Messenger: Sendable {
-    /// Stores a message and hands it to the network; returns once it is stored.
-    func send(_ text: String, to target: MessageTarget) async throws -> SentMessage
+    /// Stores a message (a reply to `replyTo`, a message of the same conversation, when
+    /// given) and hands it to the network; returns once it is stored.
+    func send(_ text: String, to target: MessageTarget, replyTo: MessageRef?) async throws -> SentMessage
     /// Several messages to one conversation, in order, each stored before its
     /// acknowledgement comes back, in as few transactions as the node can (`send --lines`
     /// reading a fast pipe). All or nothing.
@@ -20,6 +21,11 @@ public protocol Messenger: Sendable {
     func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction
     /// Deletes my message `seq` in `conversation` for everyone (Protocol.md §4.5).
     func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction
+    /// Adds my reaction `emoji` to a message of `conversation`, anyone's, or takes it back
+    /// (`removed`) (Protocol.md §4.5). Returns once it is stored.
+    func react(
+        _ emoji: String, to target: MessageRef, in conversation: ConversationID, removed: Bool
+    ) async throws -> ReactionSent
     /// Starts a conversation (a new thread), with an optional first message.
     func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
     /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one
@@ -48,6 +54,13 @@ public protocol Messenger: Sendable {
     func events(for conversation: ConversationID?) async throws -> AsyncStream<NodeEvent>
     /// Stops a node this messenger started in this process; an attached node keeps running.
     func close() async
+}
+
+extension Messenger {
+    /// Stores a message that replies to nothing.
+    public func send(_ text: String, to target: MessageTarget) async throws -> SentMessage {
+        try await send(text, to: target, replyTo: nil)
+    }
 }
 
 /// Where a message goes, already resolved: front ends resolve names (`Resolver`), the node
@@ -85,6 +98,29 @@ public struct MessageAction: Sendable, Equatable, Codable {
     public init(conversation: ConversationID, target: UInt64, seq: UInt64, status: DeliveryStatus) {
         self.conversation = conversation
         self.target = target
+        self.seq = seq
+        self.status = status
+    }
+}
+
+/// A reaction that was stored: the message (`target`, its id as `history --json` prints
+/// it), the emoji, whether it was taken back, and the seq of the new entry.
+public struct ReactionSent: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let target: String
+    public let emoji: String
+    public let removed: Bool
+    public let seq: UInt64
+    public let status: DeliveryStatus
+
+    public init(
+        conversation: ConversationID, target: String, emoji: String, removed: Bool, seq: UInt64,
+        status: DeliveryStatus
+    ) {
+        self.conversation = conversation
+        self.target = target
+        self.emoji = emoji
+        self.removed = removed
         self.seq = seq
         self.status = status
     }

@@ -70,6 +70,7 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         case unknownConversation(String, known: [String])
         case ambiguous(String, candidates: [String])
         case noConversation(String)
+        case unknownMessage(String, why: String)
     }
 
     private let reason: Reason
@@ -84,6 +85,9 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         ResolveError(reason: .ambiguous(name, candidates: candidates))
     }
     static func noConversation(with name: String) -> ResolveError { ResolveError(reason: .noConversation(name)) }
+    static func unknownMessage(_ text: String, why: String) -> ResolveError {
+        ResolveError(reason: .unknownMessage(text, why: why))
+    }
 
     var isUnknown: Bool {
         if case .unknownPeer = reason { return true }
@@ -107,6 +111,8 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
                 + "type more of the key or id"
         case .noConversation(let name):
             return "no conversation with \(name) yet — start one with \"confab new \(name)\""
+        case .unknownMessage(let text, let why):
+            return "no message \"\(text)\" to act on: \(why)"
         }
     }
 }

@@ -9,6 +9,9 @@ public enum NodeEvent: Sendable, Equatable {
     case edited(ChatMessage)
     /// A message's author deleted it for everyone: the message as it is now (no text).
     case deleted(ChatMessage)
+    /// Someone added a reaction to a message or took one back: the message as it reads
+    /// now (its reactions), and the change.
+    case reaction(ChatMessage, ReactionChange)
     /// One of my messages changed status.
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)

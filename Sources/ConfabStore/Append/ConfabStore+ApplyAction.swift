@@ -28,16 +28,18 @@ extension ConfabStore {
         }
     }
 
-    /// The edit's text replaces the message's; the text it replaces joins the edit trail.
-    /// An author's entries arrive in seq order, so the latest edit is the last applied; the
-    /// seq check keeps it so whatever the path.
+    /// The edit's text replaces the message's, and its mentions the message's (the reply
+    /// stays the original's: an edit's own `reply_to` is ignored); the text it replaces
+    /// joins the edit trail. An author's entries arrive in seq order, so the latest edit is
+    /// the last applied; the seq check keeps it so whatever the path.
     func applyEdit(_ entry: Entry, target: UInt64, sealed: [UInt8], db: Database, context: BatchContext) throws {
         guard let key = try context.key(entry.conversationID, db: db),
-            let text = try? ConversationCipher.openMessage(
+            let content = try? ConversationCipher.openMessageContent(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq),
-            (try? Self.checkText(text)) != nil
+            (try? Self.checkText(content.text)) != nil
         else { return }
+        let text = content.text
         let position: StatementArguments = [entry.conversationID.bytes, entry.author.bytes, target]
         guard
             let row = try Row.fetchOne(
@@ -66,6 +68,9 @@ extension ConfabStore {
                 WHERE conversationId = ? AND author = ? AND seq = ?
                 """
         ).execute(arguments: [text, entry.timestamp, entry.seq] + position)
+        try storeMentions(
+            content, of: entry, target: target, participants: try context.participants(entry.conversationID, db: db),
+            db: db)
     }
 
     /// Delete for everyone: the message's text, its edit trail and its words in the search
@@ -85,6 +90,15 @@ extension ConfabStore {
         guard db.changesCount > 0 else { return }
         try db.cachedStatement(
             sql: "DELETE FROM message_version WHERE conversationId = ? AND author = ? AND target = ?"
+        ).execute(arguments: position)
+        // What the plaintext said beyond its text goes too: whom it answered, whom it named.
+        try db.cachedStatement(sql: "DELETE FROM mention WHERE conversationId = ? AND author = ? AND seq = ?")
+            .execute(arguments: position)
+        try db.cachedStatement(
+            sql: """
+                UPDATE message SET replyAuthor = NULL, replySeq = NULL
+                WHERE conversationId = ? AND author = ? AND seq = ?
+                """
         ).execute(arguments: position)
         // FTS5 records a removal as a marker in a newer segment; the old segment keeps the
         // words until segments merge. Merging now removes them from the file for good.

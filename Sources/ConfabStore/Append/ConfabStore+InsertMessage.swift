@@ -12,29 +12,69 @@ extension ConfabStore {
         let key = try context.key(entry.conversationID, db: db)
         // A relay holds the raw entry only; a participant without a usable key shows the
         // message as one it could not decrypt.
-        let participant = try context.participants(entry.conversationID, db: db).contains(me)
-        guard key != nil || participant else { return }
-        var text = key.flatMap { key in
-            try? ConversationCipher.openMessage(
+        let participants = try context.participants(entry.conversationID, db: db)
+        guard key != nil || participants.contains(me) else { return }
+        var content = key.flatMap { key in
+            try? ConversationCipher.openMessageContent(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq)
         }
-        if let decrypted = text, (try? Self.checkText(decrypted)) == nil {
+        if let decrypted = content, (try? Self.checkText(decrypted.text)) == nil {
             // Text no sender may write (empty, only whitespace, over the limit) is kept in
             // the log but never shown, as the author's own node would have refused it.
             guard entry.author == me else { return }
-            text = nil
+            content = nil
+        }
+        let reply = try content?.replyTo.flatMap {
+            try isHeldMessage($0, of: entry, db: db) ? $0 : nil
         }
         try db.cachedStatement(
             sql: """
-                INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text, replyAuthor, replySeq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, clockSum, text,
+            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, clockSum, content?.text,
+            reply?.author.bytes, reply?.seq,
         ])
+        if let content {
+            try storeMentions(content, of: entry, target: entry.seq, participants: participants, db: db)
+        }
         if try !context.isBlocked(entry.author, db: db) {
             context.noteMessage(entry.conversationID, at: entry.timestamp)
+        }
+    }
+
+    /// A reply or a reaction names a message its author had seen when writing: one its
+    /// causal clock covers (Protocol.md §4.5). Honest writers always do — they hold what
+    /// they answer — and since an entry is stored only once what its clock names is held
+    /// (§7 step 4), such a target is always here before the entry that names it: one that
+    /// arrives first waits, and applies once its target is in. So a reference is taken only
+    /// when it names a message of this conversation held here; anything else (a message
+    /// not written yet, the entry itself, a receipt, a seq that only exists in another
+    /// conversation) is ignored, and the entry changes nothing else.
+    func isHeldMessage(_ ref: MessageRef, of entry: Entry, db: Database) throws -> Bool {
+        guard entry.clock[ref.author] >= ref.seq else { return false }
+        return try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM message WHERE conversationId = ? AND author = ? AND seq = ?"),
+            arguments: [entry.conversationID.bytes, ref.author.bytes, ref.seq]) != nil
+    }
+
+    /// The mentions of message `target` (of `entry`'s author) become those of `content`:
+    /// valid ranges naming members of the conversation only.
+    func storeMentions(
+        _ content: MessageContent, of entry: Entry, target: UInt64, participants: [NodeID], db: Database
+    ) throws {
+        let position: StatementArguments = [entry.conversationID.bytes, entry.author.bytes, target]
+        try db.cachedStatement(sql: "DELETE FROM mention WHERE conversationId = ? AND author = ? AND seq = ?")
+            .execute(arguments: position)
+        let members = Set(participants)
+        for mention in Mentions.valid(content.mentions, in: content.text, isMember: members.contains) {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO mention(conversationId, author, seq, start, length, person) VALUES (?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: position + [mention.start, mention.length, mention.person.bytes])
         }
     }
 }

@@ -17,9 +17,11 @@ extension ConfabStore {
             guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
                 throw StoreError.unknownConversation(conversation.hex)
             }
+            let content = try Self.content(
+                text, replyTo: nil, candidates: try self.mentionCandidates(in: conversation, db: db))
             let seq = try self.nextSeq(conversation, db: db)
             let sealed = try ConversationCipher.sealMessage(
-                text, key: SecureBytes(keyBytes), conversationID: conversation, author: self.me, seq: seq)
+                content, key: SecureBytes(keyBytes), conversationID: conversation, author: self.me, seq: seq)
             return try self.authorEntry(
                 in: conversation, body: .edit(target: target, sealed: sealed), db: db, now: now)
         }

@@ -5,11 +5,17 @@ import Foundation
 import GRDB
 
 extension ConfabStore {
-    /// Writes one message of mine; when this returns, the message is durably stored and
-    /// queued for sending.
-    public func sendMessage(_ text: String, to conversation: ConversationID, now: Date = Date()) throws -> Entry {
+    /// Writes one message of mine, a reply to `replyTo` when given; when this returns, the
+    /// message is durably stored and queued for sending. `@name`s of members become
+    /// mentions (Protocol.md §4.5).
+    public func sendMessage(
+        _ text: String, to conversation: ConversationID, replyTo: MessageRef? = nil, now: Date = Date()
+    ) throws -> Entry {
         try Self.checkText(text)
-        return try writer.write { db in try self.authorMessage(text, in: conversation, db: db, now: now) }
+        return try writer.write { db in
+            if let replyTo { try self.requireMessage(replyTo, in: conversation, for: "reply to", db: db) }
+            return try self.authorMessage(text, in: conversation, replyTo: replyTo, db: db, now: now)
+        }
     }
 
     /// Several messages in one transaction (`send --lines` reading a fast pipe).
@@ -30,13 +36,15 @@ extension ConfabStore {
             throw StoreError.unknownConversation(conversation.hex)
         }
         let key = SecureBytes(keyBytes)
+        let candidates = try mentionCandidates(in: conversation, db: db)
         var (seq, previous, clock) = try nextPosition(in: conversation, db: db)
         let context = BatchContext(now: now)
         var entries: [Entry] = []
         entries.reserveCapacity(texts.count)
         for text in texts {
             let sealed = try ConversationCipher.sealMessage(
-                text, key: key, conversationID: conversation, author: me, seq: seq)
+                try Self.content(text, replyTo: nil, candidates: candidates), key: key, conversationID: conversation,
+                author: me, seq: seq)
             let entry = EntryCodec.sign(
                 EntryDraft(
                     conversationID: conversation, seq: seq, previous: previous,
@@ -52,13 +60,17 @@ extension ConfabStore {
         return entries
     }
 
-    func authorMessage(_ text: String, in conversation: ConversationID, db: Database, now: Date) throws -> Entry {
+    func authorMessage(
+        _ text: String, in conversation: ConversationID, replyTo: MessageRef? = nil, db: Database, now: Date
+    ) throws -> Entry {
         guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
             throw StoreError.unknownConversation(conversation.hex)
         }
+        let content = try Self.content(
+            text, replyTo: replyTo, candidates: try mentionCandidates(in: conversation, db: db))
         let seq = try nextSeq(conversation, db: db)
         let sealed = try ConversationCipher.sealMessage(
-            text, key: SecureBytes(keyBytes), conversationID: conversation, author: me, seq: seq)
+            content, key: SecureBytes(keyBytes), conversationID: conversation, author: me, seq: seq)
         return try authorEntry(in: conversation, body: .message(sealed: sealed), db: db, now: now)
     }
 

@@ -69,6 +69,7 @@ extension ConfabStore {
 
     private func summary(row: Row, db: Database) throws -> ConversationSummary {
         let id = row.conversationID("id")
+        let participants = try participantNames(conversation: id, db: db)
         var lastMessage: ConversationSummary.LastMessage?
         // Cached statements: the list runs these once per conversation, and compiling
         // them each time cost more than running them.
@@ -83,9 +84,16 @@ extension ConfabStore {
         {
             let author = last.nodeID("author")
             let isMine = author == me
+            var text = last["text"] as String?
+            // Mentions read with this node's names, as in the chat (only a text with an "@"
+            // can hold one).
+            if let raw = text, raw.utf8.contains(0x40) {
+                let details = MessageDetails(store: self, conversation: id, names: nameMap(participants), db: db)
+                text = try details.render(raw, try details.mentions(of: MessageRef(author: author, seq: last["seq"])))
+            }
             lastMessage = .init(
                 author: author, isMine: isMine,
-                text: (last["text"] as String?)
+                text: text
                     ?? ((last["deletedAt"] as Int64?) != nil
                         ? ChatMessage.deletedText : "(message could not be decrypted)"),
                 sentAt: Date(milliseconds: last["timestamp"]),
@@ -93,7 +101,7 @@ extension ConfabStore {
                     ? try self.deliveryContext(id, db: db).status(ofMySeq: last["seq"]) : nil)
         }
         var summary = ConversationSummary(
-            id: id, title: row["title"], participants: try participantNames(conversation: id, db: db),
+            id: id, title: row["title"], participants: participants,
             createdAt: Date(milliseconds: row["createdAt"]), lastActivityAt: Date(milliseconds: row["lastActivityAt"]),
             lastMessage: lastMessage, unreadCount: row["unread"], isMarkedUnread: row["markedUnread"],
             isPinned: row["pinned"], isArchived: row["archived"], isMuted: row["muted"])

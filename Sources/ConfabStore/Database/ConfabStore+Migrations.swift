@@ -241,6 +241,40 @@ extension ConfabStore {
                     END;
                     """)
         }
+        // Replies, mentions and reactions (Protocol.md §4.5). A reply names its original by
+        // author and seq, read at display time, so the quote follows every edit and deletion
+        // of it and fills in once it arrives. Mentions keep the key and the range of the text
+        // that names it. A reaction row is the latest entry of its reactor for that message
+        // and emoji (`seq`), added or taken back, kept whether or not the message is held.
+        migrator.registerMigration("v7-reactions-replies") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN replyAuthor BLOB;
+                    ALTER TABLE message ADD COLUMN replySeq INTEGER;
+                    CREATE TABLE mention (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        start INTEGER NOT NULL,
+                        length INTEGER NOT NULL,
+                        person BLOB NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq, start)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX mention_person ON mention(conversationId, person);
+                    CREATE TABLE reaction (
+                        conversationId BLOB NOT NULL,
+                        targetAuthor BLOB NOT NULL,
+                        targetSeq INTEGER NOT NULL,
+                        reactor BLOB NOT NULL,
+                        emoji TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        removed INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, targetAuthor, targetSeq, reactor, emoji)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX reaction_entry ON reaction(conversationId, reactor, seq);
+                    """)
+        }
         return migrator
     }
 }

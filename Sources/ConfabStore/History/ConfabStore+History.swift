@@ -31,14 +31,18 @@ extension ConfabStore {
     }
 
     func nameMap(conversation: ConversationID, db: Database) throws -> [NodeID: String] {
-        var names = Dictionary(
-            uniqueKeysWithValues: try participantNames(conversation: conversation, db: db).map { ($0.id, $0.name) })
+        nameMap(try participantNames(conversation: conversation, db: db))
+    }
+
+    /// Participants' names here, mine "You".
+    func nameMap(_ participants: [ConversationSummary.Participant]) -> [NodeID: String] {
+        var names = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.name) })
         names[me] = "You"
         return names
     }
 
     /// The columns `chatMessage(row:…)` reads.
-    static let messageColumns = "author, seq, text, timestamp, clockSum, editedAt, deletedAt"
+    static let messageColumns = "author, seq, text, timestamp, clockSum, editedAt, deletedAt, replyAuthor, replySeq"
 
     func chatMessage(
         row: Row, conversation: ConversationID, context: DeliveryContext, names: [NodeID: String], db: Database
@@ -47,12 +51,21 @@ extension ConfabStore {
         let seq: UInt64 = row["seq"]
         let timestamp: Int64 = row["timestamp"]
         let isMine = author == me
+        let people = MessageDetails(store: self, conversation: conversation, names: names, db: db)
+        let mentions = try people.mentions(of: MessageRef(author: author, seq: seq))
         var message = ChatMessage(
             conversationID: conversation, author: author, authorName: names[author] ?? author.shortHex, seq: seq,
-            isMine: isMine, text: row["text"], sentAt: Date(milliseconds: timestamp),
+            isMine: isMine, text: try (row["text"] as String?).map { try people.render($0, mentions) },
+            sentAt: Date(milliseconds: timestamp),
             orderKey: DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq),
             status: isMine ? context.status(ofMySeq: seq) : nil)
         message.isDeleted = (row["deletedAt"] as Int64?) != nil
+        message.mentions = mentions.map { NamedPerson(id: $0.person, name: people.name(of: $0.person)) }
+        message.mentionsMe = mentions.contains { $0.person == me }
+        if let replyAuthor = (row["replyAuthor"] as [UInt8]?).flatMap(NodeID.init(bytes:)) {
+            message.replyTo = try people.quote(MessageRef(author: replyAuthor, seq: row["replySeq"]))
+        }
+        if !message.isDeleted { message.reactions = try people.reactions(to: message.ref) }
         if let editedAt = row["editedAt"] as Int64? {
             message.editedAt = Date(milliseconds: editedAt)
             if !message.isDeleted {

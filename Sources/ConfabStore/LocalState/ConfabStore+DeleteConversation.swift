@@ -11,8 +11,9 @@ extension ConfabStore {
         try writer.write { db in
             try self.requireConversation(conversation, db: db)
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
-            try db.execute(
-                sql: "DELETE FROM message_version WHERE conversationId = ?", arguments: [conversation.bytes])
+            for table in ["message_version", "mention", "reaction"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE conversationId = ?", arguments: [conversation.bytes])
+            }
             try db.execute(
                 sql: """
                     DELETE FROM entry WHERE conversationId = ? AND NOT EXISTS (

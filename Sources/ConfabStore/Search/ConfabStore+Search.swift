@@ -25,6 +25,7 @@ extension ConfabStore {
                 db,
                 sql: """
                     SELECT m.conversationId, m.author, m.seq, m.text, m.timestamp, m.clockSum, m.editedAt, m.deletedAt,
+                        m.replyAuthor, m.replySeq,
                         snippet(message_fts, 0, '«', '»', '…', 12) AS snippet
                     FROM message_fts f JOIN message m ON m.id = f.rowid
                     JOIN participant mine ON mine.conversationId = m.conversationId AND mine.nodeId = ?

@@ -11,11 +11,14 @@ public enum ChatEffect: Equatable, Sendable {
     case openConversation(ConversationID, around: String?)
     /// Load the page of older messages before `before` (scrolling up past the top).
     case loadOlder(ConversationID, before: DisplayOrderKey)
-    case send(ConversationID, text: String)
+    /// A message, a reply to `replyTo` when given.
+    case send(ConversationID, text: String, replyTo: MessageRef? = nil)
     /// A new text for my message `seq`.
     case edit(ConversationID, seq: UInt64, text: String)
     /// Delete my message `seq` for everyone; confirmed by the user already.
     case unsend(ConversationID, seq: UInt64)
+    /// My reaction `emoji` to a message, added or taken back.
+    case react(ConversationID, target: MessageRef, emoji: String, removed: Bool)
     /// The open conversation was seen up to its newest message: mark it read (the read
     /// receipt travels to the other participants).
     case markRead(ConversationID)

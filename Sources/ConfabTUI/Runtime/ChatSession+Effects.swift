@@ -36,8 +36,8 @@ extension ChatSession {
                 return state.apply(.olderHistory(id, [], hasOlder: false))
                     + state.apply(.notice("Could not load older messages: \(String(describing: error))"))
             }
-        case .send(let id, let text):
-            let sent = try await messenger.send(text, to: .conversation(id))
+        case .send(let id, let text, let replyTo):
+            let sent = try await messenger.send(text, to: .conversation(id), replyTo: replyTo)
             guard let message = try store.message(id, author: local.me, seq: sent.seq) else { return [] }
             return state.apply(.message(message))
         case .edit(let id, let seq, let text):
@@ -48,6 +48,11 @@ extension ChatSession {
             _ = try await messenger.unsend(seq, in: id)
             guard let message = try store.message(id, author: local.me, seq: seq) else { return [] }
             return state.apply(.messageChanged(message)) + state.apply(.notice("Deleted for everyone"))
+        case .react(let id, let target, let emoji, let removed):
+            let done = try await messenger.react(emoji, to: target, in: id, removed: removed)
+            guard let message = try store.message(id, author: target.author, seq: target.seq) else { return [] }
+            return state.apply(.messageChanged(message))
+                + state.apply(.notice(removed ? "Took back \(done.emoji)" : "Reacted \(done.emoji)"))
         // The state has already changed its rows and asks for a reload where one is needed.
         case .markRead(let id):
             // Also clears a "marked unread" flag.

@@ -222,7 +222,7 @@ public final class ChatSession {
         switch event {
         case .message(let message):
             try await perform(state.apply(.message(message)))
-        case .edited(let message), .deleted(let message):
+        case .edited(let message), .deleted(let message), .reaction(let message, _):
             try await perform(state.apply(.messageChanged(message)))
         case .status(let conversation, let seq, let status):
             try await perform(state.apply(.status(conversation, seq: seq, status)))

@@ -107,6 +107,9 @@ public final class PlainChat {
           /search TEXT       search messages, titles and names
           /edit TEXT         replace the text of your last message here (everyone sees it, marked edited)
           /unsend            delete your last message here for everyone
+          /reply [MSG] TEXT  answer a message, quoted above yours (default: the newest from someone else)
+          /react [MSG] EMOJI react to a message with an emoji (same default); /unreact takes it back
+                             MSG: ^N for the Nth newest message here (^1 the newest), or an id from history --json
           /new NAME [NAME…]  start a conversation with these peers
           /peers             who is online
           /resync            re-announce to every peer now
@@ -133,6 +136,9 @@ public final class PlainChat {
             case "search": try search(argument)
             case "edit": try await editLast(argument)
             case "unsend": try await unsendLast()
+            case "reply": try await reply(argument)
+            case "react": try await react(argument, removed: false)
+            case "unreact": try await react(argument, removed: true)
             case "new": try await create(argument.split(separator: " ").map(String.init))
             case "peers": await peers()
             case "resync":
@@ -295,22 +301,26 @@ public final class PlainChat {
                 let summary = try? local.store.conversation(message.conversationID)
                 let place = summary.map { " in \(TextSanitizer.line($0.displayName))" } ?? ""
                 write(
-                    "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName))\(place): \(text(of: message))"
+                    "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName))\(place)\(quote(of: message)): \(text(of: message))"
                 )
-                if summary?.isMuted != true { notifier.announce(message, in: summary ?? nil) }
+                // A mention of me comes through a mute.
+                if summary?.isMuted != true || message.mentionsMe { notifier.announce(message, in: summary ?? nil) }
             }
         case .message:
             break
         case .edited(let message) where !message.isMine, .deleted(let message) where !message.isMine:
-            let place =
-                message.conversationID == open
-                ? ""
-                : (try? local.store.conversation(message.conversationID)).flatMap { $0 }.map {
-                    " in \(TextSanitizer.line($0.displayName))"
-                } ?? ""
             let what = message.isDeleted ? "deleted a message" : "edited: \(text(of: message))"
-            write("[\(timestamps.time(Date()))] \(TextSanitizer.line(message.authorName))\(place) \(what)")
+            write("[\(timestamps.time(Date()))] \(TextSanitizer.line(message.authorName))\(place(of: message)) \(what)")
         case .edited, .deleted:
+            break
+        case .reaction(let message, let change) where change.reactor != local.me:
+            let emoji = TextSanitizer.line(change.emoji)
+            let what = change.removed ? "took back \(emoji) from" : "reacted \(emoji) to"
+            let whose = message.isMine ? "your message" : "\(TextSanitizer.line(message.authorName))'s message"
+            write(
+                "[\(timestamps.time(Date()))] \(TextSanitizer.line(change.reactorName))\(place(of: message)) \(what) \(whose): "
+                    + Preview.line(text(of: message), mine: false, limit: 40))
+        case .reaction:
             break
         case .status(let conversation, let seq, let status) where conversation == open:
             let text = (try? local.store.message(conversation, author: local.me, seq: seq)?.text) ?? nil
@@ -334,11 +344,27 @@ public final class PlainChat {
         }
     }
 
+    /// " in Title" for a message outside the open conversation.
+    private func place(of message: ChatMessage) -> String {
+        guard message.conversationID != open else { return "" }
+        return (try? local.store.conversation(message.conversationID)).flatMap { $0 }.map {
+            " in \(TextSanitizer.line($0.displayName))"
+        } ?? ""
+    }
+
     private func line(for message: ChatMessage) -> String {
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
         let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
+        let reactions =
+            message.isDeleted || message.reactions.isEmpty
+            ? "" : " [" + message.reactions.map { $0.summary() }.joined(separator: " · ") + "]"
         return
-            "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName)): \(text(of: message))\(edited)\(status)"
+            "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName))\(quote(of: message)): \(text(of: message))\(edited)\(reactions)\(status)"
+    }
+
+    /// " (↪ Alice: the original…)" for a reply.
+    private func quote(of message: ChatMessage) -> String {
+        message.replyTo.map { " (↪ \($0.line(limit: 40)))" } ?? ""
     }
 
     private func text(of message: ChatMessage) -> String {

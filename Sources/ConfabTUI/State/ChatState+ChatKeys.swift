@@ -18,6 +18,11 @@ extension ChatState {
                 break
             }
         }
+        if key == .escape, chat?.replyingTo != nil {
+            cancelReply()
+            notice = "Reply cancelled"
+            return []
+        }
         let effects = handlePlainChatKey(key)
         if let seq = chat?.editing { notice = "Editing your message #\(seq) — Enter saves, Esc cancels" }
         return effects
@@ -46,69 +51,8 @@ extension ChatState {
         return []
     }
 
-    /// My messages in the loaded page that can still be edited or deleted, oldest first.
-    private var actionable: [ChatMessage] {
-        chat?.messages.filter { $0.isMine && !$0.isDeleted && $0.text != nil } ?? []
-    }
-
-    /// Ctrl+E: select my newest message; ↑/↓ move among mine, e edits, d deletes for
-    /// everyone (asks first), Esc ends.
-    private mutating func startSelection() {
-        guard var chat, let newest = actionable.last else {
-            notice = "No message of yours here to edit or delete"
-            return
-        }
-        chat.isSelecting = true
-        chat.highlight = newest.id
-        self.chat = chat
-        scroll(to: newest.id)
-        noteSelection()
-    }
-
-    private mutating func handleSelectionKey(_ key: Key) -> [ChatEffect] {
-        guard let chat else { return [] }
-        let mine = actionable
-        guard let index = mine.firstIndex(where: { $0.id == chat.highlight }) else {
-            endSelection()
-            return []
-        }
-        let selected = mine[index]
-        switch key {
-        case .up, .character("k"):
-            select(mine[max(0, index - 1)])
-        case .down, .character("j"):
-            select(mine[min(mine.count - 1, index + 1)])
-        case .character("e"), .enter:
-            endSelection()
-            beginEdit(selected)
-        case .character("d"), .delete:
-            overlay = .confirmUnsend(chat.id, seq: selected.seq)
-        case .escape, .control("e"):
-            endSelection()
-        default:
-            noteSelection()
-        }
-        return []
-    }
-
-    private mutating func select(_ message: ChatMessage) {
-        chat?.highlight = message.id
-        scroll(to: message.id)
-        noteSelection()
-    }
-
-    private mutating func noteSelection() {
-        notice = "Your message: e edit · d delete for everyone · ↑/↓ another · Esc done"
-    }
-
-    mutating func endSelection() {
-        guard chat?.isSelecting == true else { return }
-        chat?.isSelecting = false
-        chat?.highlight = nil
-    }
-
     /// The message's text goes into the input bar (what was typed is kept for after).
-    private mutating func beginEdit(_ message: ChatMessage) {
+    mutating func beginEdit(_ message: ChatMessage) {
         guard var chat, let text = message.text else { return }
         chat.draftBeforeEdit = input.text
         chat.editing = message.seq
@@ -163,7 +107,9 @@ extension ChatState {
         chat.scroll = 0
         chat.newBelow = 0
         chat.highlight = nil
+        let reply = chat.replyingTo?.ref
+        chat.replyingTo = nil
         self.chat = chat
-        return stopTyping() + [.send(chat.id, text: text)]
+        return stopTyping() + [.send(chat.id, text: text, replyTo: reply)]
     }
 }

@@ -29,6 +29,10 @@ extension ChatState {
             endSelection()
             notice = "Deleting for everyone…"
             return [.unsend(id, seq: seq)]
+        case .react(var panel):
+            let effects = handleReactKey(key, &panel)
+            if case .react = overlay { overlay = .react(panel) }
+            return effects
         case .search(var panel):
             let effects = handleSearchKey(key, &panel)
             if case .search = overlay { overlay = .search(panel) }

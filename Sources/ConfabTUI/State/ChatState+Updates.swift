@@ -116,6 +116,7 @@ extension ChatState {
                 }
                 if !message.isMine { chat.needsRead = true }
             }
+            chat.updateQuotes(of: message)
             self.chat = chat
         } else if var chat, chat.id == id {
             chat.arrivedWhileLoading.append(message)
@@ -150,6 +151,8 @@ extension ChatState {
             }) {
                 chat.arrivedWhileLoading[index] = message
             }
+            if chat.replyingTo?.ref == message.ref { chat.replyingTo = message }
+            chat.updateQuotes(of: message)
             self.chat = chat
         }
         // The preview shows the newest message: the same author at the same time is it.
@@ -158,10 +161,11 @@ extension ChatState {
         }
     }
 
-    /// Someone else wrote, the conversation is not muted, and the chat is not on screen.
-    /// Scrolled up in the open chat, the "new messages" indicator tells instead.
+    /// Someone else wrote, the conversation is not muted (or the message mentions me: a
+    /// mention comes through a mute), and the chat is not on screen. Scrolled up in the
+    /// open chat, the "new messages" indicator tells instead.
     private func shouldNotify(_ message: ChatMessage, muted: Bool, isRepeat: Bool) -> Bool {
-        guard !message.isMine, !muted, !isRepeat else { return false }
+        guard !message.isMine, !muted || message.mentionsMe, !isRepeat else { return false }
         return !(chat?.id == message.conversationID && chatIsVisible)
     }
 

@@ -16,8 +16,10 @@ struct OpenChat: Sendable {
     var newBelow = 0
     /// The message a search opened the chat at, shown highlighted.
     var highlight: String?
-    /// Selecting one of my messages to act on (Ctrl+E): the selected one is `highlight`.
+    /// Selecting a message to act on (Ctrl+E): the selected one is `highlight`.
     var isSelecting = false
+    /// The message the next one sent answers (r on a selected message); Esc drops it.
+    var replyingTo: ChatMessage?
     /// The seq of my message whose new text the input bar holds (Enter saves the edit).
     var editing: UInt64?
     /// What was typed before an edit began, put back when it ends.
@@ -38,4 +40,15 @@ struct OpenChat: Sendable {
     }
 
     var isPinnedToBottom: Bool { scroll == 0 }
+}
+
+extension OpenChat {
+    /// Replies quoting `original` show it as it reads now (edited, deleted, or arrived).
+    mutating func updateQuotes(of original: ChatMessage) {
+        for index in messages.indices {
+            guard let quote = messages[index].replyTo, quote.ref == original.ref else { continue }
+            messages[index].replyTo = quote.updated(with: original)
+            metrics.forget(messages[index])
+        }
+    }
 }

@@ -11,6 +11,23 @@ enum Overlay: Sendable {
     case confirmDelete(ConversationID)
     /// "Delete this message for everyone? y/N" for my message `seq` in that conversation.
     case confirmUnsend(ConversationID, seq: UInt64)
+    /// Pick an emoji for (or take one back from) a message.
+    case react(ReactPanel)
+}
+
+/// The reaction picker: a row of common emoji chosen by number or ←/→ and Enter, or any
+/// emoji typed into its field. One I already have there is taken back when chosen.
+struct ReactPanel: Sendable {
+    static let quick = ["👍", "❤️", "😂", "😮", "😢", "🙏", "🎉", "👀"]
+
+    let conversation: ConversationID
+    let message: ChatMessage
+    /// The quick emoji under the cursor.
+    var cursor = 0
+    var typed = InputBuffer()
+
+    /// The emoji I have on the message now.
+    var mine: Set<String> { Set(message.reactions.filter(\.includesMe).map(\.emoji)) }
 }
 
 /// The search box: the query, and the hits for it once they arrive.

@@ -81,7 +81,10 @@ public enum ChatScreen {
                 context: context)
         }
         let isFocused = state.focus == .chat && state.overlay == nil
-        let input = InputBarView(buffer: state.input, width: width, isFocused: isFocused).render()
+        let banner = chat.replyingTo.map {
+            "↪ Replying to " + Preview.line($0.quoteLine, mine: false, limit: 50) + " · Esc cancels"
+        }
+        let input = InputBarView(buffer: state.input, width: width, isFocused: isFocused, banner: banner).render()
         let inputTop = lines.count
         lines += input.lines
         lines = ConversationListView.exactly(body, lines, width: width)
@@ -104,7 +107,8 @@ public enum ChatScreen {
         case .list: hints = ["? help · Ctrl+K new · / search · q quit", "? help · q quit", "? help"]
         case .chat:
             hints = [
-                "Enter send · Alt+Enter new line · Ctrl+E edit/delete · Esc list · ^C quit",
+                "Enter send · Alt+Enter new line · Ctrl+E select (reply, react, edit) · Esc list · ^C quit",
+                "Enter send · Alt+Enter new line · Ctrl+E select · Esc list · ^C quit",
                 "Enter send · Alt+Enter new line · Esc list · Ctrl+C quit", "Esc list · ^C quit", "Esc list",
             ]
         }
@@ -142,6 +146,10 @@ public enum ChatScreen {
                 screenHeight: height
             ).box().draw(on: &frame)
             return nil
+        case .react(let panel):
+            let picker = ReactOverlay(panel: panel, screenWidth: width, screenHeight: height).box()
+            picker.box.draw(on: &frame)
+            return picker.cursor
         case .confirmUnsend(let id, let seq):
             let text = state.chat?.messages.first { $0.conversationID == id && $0.isMine && $0.seq == seq }?.text
             ConfirmDialog(

@@ -16,6 +16,8 @@ struct InputBarView {
     let buffer: InputBuffer
     let width: Int
     let isFocused: Bool
+    /// Said in the bar's rule: what the message being typed answers.
+    var banner: String?
 
     private var textWidth: Int { max(1, width - DisplayWidth.of(Self.prompt)) }
 
@@ -61,12 +63,22 @@ struct InputBarView {
         return Wrapped(rows: rows, cursorRow: cursorRow, cursorColumn: cursorColumn)
     }
 
+    /// The rule above the text, with the banner in it when there is one.
+    private func rule() -> ScreenLine {
+        guard let banner, width > 6 else { return .rule(width: width) }
+        var line = ScreenLine("─ ", Palette.rule)
+        line.append(TextSanitizer.line(banner), Palette.bold)
+        line.append(" ", Palette.rule)
+        line.append(String(repeating: "─", count: max(0, width - line.width)), Palette.rule)
+        return line.fitted(to: width)
+    }
+
     /// The bar's lines, and the cursor as (row within the bar, column) when focused.
     func render() -> (lines: [ScreenLine], cursor: (row: Int, column: Int)?) {
         let wrapped = wrapped()
         let shown = min(Layout.maxInputLines, wrapped.rows.count)
         let first = min(max(0, wrapped.cursorRow - shown + 1), wrapped.rows.count - shown)
-        var lines: [ScreenLine] = [.rule(width: width)]
+        var lines: [ScreenLine] = [rule()]
         let indent = String(repeating: " ", count: DisplayWidth.of(Self.prompt))
         for (offset, row) in wrapped.rows[first..<first + shown].enumerated() {
             var line = ScreenLine(first + offset == 0 ? Self.prompt : indent, isFocused ? Palette.bold : Palette.dim)

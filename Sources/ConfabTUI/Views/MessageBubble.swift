@@ -1,12 +1,15 @@
 import ConfabModel
 
 /// One message as lines: mine against the right edge, theirs against the left; in a group
-/// their name above; then the time (and for mine, the delivery status) under the bubble.
+/// their name above; a reply's quote of its original on the bubble's first row; the
+/// reactions, then the time (and for mine, the delivery status) under the bubble.
 ///
 ///     Bob
 ///      Are you coming tonight?
+///     👍 1 You
 ///     10:31 AM
-///                                  Sure, at 8.
+///                             ↪ Bob: Are you coming…
+///                             Sure, at 8.
 ///                             10:32 AM  sent ✓
 struct MessageBubble {
     static let undecryptable = "(message could not be decrypted)"
@@ -23,8 +26,36 @@ struct MessageBubble {
         Self.rows(of: message, width: width)
     }
 
+    private static func textWidth(_ width: Int) -> Int { max(1, max(6, width * 3 / 4) - 2) }
+
+    /// The reply's quote, cut to one row of the bubble.
+    static func quoteRow(of message: ChatMessage, width: Int) -> String? {
+        guard let quote = message.replyTo else { return nil }
+        return cut("↪ " + quote.line(limit: 200), to: textWidth(width))
+    }
+
+    /// "👍 2 Alice, Bob · ❤️ 1 Carol", wrapped under the bubble.
+    static func reactionRows(of message: ChatMessage, width: Int) -> [String] {
+        guard !message.isDeleted, !message.reactions.isEmpty else { return [] }
+        return TextWrap.wrap(message.reactions.map { $0.summary() }.joined(separator: " · "), width: textWidth(width))
+    }
+
+    /// `text` in at most `width` columns, with "…" when cut.
+    private static func cut(_ text: String, to width: Int) -> String {
+        guard DisplayWidth.of(text) > width else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let columns = DisplayWidth.of(character)
+            guard used + columns <= width - 1 else { break }
+            kept.append(character)
+            used += columns
+        }
+        return kept + "…"
+    }
+
     private static func rows(of message: ChatMessage, width: Int) -> [String] {
-        let textWidth = max(1, max(6, width * 3 / 4) - 2)
+        let textWidth = textWidth(width)
         if message.isDeleted { return TextWrap.wrap(ChatMessage.deletedText, width: textWidth) }
         guard let text = message.text else { return TextWrap.wrap(Self.undecryptable, width: textWidth) }
         return TextWrap.wrap(lines: TextSanitizer.lines(text), width: textWidth)
@@ -32,7 +63,8 @@ struct MessageBubble {
 
     /// Lines a bubble takes, without drawing it (times are not formatted).
     static func height(of message: ChatMessage, width: Int, showsAuthor: Bool) -> Int {
-        rows(of: message, width: width).count + (showsAuthor && !message.isMine ? 1 : 0) + 1
+        rows(of: message, width: width).count + (quoteRow(of: message, width: width) == nil ? 0 : 1)
+            + reactionRows(of: message, width: width).count + (showsAuthor && !message.isMine ? 1 : 0) + 1
     }
 
     func lines() -> [ScreenLine] {
@@ -44,14 +76,24 @@ struct MessageBubble {
             bodyStyle = message.isMine ? Palette.myBubble : Palette.theirBubble
         }
         let style = isHighlighted ? Palette.highlight : bodyStyle
-        let innerWidth = rows.map { DisplayWidth.of($0) }.max() ?? 0
+        let quote = Self.quoteRow(of: message, width: width)
+        let innerWidth = (rows + [quote ?? ""]).map { DisplayWidth.of($0) }.max() ?? 0
         var lines: [ScreenLine] = []
         if showsAuthor, !message.isMine {
             lines.append(place(ScreenLine(TextSanitizer.line(message.authorName), Palette.author)))
         }
-        for row in rows {
-            let padded = " " + row + String(repeating: " ", count: innerWidth - DisplayWidth.of(row)) + " "
-            lines.append(place(ScreenLine(padded, style)))
+        func padded(_ row: String) -> String {
+            " " + row + String(repeating: " ", count: innerWidth - DisplayWidth.of(row)) + " "
+        }
+        if let quote {
+            // Set apart from the text by italics, which survive NO_COLOR.
+            var quoteStyle = style
+            quoteStyle.italic = true
+            lines.append(place(ScreenLine(padded(quote), quoteStyle)))
+        }
+        for row in rows { lines.append(place(ScreenLine(padded(row), style))) }
+        for row in Self.reactionRows(of: message, width: width) {
+            lines.append(place(ScreenLine(row, Palette.reactions)))
         }
         lines.append(place(meta()))
         return lines
@@ -60,6 +102,7 @@ struct MessageBubble {
     private func meta() -> ScreenLine {
         var line = ScreenLine(context.timestamps.time(message.sentAt), Palette.meta)
         if message.editedAt != nil, !message.isDeleted { line.append("  edited", Palette.meta) }
+        if message.mentionsMe { line.append("  mentions you", Palette.mention) }
         if message.isMine, let status = message.status {
             line.append("  ")
             line.append(StatusMark.full(status), StatusMark.style(status))

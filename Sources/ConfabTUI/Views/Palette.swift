@@ -21,6 +21,8 @@ enum Palette {
     static let highlight = TextStyle(bold: true, reverse: true)
     static let author = TextStyle(foreground: .cyan, bold: true)
     static let meta = TextStyle(foreground: .brightBlack, dim: true)
+    static let reactions = TextStyle(foreground: .yellow)
+    static let mention = TextStyle(foreground: .magenta, bold: true)
     static let readMark = TextStyle(foreground: .brightBlue, bold: true)
     static let separator = TextStyle(foreground: .brightBlack, dim: true)
     static let indicator = TextStyle(foreground: .brightWhite, background: .magenta, bold: true)

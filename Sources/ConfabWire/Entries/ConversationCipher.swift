@@ -42,36 +42,29 @@ public enum ConversationCipher {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public static func sealMessage(
-        _ text: String, key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
+    /// Seals `plaintext` for the entry of `author` at `seq`, under `domain` (Protocol.md
+    /// §4.7): bound to its conversation, author, position and kind.
+    static func seal(
+        _ plaintext: [UInt8], domain: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID,
+        seq: UInt64
     ) throws(CryptoError) -> [UInt8] {
-        var plaintext = Confab_V1_MessagePlaintext()
-        plaintext.text = text
-        var bytes: [UInt8] = try! plaintext.serializedBytes()
-        defer { bytes.wipe() }
-        return try AEAD.seal(
-            bytes, key: key, additionalData: messageAAD(conversationID: conversationID, author: author, seq: seq))
+        try AEAD.seal(
+            plaintext, key: key, additionalData: aad(domain, conversationID: conversationID, author: author, seq: seq))
     }
 
-    /// Opens a message body. A body that authenticates but does not decode as plaintext is
-    /// reported as a failure too: the author's software is broken, not the reader's.
-    public static func openMessage(
-        _ sealed: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
-    ) throws(CryptoError) -> String {
-        var bytes = try AEAD.open(
-            sealed, key: key, additionalData: messageAAD(conversationID: conversationID, author: author, seq: seq))
-        defer { bytes.wipe() }
-        guard
-            let plaintext = try? Confab_V1_MessagePlaintext(
-                serializedBytes: bytes, options: EntryCodec.decodingOptions)
-        else {
-            throw .operationFailed("message plaintext decoding")
-        }
-        return plaintext.text
+    /// Opens what `seal` sealed with the same domain and position; the caller wipes it.
+    static func open(
+        _ sealed: [UInt8], domain: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID,
+        seq: UInt64
+    ) throws(CryptoError) -> [UInt8] {
+        try AEAD.open(
+            sealed, key: key, additionalData: aad(domain, conversationID: conversationID, author: author, seq: seq))
     }
 
-    private static func messageAAD(conversationID: ConversationID, author: NodeID, seq: UInt64) -> [UInt8] {
-        var aad = EntryDomain.message + conversationID.bytes + author.bytes
+    private static func aad(
+        _ domain: [UInt8], conversationID: ConversationID, author: NodeID, seq: UInt64
+    ) -> [UInt8] {
+        var aad = domain + conversationID.bytes + author.bytes
         withUnsafeBytes(of: seq.bigEndian) { aad.append(contentsOf: $0) }
         return aad
     }

@@ -55,6 +55,10 @@ public enum EntryCodec {
             var body = Confab_V1_UnsendBody()
             body.target = target
             content.unsend = body
+        case .react(let sealed):
+            var body = Confab_V1_ReactBody()
+            body.sealed = Data(sealed)
+            content.react = body
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -141,6 +145,8 @@ public enum EntryCodec {
         case .unsend(let unsend):
             try checkTarget(unsend.target, seq: content.seq)
             body = .unsend(target: unsend.target)
+        case .react(let react):
+            body = .react(sealed: try checkSealedReaction(react.sealed))
         case .receipt(let receipt):
             body = .receipt(
                 delivered: try decodeClock(receipt.delivered, what: "delivered clock"),
@@ -155,9 +161,17 @@ public enum EntryCodec {
 
     /// A sealed text (of a message or an edit) within its limits (Protocol.md §4.7).
     private static func checkSealedMessage(_ sealed: Data) throws(WireError) -> [UInt8] {
-        let limit = Limits.maxMessageTextBytes + 64 + ConversationCipher.overhead
+        let limit = Limits.maxMessagePlaintextBytes + ConversationCipher.overhead
         guard sealed.count <= limit else { throw .tooLarge("sealed message", limit: limit, actual: sealed.count) }
         guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed message") }
+        return [UInt8](sealed)
+    }
+
+    /// A sealed reaction within its limits (Protocol.md §4.7).
+    private static func checkSealedReaction(_ sealed: Data) throws(WireError) -> [UInt8] {
+        let limit = ConversationCipher.maxReactionPlaintextBytes + ConversationCipher.overhead
+        guard sealed.count <= limit else { throw .tooLarge("sealed reaction", limit: limit, actual: sealed.count) }
+        guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed reaction") }
         return [UInt8](sealed)
     }
 

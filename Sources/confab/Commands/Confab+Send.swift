@@ -13,7 +13,7 @@ extension Confab {
                 input line is its own message, saved as soon as it is read. A peer with no \
                 conversation yet gets a new one. Messages are saved locally first and show \
                 "sending…" until a peer or relay takes them; with a node running (confab up) \
-                they leave at once. Exit codes: 0 saved (and, with --wait, delivered), 1 failure, \
+                they leave at once. With --reply-to, the message answers an earlier one of the                 conversation (anyone's), which every participant sees quoted above it. `@name`                 (a member's name as this node knows it, or a key prefix) mentions that member,                 who is notified even when the conversation is muted. Exit codes: 0 saved (and, with --wait, delivered), 1 failure, \
                 2 usage, 3 not delivered within --timeout.
                 """)
 
@@ -35,9 +35,17 @@ extension Confab {
         @Option(help: "With --wait: give up after this many seconds (exit code 3).")
         var timeout: Double = 30
 
+        @Option(
+            name: .customLong("reply-to"),
+            help: "Reply to this message: its id from `history --json`, AUTHOR/SEQ, or \"last\".")
+        var replyTo: String?
+
         func validate() throws {
             if lines && !text.isEmpty { throw ValidationError("--lines reads standard input; give no message text") }
             if timeout <= 0 { throw ValidationError("--timeout must be positive") }
+            if lines && replyTo != nil {
+                throw ValidationError("--reply-to answers with one message; not with --lines")
+            }
         }
 
         func run() async throws {
@@ -45,6 +53,13 @@ extension Confab {
             let resolver = Resolver(store: local.store)
             var destination = try resolver.messageTarget(target)
             let name = try resolver.displayName(of: destination)
+            var reply: MessageRef?
+            if let replyTo {
+                guard case .conversation(let id) = destination else {
+                    throw CLIError("there is no conversation with \(name) yet, so nothing to reply to")
+                }
+                reply = try resolver.message(replyTo, in: id)
+            }
             let messenger = try await local.messenger()
             let viaNode = messenger is AttachedMessenger
             // Subscribed before sending, so no status change can slip between the two.
@@ -87,7 +102,7 @@ extension Confab {
                 guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                     throw CLIError("the message is empty — give text as arguments or on standard input")
                 }
-                let sent = try await messenger.send(body, to: destination)
+                let sent = try await messenger.send(body, to: destination, replyTo: reply)
                 last = sent
                 if output.json {
                     try JSONOutput.print(sent)

@@ -82,17 +82,24 @@ enum HumanOutput {
             if message.editedAt != nil, !message.isDeleted, let lastLine = body.popLast() {
                 body.append(lastLine + "  " + Style.dim("(edited)"))
             }
-            lines.append("\(Style.dim(time))  \(name): \(body.first ?? "")" + (body.count == 1 ? status : ""))
+            if let lastLine = body.popLast() { body.append(lastLine + status) }
+            // The original a reply answers above its text, the reactions under it.
+            if let quote = message.replyTo { body.insert(Style.dim("↪ " + quote.line()), at: 0) }
+            if !message.isDeleted, !message.reactions.isEmpty { body.append(reactionsLine(message.reactions)) }
+            lines.append("\(Style.dim(time))  \(name): \(body.first ?? "")")
             let indent = String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
-            for (index, line) in body.dropFirst().enumerated() {
-                lines.append(indent + line + (index == body.count - 2 ? status : ""))
-            }
+            for line in body.dropFirst() { lines.append(indent + line) }
         }
         return lines
     }
 }
 
 extension HumanOutput {
+    /// "👍 2 Alice, Bob · ❤️ 1 Carol" (names came from the network: sanitised).
+    static func reactionsLine(_ reactions: [ReactionGroup]) -> String {
+        reactions.map { $0.summary() }.joined(separator: " · ")
+    }
+
     /// One line per watch event.
     static func eventLine(_ event: ControlEvent) -> String {
         switch event.event {
@@ -102,7 +109,14 @@ extension HumanOutput {
             // Later lines are indented, so a message cannot start a line that passes for
             // another event.
             let indent = "\n" + String(repeating: " ", count: 10 + DisplayWidth.of(author) + 2)
-            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)): "
+            let reply =
+                message.replyTo.map {
+                    " "
+                        + Style.dim(
+                            "(↪ \(Preview.line(TextSanitizer.line($0.authorName + ": " + ($0.text ?? "…")), mine: false, limit: 40)))"
+                        )
+                } ?? ""
+            return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author))\(reply): "
                 + (message.text.map { TextSanitizer.lines($0).joined(separator: indent) } ?? "(could not be decrypted)")
         case .edited, .deleted:
             guard let message = event.message else { return event.event.rawValue }
@@ -115,6 +129,15 @@ extension HumanOutput {
                     + "  " + Style.dim("(edited)")
             return "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(author)) #\(message.seq): "
                 + what
+        case .reaction:
+            guard let message = event.message, let reaction = event.reaction else { return "reaction" }
+            let emoji = TextSanitizer.line(reaction.emoji)
+            let what = reaction.removed ? "took back \(emoji) from" : "reacted \(emoji) to"
+            let text =
+                message.text.map { Preview.line(TextSanitizer.line($0), mine: false, limit: 40) } ?? "#\(message.seq)"
+            return
+                "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(TextSanitizer.line(reaction.reactorName))) "
+                + "\(what) \(TextSanitizer.line(message.authorName)): \(text)"
         case .status:
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  your message #\(event.seq ?? 0) is "
                 + (event.status.map(label) ?? "?")

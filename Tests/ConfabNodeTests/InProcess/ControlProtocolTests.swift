@@ -22,6 +22,9 @@ import Testing
         .changed(conversation), .resync, .watch(nil), .watch(conversation),
         .edit(conversation: conversation, target: 2, text: "fixed"), .unsend(conversation: conversation, target: 2),
         .typing(conversation, active: true), .typing(conversation, active: false),
+        .send(text: "yes", to: .conversation(conversation), replyTo: MessageRef(author: peer.id, seq: 3)),
+        .react(conversation: conversation, target: MessageRef(author: peer.id, seq: 3), emoji: "👍", removed: false),
+        .react(conversation: conversation, target: MessageRef(author: peer.id, seq: 3), emoji: "👍", removed: true),
     ]
 
     private func decode(_ line: String) throws -> ControlEnvelope {
@@ -51,6 +54,34 @@ import Testing
         )
         #expect(throws: ControlEnvelope.Malformed.self) {
             try decode(#"{"v":1,"method":"unsend","params":{"conversation":"\#(Self.conversation.hex)"}}"#)
+        }
+    }
+
+    @Test func repliesAndReactionsNameTheMessageByAuthorAndSeq() throws {
+        let ref = MessageRef(author: Self.peer.id, seq: 5)
+        let line = try JSONOutput.line(
+            ControlEnvelope(
+                id: 4, request: .react(conversation: Self.conversation, target: ref, emoji: "🎉", removed: false)))
+        #expect(
+            line
+                == #"{"id":4,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5},"remove":false},"v":1}"#
+        )
+        let reply = try decode(
+            #"{"v":1,"method":"send","params":{"conversation":"\#(Self.conversation.hex)","text":"ok","replyTo":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
+        )
+        #expect(reply.request == .send(text: "ok", to: .conversation(Self.conversation), replyTo: ref))
+        // "remove" may be left out; the message and the emoji may not.
+        let added = try decode(
+            #"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
+        )
+        #expect(added.request == .react(conversation: Self.conversation, target: ref, emoji: "🎉", removed: false))
+        #expect(throws: ControlEnvelope.Malformed.self) {
+            try decode(#"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉"}}"#)
+        }
+        #expect(throws: ControlEnvelope.Malformed.self) {
+            try decode(
+                #"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","message":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
+            )
         }
     }
 

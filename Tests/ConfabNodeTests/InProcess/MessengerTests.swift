@@ -86,6 +86,54 @@ import Testing
         await alice.stop()
     }
 
+    @Test func repliesAndReactionsThroughTheSocketReachThePeerAsEvents() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let (alice, bob) = try await nodes.pair()
+        let bobEvents = bob.events()
+        let attached = try await AttachedMessenger(local: alice.local)
+        let aliceEvents = try await attached.events(for: nil)
+        let sent = try await attached.send("pizza?", to: .newConversation(with: bob.me))
+        let pizza = MessageRef(author: alice.me, seq: sent.seq)
+        _ = try await firstEvent(in: bobEvents, "bob stores the message") {
+            if case .message(let message) = $0 { return message.text == "pizza?" }
+            return false
+        }
+        // Bob answers through his own messenger; the reply reaches Alice quoting hers.
+        _ = try await bob.messenger.send("yes!", to: .conversation(sent.conversation), replyTo: pizza)
+        _ = try await firstEvent(in: aliceEvents, "alice gets the reply") {
+            if case .message(let message) = $0 { return message.text == "yes!" && message.replyTo?.ref == pizza }
+            return false
+        }
+        // Alice reacts to his reply through the socket; both hear it, then its taking back.
+        let answer = try #require(try alice.local.store.history(sent.conversation).last)
+        let done = try await attached.react("❤", to: answer.ref, in: sent.conversation, removed: false)
+        #expect(done.emoji == "❤️" && !done.removed && done.target == answer.id && done.status == .sending)
+        for (events, who) in [(bobEvents, "bob"), (aliceEvents, "alice")] {
+            _ = try await firstEvent(in: events, "\(who) hears of the reaction") {
+                if case .reaction(let message, let change) = $0 {
+                    return message.ref == answer.ref && change.reactor == alice.me && change.emoji == "❤️"
+                        && !change.removed && message.reactions.map(\.emoji) == ["❤️"]
+                }
+                return false
+            }
+        }
+        do {
+            _ = try await attached.react("❤️", to: answer.ref, in: sent.conversation, removed: false)
+            Issue.record("the same reaction was stored twice")
+        } catch {
+            #expect("\(error)".contains("already reacted"))
+        }
+        _ = try await attached.react("❤️", to: answer.ref, in: sent.conversation, removed: true)
+        _ = try await firstEvent(in: bobEvents, "bob hears it taken back") {
+            if case .reaction(let message, let change) = $0 { return change.removed && message.reactions.isEmpty }
+            return false
+        }
+        await attached.close()
+        await bob.stop()
+        await alice.stop()
+    }
+
     @Test func aPipelinedBurstIsStoredInOrderAndArrivesWhole() async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
