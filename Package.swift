@@ -58,6 +58,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Many nodes' real stores and sync engines in one process over in-memory links, in
+        // virtual time: the benchmark of dissemination beyond one machine (make bench).
+        .target(
+            name: "ConfabSimulation",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync", "ConfabTestSupport",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "ConfabNet",
             dependencies: [
@@ -103,7 +112,7 @@ let package = Package(
             name: "confab-bench",
             dependencies: [
                 "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode", "ConfabTUI",
-                "ConfabTestSupport",
+                "ConfabTestSupport", "ConfabSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,6 +141,10 @@ let package = Package(
                 "ConfabSync", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "ConfabSimulationTests",
+            dependencies: ["ConfabSimulation", "ConfabModel"]
         ),
         .testTarget(
             name: "ConfabWireTests", dependencies: ["ConfabWire", "ConfabModel", "ConfabCrypto", "ConfabTestSupport"],

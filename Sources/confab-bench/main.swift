@@ -197,3 +197,8 @@ if !CommandLine.arguments.contains("--no-pipe") {
         print("send --lines pipe: skipped (no confab binary beside confab-bench; make bench builds it)")
     }
 }
+
+// Dissemination beyond one machine: many real engines and stores over in-memory links.
+if !CommandLine.arguments.contains("--no-sim") {
+    try SimulationBenchmark.run(verifyRate: verifyCeiling)
+}

@@ -1,0 +1,59 @@
+import ConfabModel
+import ConfabSimulation
+import Testing
+
+/// The simulator itself: real engines and stores over in-memory links must end with every
+/// member of a group holding the same entries, through partitions and over more than one
+/// hop, and a network that cannot converge must be reported as such.
+@Suite struct SimulationTests {
+    /// Ten nodes in one group, half of them writing, three cut off for two seconds
+    /// mid-burst.
+    private func tenNodes(partitionLength: Duration = .seconds(2), timeLimit: Duration = .seconds(120))
+        -> SimulationConfig
+    {
+        SimulationConfig(
+            nodes: 10, groupSize: 10, topology: .members, writerShare: 0.5, messagesPerWriter: 4,
+            writeWindow: .seconds(4), partitions: 1, partitionShare: 0.3, partitionLength: partitionLength,
+            timeLimit: timeLimit, seed: 7)
+    }
+
+    @Test func tenNodesThroughAPartitionEndWithTheSameEntries() throws {
+        let simulation = try Simulation(tenNodes())
+        let report = try simulation.run()
+        #expect(report.converged, "\(report.lines())")
+        #expect(report.tally.written["message"] == 20)
+        #expect(report.tally.deliveredCount == report.expectedDeliveries)
+        #expect((report.tally.messages["hello"] ?? 0) > 0, "the partition closed no session")
+        let first = try simulation.clock(ofGroup: 0, onMember: 0)
+        for member in 1..<10 { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
+        // Every writer's five messages (four and the receipts it wrote) are in the clock.
+        #expect(first.sum == UInt64(report.tally.writtenCount + 1), "the create entry and everything written")
+    }
+
+    @Test func theSameSeedGivesTheSameRun() throws {
+        let first = try Simulation(tenNodes()).run()
+        let second = try Simulation(tenNodes()).run()
+        #expect(first.tally.messages == second.tally.messages)
+        #expect(first.tally.delivered == second.tally.delivered)
+        #expect(first.messagesConverged == second.messagesConverged)
+    }
+
+    /// A ring: most members have no session with a writer, so its entries reach them only
+    /// through the others, hop by hop.
+    @Test func onARingEntriesTravelThroughTheOthers() throws {
+        let config = SimulationConfig(
+            nodes: 12, groupSize: 12, topology: .bounded(1), writerShare: 0.25, messagesPerWriter: 3, partitions: 1,
+            partitionShare: 0.25, seed: 3)
+        let report = try Simulation(config).run()
+        #expect(report.degrees.allSatisfy { $0 == 2 })
+        #expect(report.converged, "\(report.lines())")
+        #expect(report.tally.deliveredCount == report.expectedDeliveries)
+    }
+
+    @Test func aPartitionThatOutlastsTheRunIsReportedAsNotConverged() throws {
+        let report = try Simulation(tenNodes(partitionLength: .seconds(60), timeLimit: .seconds(20))).run()
+        #expect(!report.converged)
+        #expect(!report.quiet)
+        #expect(report.diverged == [0])
+    }
+}
