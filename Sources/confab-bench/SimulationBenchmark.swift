@@ -6,11 +6,14 @@ import Foundation
 /// most 64 members (Protocol.md §4.6), so a large network is many overlapping groups; each
 /// size runs with a full mesh of sessions and with a bounded set per node.
 enum SimulationBenchmark {
-    static func run(verifyRate: Double) throws {
+    /// `only`: the node counts to run (`CONFAB_BENCH_SIM=200`), nil for every scenario.
+    static func run(verifyRate: Double, only: Set<Int>? = nil) throws {
         print("simulation: real engines and in-memory stores over in-memory links, virtual time")
-        for config in scenarios {
+        for config in scenarios where only?.contains(config.nodes) ?? true {
             let report = try Simulation(config).run()
             for line in report.lines(verifyRate: verifyRate) { print(line) }
+            // A run takes minutes: show each as it ends, even into a pipe.
+            fflush(nil)
         }
     }
 
