@@ -29,7 +29,7 @@ extension Simulation {
         let cutOff = Int((Double(config.nodes) * config.partitionShare).rounded())
         return (0..<config.partitions).map { number in
             let slack = max(.zero, slot - config.partitionLength)
-            let start = slot * number + Self.draw(.zero ... slack, using: &random)
+            let start = slot * number + Self.draw(.zero...slack, using: &random)
             let side = Set(Array(0..<config.nodes).shuffled(using: &random).prefix(cutOff))
             return Partition(start: start, end: start + config.partitionLength, side: side)
         }
@@ -45,7 +45,7 @@ extension Simulation {
         var writes: [PlannedWrite] = []
         for node in Array(0..<config.nodes).shuffled(using: &random).prefix(writers) {
             for number in 0..<config.messagesPerWriter {
-                let at = Self.draw(.zero ... config.writeWindow, using: &random)
+                let at = Self.draw(.zero...config.writeWindow, using: &random)
                 let group = groupsOf[node]?.randomElement(using: &random) ?? 0
                 writes.append(PlannedWrite(at: at, node: node, group: group, number: number))
             }
@@ -56,7 +56,8 @@ extension Simulation {
     func startWritesAndPartitions(at start: Duration) {
         for write in plannedWrites {
             pending += 1
-            events.schedule(.work(node: write.node, .write(group: write.group, number: write.number)), at: start + write.at)
+            events.schedule(
+                .work(node: write.node, .write(group: write.group, number: write.number)), at: start + write.at)
         }
         for (number, partition) in partitions.enumerated() {
             pending += 2

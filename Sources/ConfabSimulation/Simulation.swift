@@ -74,7 +74,7 @@ public final class Simulation {
             nodes[link.high].peers[link.low] = link
         }
         for node in nodes {
-            events.schedule(.timer(node: node.index), at: Self.draw(.zero ... config.tickInterval, using: &random))
+            events.schedule(.timer(node: node.index), at: Self.draw(.zero...config.tickInterval, using: &random))
         }
         partitions = planPartitions(using: &random)
         plannedWrites = planWrites(using: &random)

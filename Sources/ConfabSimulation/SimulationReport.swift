@@ -61,7 +61,8 @@ public struct SimulationReport: Sendable {
                 + "delivered \(tally.deliveredCount) of \(expectedDeliveries) "
                 + (converged ? "— converged" : "— NOT converged (quiet \(quiet), diverged groups \(diverged.count))"),
             String(
-                format: "  per entry delivered: %.2f messages, %.0f bytes (entry itself %.0f, ratio %.1f), %.3f duplicates",
+                format:
+                    "  per entry delivered: %.2f messages, %.0f bytes (entry itself %.0f, ratio %.1f), %.3f duplicates",
                 messagesPerDelivery, bytesPerDelivery, meanEntryBytes,
                 meanEntryBytes > 0 ? bytesPerDelivery / meanEntryBytes : 0, duplicatesPerDelivery),
             "  messages: \(kinds.joined(separator: ", "))",

@@ -200,5 +200,8 @@ if !CommandLine.arguments.contains("--no-pipe") {
 
 // Dissemination beyond one machine: many real engines and stores over in-memory links.
 if !CommandLine.arguments.contains("--no-sim") {
-    try SimulationBenchmark.run(verifyRate: verifyCeiling)
+    let only = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM"].map {
+        Set($0.split(separator: ",").compactMap { Int($0) })
+    }
+    try SimulationBenchmark.run(verifyRate: verifyCeiling, only: only)
 }

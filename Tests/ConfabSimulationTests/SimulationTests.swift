@@ -8,7 +8,9 @@ import Testing
 @Suite struct SimulationTests {
     /// Ten nodes in one group, half of them writing, three cut off for two seconds
     /// mid-burst.
-    private func tenNodes(partitionLength: Duration = .seconds(2), timeLimit: Duration = .seconds(120))
+    private func tenNodes(
+        partitionLength: Duration = .seconds(2), timeLimit: Duration = .seconds(120)
+    )
         -> SimulationConfig
     {
         SimulationConfig(
