@@ -57,7 +57,31 @@ private let samples: [Entry] = {
             conversationID: conversation, seq: 5, previous: edit.hash, timestamp: 1_700_000_000_004,
             clock: VectorClock([me: 4, you: 4]), body: .unsend(target: 2)),
         with: author)
-    return [create, message, receipt, edit, unsend]
+    let third = NodeID(try! SigningKeyPair(seed: [UInt8](repeating: 11, count: 32)).publicKey)
+    let epoch = try! MembershipCipher.makeEpoch(
+        for: [me, you, third], conversationID: conversation, author: me, seq: 6)
+    let add = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 6, previous: unsend.hash, timestamp: 1_700_000_000_005,
+            clock: VectorClock([me: 5, you: 4]),
+            body: .members(
+                MembersBody(
+                    add: [third], keys: epoch.keys, keyCommitment: epoch.commitment,
+                    sealedNames: try! MembershipCipher.sealNames(
+                        [(me, "fuzz"), (third, "third")], key: epoch.key, conversationID: conversation, author: me,
+                        seq: 6),
+                    history: [
+                        .init(
+                            member: third,
+                            sealed: try! MembershipCipher.sealHistory([(.init(author: me, seq: 1), key)], to: third))
+                    ]))),
+        with: author)
+    let leave = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 7, previous: add.hash, timestamp: 1_700_000_000_006,
+            clock: VectorClock([me: 6, you: 4]), body: .members(MembersBody(remove: [me]))),
+        with: author)
+    return [create, message, receipt, edit, unsend, add, leave]
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -62,6 +62,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case edit = 4
     /// Delete for everyone: a tombstone for one of its author's earlier messages.
     case unsend = 5
+    /// A change of the conversation's members, or a new key for them (Protocol.md §4.8).
+    case members = 6
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -77,6 +79,8 @@ public enum EntryBody: Sendable, Equatable {
     case edit(target: UInt64, sealed: [UInt8])
     /// Delete for everyone: the author's own message at seq `target` (`target < seq`).
     case unsend(target: UInt64)
+    /// Members added or removed, a leave, or a rekey (Protocol.md §4.8).
+    case members(MembersBody)
     case unknown
 
     public var kind: EntryKind {
@@ -86,6 +90,7 @@ public enum EntryBody: Sendable, Equatable {
         case .receipt: return .receipt
         case .edit: return .edit
         case .unsend: return .unsend
+        case .members: return .members
         case .unknown: return .unknown
         }
     }
@@ -112,12 +117,18 @@ public struct CreateBody: Sendable, Equatable {
     /// BLAKE2b-256 of the conversation key (Protocol.md §4.5): every participant checks
     /// that the key sealed to it is the one the creator committed to.
     public let keyCommitment: [UInt8]
+    /// AEAD-sealed display names of members (Protocol.md §4.8.6); empty when none.
+    public let sealedNames: [UInt8]
 
-    public init(participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8]) {
+    public init(
+        participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8],
+        sealedNames: [UInt8] = []
+    ) {
         self.participants = participants
         self.sealedTitle = sealedTitle
         self.nonce = nonce
         self.keyCommitment = keyCommitment
+        self.sealedNames = sealedNames
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }

@@ -31,8 +31,10 @@ extension ConfabStore {
     /// The edit's text replaces the message's; the text it replaces joins the edit trail.
     /// An author's entries arrive in seq order, so the latest edit is the last applied; the
     /// seq check keeps it so whatever the path.
-    func applyEdit(_ entry: Entry, target: UInt64, sealed: [UInt8], db: Database, context: BatchContext) throws {
-        guard let key = try context.key(entry.conversationID, db: db),
+    func applyEdit(
+        _ entry: Entry, target: UInt64, sealed: [UInt8], epoch: EntryRef?, db: Database, context: BatchContext
+    ) throws {
+        guard let epoch, let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db),
             let text = try? ConversationCipher.openMessage(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq),
