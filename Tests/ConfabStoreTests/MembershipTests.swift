@@ -213,6 +213,51 @@ struct MembershipTests {
         #expect(try !texts(bob, id).contains("hello, both sides"))
     }
 
+    @Test func theHistoryShowsWhoAddedRemovedAndLeft() throws {
+        let (alice, bob, id) = try pair()
+        let carol = try makeStore(Keys.carol)
+        try alice.notePeerSeen(Keys.carol.id, suggestedName: "Carol", address: nil)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol, invited: true)
+        _ = try carol.leave(id, now: at(3))
+        try sync(id, from: carol, to: alice)
+        _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(4))
+        try sync(id, from: alice, to: bob)
+        let lines = try bob.history(id).map { $0.membership?.sentence(by: $0.authorName) ?? $0.text ?? "?" }
+        #expect(lines == ["before carol", "Alice added Carol", "Carol left", "Alice removed You"])
+        // Paging by one still shows each line once, in place.
+        var paged: [String] = []
+        var before: DisplayOrderKey?
+        while true {
+            let page = try bob.history(id, limit: 1, before: before)
+            guard let first = page.first else { break }
+            paged = page.map { $0.membership?.sentence(by: $0.authorName) ?? $0.text ?? "?" } + paged
+            before = first.orderKey
+        }
+        #expect(paged == lines)
+    }
+
+    @Test func aRemovedMembersMessagesWrittenConcurrentlyWithItsRemovalAreNotShown() throws {
+        let (alice, bob, id) = try pair()
+        let carol = try makeStore(Keys.carol)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol, invited: true)
+        // Bob, who never sees his removal (or claims not to), goes on writing.
+        _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(3))
+        _ = try bob.sendMessage("am I still here?", to: id, now: at(4))
+        try sync(id, from: bob, to: carol)
+        #expect(try texts(carol, id).contains("am I still here?"), "before carol holds the removal")
+        try syncBoth(id, alice, carol)
+        try syncBoth(id, alice, bob)
+        for store in [alice, carol] {
+            #expect(try !texts(store, id).contains("am I still here?"))
+            #expect(try store.unreadCount(id) == store.history(id).filter { !$0.isMine && $0.membership == nil }.count)
+        }
+        #expect(try alice.clock(of: id) == carol.clock(of: id), "the entry is kept in every log")
+    }
+
     @Test func theFoldAppliesConcurrentChangesInDisplayOrder() {
         let keys = (1...4).map { NodeID(validatedBytes: [UInt8](repeating: UInt8($0), count: 32)) }
         let (a, b, c, d) = (keys[0], keys[1], keys[2], keys[3])

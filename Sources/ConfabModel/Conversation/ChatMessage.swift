@@ -20,6 +20,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// The texts the message had before its current one, oldest first (the original, then
     /// each edit but the latest); empty when never edited or deleted.
     public var edits: [Version] = []
+    /// Set on a system line rather than a message: a change of the conversation's members
+    /// (Protocol.md §4.8), written by `author`. Such a line has no text.
+    public var membership: MembershipNote?
 
     /// A text the message had, and when its author wrote it.
     public struct Version: Sendable, Equatable, Codable {

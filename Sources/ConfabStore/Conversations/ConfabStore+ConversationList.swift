@@ -77,6 +77,7 @@ extension ConfabStore {
                 sql: """
                     SELECT author, seq, text, timestamp, deletedAt FROM message
                     WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                    AND NOT \(Self.hiddenByRemovalSQL("message"))
                     ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
                     """),
             arguments: [id.bytes])

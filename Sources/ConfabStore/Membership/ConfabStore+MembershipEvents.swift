@@ -36,9 +36,11 @@ extension ConfabStore {
             let seq: UInt64 = row["seq"]
             let event = MembershipEvent(
                 author: author, seq: seq,
-                order: DisplayOrderKey(clockSum: row["clockSum"], timestamp: row["timestamp"], author: author, seq: seq),
-                add: keys(row["added"]), remove: keys(row["removed"]),
-                recipients: (row["recipients"] as [UInt8]?).map(keys), frontier: try VectorClock(json: row["frontier"]))
+                order: DisplayOrderKey(
+                    clockSum: row["clockSum"], timestamp: row["timestamp"], author: author, seq: seq),
+                add: keys(in: row["added"]), remove: keys(in: row["removed"]),
+                recipients: (row["recipients"] as [UInt8]?).map { keys(in: $0) },
+                frontier: try VectorClock(json: row["frontier"]))
             if author == creator, seq == 1 { create = event } else { changes.append(event) }
         }
         return create.map { MembershipLog(create: $0, changes: changes) }
@@ -65,7 +67,7 @@ extension ConfabStore {
         }
     }
 
-    private static func keys(_ blob: [UInt8]) -> [NodeID] {
+    static func keys(in blob: [UInt8]) -> [NodeID] {
         stride(from: 0, to: blob.count - blob.count % NodeID.length, by: NodeID.length).compactMap {
             NodeID(bytes: Array(blob[$0..<$0 + NodeID.length]))
         }
