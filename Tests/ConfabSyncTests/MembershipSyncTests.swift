@@ -78,3 +78,29 @@ import Testing
         #expect(throws: StoreError.self) { try bob.store.sendMessage("hello?", to: id) }
     }
 }
+
+extension MembershipSyncTests {
+    @Test func aStarThroughTheAdminCarriesEveryChange() throws {
+        let (harness, alice, bob, carol) = try SyncHarness.trio()
+        let dave = try SyncHarness.Node(name: "dave", seed: 4)
+        harness.add(dave)
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "before")
+        for node in [bob, carol, dave] { harness.connect(alice, node) }
+        try harness.run()
+        try harness.wrote([try alice.store.changeMembers(of: id, add: [carol.id])], at: alice)
+        try harness.wrote([try alice.store.sendMessage("after carol", to: id)], at: alice)
+        try harness.run()
+        try harness.wrote([try alice.store.changeMembers(of: id, add: [dave.id], shareHistory: true)], at: alice)
+        try harness.run()
+        try harness.wrote([try alice.store.changeMembers(of: id, remove: [bob.id])], at: alice)
+        try harness.wrote([try alice.store.sendMessage("bob cannot read this", to: id)], at: alice)
+        try harness.run()
+        try harness.wrote([try carol.store.leave(id)], at: carol)
+        try harness.run()
+        try harness.wrote(try alice.store.sendMessages(["just us"], to: id), at: alice)
+        try harness.run()
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try dave.store.texts(id).last == "just us")
+        #expect(try dave.store.clock(of: id) == alice.store.clock(of: id))
+    }
+}

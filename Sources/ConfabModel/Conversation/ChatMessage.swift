@@ -53,6 +53,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// What every front end shows in place of a message deleted for everyone.
     public static let deletedText = "message deleted"
 
+    /// A system line's sentence ("Alice added Carol"); nil for a message.
+    public var systemLine: String? { membership?.sentence(by: authorName) }
+
     /// A stable id for the message: `<conversation>/<author>/<seq>`.
     public var id: String { "\(conversationID.hex)/\(author.hex)/\(seq)" }
 }

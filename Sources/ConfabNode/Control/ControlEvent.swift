@@ -11,6 +11,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case edited
         /// A message's author deleted it for everyone; `message` has no text.
         case deleted
+        /// The members changed; `message` is the history's system line for it.
+        case members
         case status
         case peerOnline = "peer_online"
         case peerOffline = "peer_offline"
@@ -37,6 +39,9 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .deleted(let message):
             self.event = .deleted
             self.message = JSONOutput.message(message)
+        case .members(let line):
+            self.event = .members
+            self.message = JSONOutput.message(line)
         case .status(let conversation, let seq, let status):
             self.event = .status
             self.conversation = conversation
@@ -58,6 +63,12 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
     public func nodeEvent(store: ConfabStore) -> NodeEvent? {
         switch event {
+        case .members:
+            guard let message, let conversation = ConversationID(hex: message.conversation),
+                let author = NodeID(hex: message.author),
+                let line = try? store.membershipLine(conversation, author: author, seq: message.seq)
+            else { return nil }
+            return .members(line)
         case .message, .edited, .deleted:
             guard let message, let conversation = ConversationID(hex: message.conversation),
                 let author = NodeID(hex: message.author),
@@ -82,7 +93,7 @@ extension NodeEvent {
     /// Whether a watcher of `conversation` wants this event.
     func concerns(_ conversation: ConversationID) -> Bool {
         switch self {
-        case .message(let message), .edited(let message), .deleted(let message):
+        case .message(let message), .edited(let message), .deleted(let message), .members(let message):
             message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation

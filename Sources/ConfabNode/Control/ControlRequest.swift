@@ -14,6 +14,10 @@ public enum ControlRequest: Sendable, Equatable {
     case edit(conversation: ConversationID, target: UInt64, text: String)
     /// Delete my message `target` in `conversation` for everyone.
     case unsend(conversation: ConversationID, target: UInt64)
+    /// Add and remove members of `conversation` (Protocol.md §4.8).
+    case changeMembers(conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool)
+    /// Leave `conversation`.
+    case leave(ConversationID)
     case markRead(ConversationID)
     case setFlag(LocalFlag, Bool, on: ConversationID)
     case delete(ConversationID)
@@ -32,6 +36,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .create: "create"
         case .edit: "edit"
         case .unsend: "unsend"
+        case .changeMembers: "change_members"
+        case .leave: "leave"
         case .markRead: "mark_read"
         case .setFlag: "set_flag"
         case .delete: "delete"
@@ -74,6 +80,9 @@ extension ControlEnvelope: Codable {
         var value: Bool?
         var trust: String?
         var target: UInt64?
+        var add: [NodeID]?
+        var remove: [NodeID]?
+        var history: Bool?
     }
 
     /// Why a request line could not be read; the message goes back to the caller.
@@ -119,6 +128,16 @@ extension ControlEnvelope: Codable {
         case "unsend":
             request = .unsend(
                 conversation: try need(params.conversation, "conversation"), target: try need(params.target, "target"))
+        case "change_members":
+            let add = params.add ?? []
+            let remove = params.remove ?? []
+            guard !add.isEmpty || !remove.isEmpty else {
+                throw Malformed(description: "change_members needs param add or remove (arrays of keys)")
+            }
+            request = .changeMembers(
+                conversation: try need(params.conversation, "conversation"), add: add, remove: remove,
+                shareHistory: params.history ?? false)
+        case "leave": request = .leave(try need(params.conversation, "conversation"))
         case "mark_read": request = .markRead(try need(params.conversation, "conversation"))
         case "set_flag":
             guard let flag = params.flag.flatMap(LocalFlag.init(rawValue:)) else {
@@ -166,7 +185,12 @@ extension ControlEnvelope: Codable {
         case .unsend(let id, let target):
             params.conversation = id
             params.target = target
-        case .markRead(let id), .delete(let id), .changed(let id): params.conversation = id
+        case .changeMembers(let id, let add, let remove, let shareHistory):
+            params.conversation = id
+            params.add = add
+            params.remove = remove
+            params.history = shareHistory
+        case .markRead(let id), .delete(let id), .changed(let id), .leave(let id): params.conversation = id
         case .setFlag(let flag, let value, let id):
             params.flag = flag.rawValue
             params.value = value

@@ -58,7 +58,41 @@ public enum JSONOutput {
         public let deleted: Bool?
         /// The texts it had before the current one, oldest first; absent when never edited.
         public let edits: [Version]?
+        /// Present on a system line instead of a message: the change of members it tells of
+        /// (no `text`).
+        public let membership: Membership?
+        /// The system line as a sentence ("Alice added Carol"), with `membership`.
+        public let system: String?
     }
+
+    /// Who a members entry added and removed, or that its author left.
+    public struct Membership: Codable, Sendable, Equatable {
+        public let added: [Member]
+        public let removed: [Member]
+        public let left: Bool
+    }
+
+    public struct Member: Codable, Sendable, Equatable {
+        public let id: String
+        public let name: String
+    }
+
+    /// `confab members --json`: the members in join order, the admin, and former members.
+    public struct Members: Codable, Sendable {
+        public let conversation: String
+        public let members: [Member]
+        public let admin: String?
+        public let former: [Member]
+        public let member: Bool
+    }
+
+    public static func members(_ list: MemberList) -> Members {
+        Members(
+            conversation: list.conversation.hex, members: list.members.map(member), admin: list.admin?.hex,
+            former: list.former.map(member), member: list.includesMe)
+    }
+
+    private static func member(_ m: MembershipNote.Member) -> Member { Member(id: m.id.hex, name: m.name) }
 
     /// An earlier text of an edited message, and when its author wrote it.
     public struct Version: Codable, Sendable, Equatable {
@@ -106,7 +140,10 @@ public enum JSONOutput {
             id: m.id, conversation: m.conversationID.hex, author: m.author.hex, authorName: m.authorName, seq: m.seq,
             mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue,
             editedAt: m.editedAt.map(timestamp), deleted: m.isDeleted ? true : nil,
-            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) })
+            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) },
+            membership: m.membership.map {
+                Membership(added: $0.added.map(member), removed: $0.removed.map(member), left: $0.left)
+            }, system: m.membership?.sentence(by: m.authorName))
     }
 
     public static func peer(_ p: Peer) -> PeerInfo {

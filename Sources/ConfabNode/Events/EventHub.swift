@@ -57,6 +57,10 @@ final class EventHub: Sendable {
                 if let message = try? store.message(entry.conversationID, author: entry.author, seq: target) {
                     emit(entry.kind == .edit ? .edited(message) : .deleted(message))
                 }
+            case .members:
+                if let line = try? store.membershipLine(entry.conversationID, author: entry.author, seq: entry.seq) {
+                    emit(.members(line))
+                }
             default:
                 break
             }

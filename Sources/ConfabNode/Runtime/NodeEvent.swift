@@ -9,6 +9,8 @@ public enum NodeEvent: Sendable, Equatable {
     case edited(ChatMessage)
     /// A message's author deleted it for everyone: the message as it is now (no text).
     case deleted(ChatMessage)
+    /// The members changed: the history's system line for the change (Protocol.md §4.8).
+    case members(ChatMessage)
     /// One of my messages changed status.
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)

@@ -71,7 +71,7 @@ extension ConfabStore {
         }
 
         let everMembers: Set<NodeID>
-        var view: Membership?
+        var membershipLog: MembershipLog?
         if case .create(let create) = entry.body {
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil
@@ -90,19 +90,27 @@ extension ConfabStore {
             guard let log = try context.membershipLog(entry.conversationID, db: db) else {
                 throw AppendRejection.unknownConversation
             }
-            // Who the author believed were members when writing: its causal past, which is
-            // held here by now or the entry waits (Protocol.md §4.8.3).
-            let seen = log.view(entry.clock)
-            guard seen.contains(entry.author) else { throw AppendRejection.notParticipant }
-            try Self.checkMembership(entry, view: seen, log: log)
+            // Only a key that was ever a member can have written here; whether it was one
+            // when it wrote is checked once its causal past is known to be held.
+            guard log.everMembers.contains(entry.author) else { throw AppendRejection.notParticipant }
             everMembers = log.everMembers
-            view = seen
+            membershipLog = log
         }
         let heads = try context.heads(entry.conversationID, db: db)
         let forked = try context.forkedAuthors(entry.conversationID, db: db)
         try validateClocks(
             entry, participants: everMembers, heads: heads, forked: forked,
             creator: try context.creator(entry.conversationID, db: db))
+        // Who the author believed were members when writing: its causal past, held here now
+        // (the clocks were checked above: an entry whose past is not all held waits, and is
+        // never judged on a part of it), Protocol.md §4.8.3.
+        var view: Membership?
+        if let membershipLog {
+            let seen = membershipLog.view(entry.clock)
+            guard seen.contains(entry.author) else { throw AppendRejection.notParticipant }
+            try Self.checkMembership(entry, view: seen, log: membershipLog)
+            view = seen
+        }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
         let order = Self.orderingSum(of: entry, heads: heads, forked: forked)
 

@@ -108,6 +108,10 @@ public final class PlainChat {
           /edit TEXT         replace the text of your last message here (everyone sees it, marked edited)
           /unsend            delete your last message here for everyone
           /new NAME [NAME…]  start a conversation with these peers
+          /members           who is in the open conversation, and its admin
+          /add NAME… [--history]  add people here (--history: they can read what came before)
+          /remove NAME…      remove people here (the admin only)
+          /leave             leave the open conversation
           /peers             who is online
           /resync            re-announce to every peer now
           /quit              leave (Ctrl+D too)
@@ -134,6 +138,10 @@ public final class PlainChat {
             case "edit": try await editLast(argument)
             case "unsend": try await unsendLast()
             case "new": try await create(argument.split(separator: " ").map(String.init))
+            case "members": try listMembers()
+            case "add": try await changeMembers(argument, adding: true)
+            case "remove": try await changeMembers(argument, adding: false)
+            case "leave": try await leaveOpen()
             case "peers": await peers()
             case "resync":
                 if online { try await messenger.resync() }
@@ -326,10 +334,19 @@ public final class PlainChat {
             write("* \(TextSanitizer.line(peer.name)) went offline")
         case .changed:
             break
+        case .members(let line):
+            let place =
+                line.conversationID == open
+                ? ""
+                : (try? local.store.conversation(line.conversationID)).flatMap { $0 }.map {
+                    " in \(TextSanitizer.line($0.displayName))"
+                } ?? ""
+            write("[\(timestamps.time(line.sentAt))] * \(TextSanitizer.line(text(of: line)))\(place)")
         }
     }
 
     private func line(for message: ChatMessage) -> String {
+        if message.membership != nil { return "[\(timestamps.time(message.sentAt))] * \(text(of: message))" }
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
         let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
         return
@@ -337,6 +354,7 @@ public final class PlainChat {
     }
 
     private func text(of message: ChatMessage) -> String {
+        if let system = message.systemLine { return TextSanitizer.line(system) }
         if message.isDeleted { return ChatMessage.deletedText }
         return message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
     }
