@@ -33,6 +33,10 @@ import Testing
             var plaintext: String?
             /// The seq of the message an edit or an unsend acts on.
             var target: UInt64?
+            /// A members entry's new epoch key (fixed here, random in use) and its commitment
+            /// (Protocol.md §4.8.1); `plaintext` is then the sealed names, joined by ", ".
+            var epochKey: String?
+            var epochCommitment: String?
         }
         struct BeaconVector: Codable {
             var nodeSeed: String
@@ -52,6 +56,8 @@ import Testing
     static let member = try! SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32))
     static let nonce = [UInt8](repeating: 0x10, count: 16)
     static let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
+    static let third = try! SigningKeyPair(seed: [UInt8](repeating: 0xC3, count: 32))
+    static let epochKey = SecureBytes([UInt8](repeating: 0x43, count: 32))
 
     @Test func theVectorsHold() throws {
         if let path = ProcessInfo.processInfo.environment["CONFAB_WRITE_VECTORS"] {
@@ -61,7 +67,20 @@ import Testing
         }
         let url = try #require(
             Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
-        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        var vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        if let path = ProcessInfo.processInfo.environment["CONFAB_APPEND_MEMBERS_VECTOR"] {
+            // Adds the members entry to a file made before the kind existed, against its own
+            // create entry, leaving the other vectors as they are.
+            let create = try EntryCodec.decode(try hex(vectors.entries[0].encoded))
+            vectors.entries.removeAll { $0.epochKey != nil }
+            vectors.entries.append(
+                try Self.membersVector(
+                    after: create,
+                    holding: VectorClock([NodeID(Self.creator.publicKey): 1, NodeID(Self.member.publicKey): 3])))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
+        }
 
         let c = vectors.conversation
         let creator = try SigningKeyPair(seed: try hex(c.creatorSeed))
@@ -99,6 +118,19 @@ import Testing
             case .unsend(let target):
                 #expect(target == vector.target)
                 #expect(vector.plaintext == nil)
+            case .members(let members):
+                let epochKey = SecureBytes(try hex(try #require(vector.epochKey)))
+                let commitment = MembershipCipher.epochCommitment(
+                    epochKey, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(commitment.hexString == vector.epochCommitment)
+                #expect(members.keyCommitment == commitment)
+                #expect(
+                    members.keys.map(\.id) == [
+                        NodeID(Self.creator.publicKey), NodeID(Self.member.publicKey), members.add[0],
+                    ])
+                let names = MembershipCipher.openNames(
+                    members.sealedNames, key: epochKey, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(names.map(\.name).joined(separator: ", ") == vector.plaintext)
             default:
                 Issue.record("unexpected kind in \(vector.description)")
             }
@@ -153,15 +185,6 @@ import Testing
                 conversationID: id, seq: 3, previous: edit.hash, timestamp: 1_800_000_180_000,
                 clock: VectorClock([creatorID: 1, memberID: 2]), body: .unsend(target: 1)),
             with: member)
-        func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
-            Vectors.EntryVector(
-                description: description, encoded: EntryCodec.encode(entry).hexString,
-                content: entry.content.hexString, signature: entry.signature.hexString,
-                hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
-                clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
-                plaintext: plaintext, target: entry.actionTarget)
-        }
-        let beacon = Beacon(node: creatorID, tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
         return Vectors(
             conversation: .init(
                 creatorSeed: [UInt8](repeating: 0xA1, count: 32).hexString, creatorKey: creatorID.hex,
@@ -172,12 +195,57 @@ import Testing
                 vector(message, "the member's first message, after it held the create entry", "Hike on Saturday?"),
                 vector(edit, "the member's edit of its message (seq 1)", "Hike on Sunday?"),
                 vector(unsend, "the member's deletion for everyone of its message (seq 1)", nil),
+                try membersVector(after: create, holding: VectorClock([creatorID: 1, memberID: 3])),
             ],
-            beacon: .init(
-                nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
-                networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
-                timestampMs: 1_800_000_000_123,
-                datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString))
+            beacon: beaconVector())
+    }
+
+    /// The creator's members entry adding the key of seed `c3…c3`, with names, after its
+    /// create entry, holding `clock` of the others.
+    static func membersVector(after create: Entry, holding clock: VectorClock) throws -> Vectors.EntryVector {
+        let creatorID = NodeID(creator.publicKey)
+        let thirdID = NodeID(third.publicKey)
+        let id = create.conversationID
+        let members = [creatorID, NodeID(member.publicKey), thirdID]
+        let commitment = MembershipCipher.epochCommitment(epochKey, conversationID: id, author: creatorID, seq: 2)
+        let entry = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 2, previous: create.hash, timestamp: 1_800_000_240_000,
+                clock: clock,
+                body: .members(
+                    MembersBody(
+                        add: [thirdID],
+                        keys: try members.map {
+                            .init(id: $0, sealedKey: try ConversationCipher.sealKey(epochKey, to: $0))
+                        },
+                        keyCommitment: commitment,
+                        sealedNames: try MembershipCipher.sealNames(
+                            [(creatorID, "Alice"), (thirdID, "Carol")], key: epochKey, conversationID: id,
+                            author: creatorID, seq: 2)))),
+            with: creator)
+        var result = vector(
+            entry, "the creator adds a third member (seed c3…c3): a new epoch, with names", "Alice, Carol")
+        result.epochKey = epochKey.unsafeCopy.hexString
+        result.epochCommitment = commitment.hexString
+        return result
+    }
+
+    static func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
+        Vectors.EntryVector(
+            description: description, encoded: EntryCodec.encode(entry).hexString,
+            content: entry.content.hexString, signature: entry.signature.hexString,
+            hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
+            clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
+            plaintext: plaintext, target: entry.actionTarget)
+    }
+
+    static func beaconVector() -> Vectors.BeaconVector {
+        let beacon = Beacon(node: NodeID(creator.publicKey), tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
+        return .init(
+            nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
+            networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
+            timestampMs: 1_800_000_000_123,
+            datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString)
     }
 }
 

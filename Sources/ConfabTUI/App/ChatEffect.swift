@@ -26,6 +26,8 @@ public enum ChatEffect: Equatable, Sendable {
     case delete(ConversationID)
     case search(String)
     case createConversation(participants: [NodeID], title: String?)
+    /// A membership command typed in the input bar, for the open conversation.
+    case members(ConversationID, MembersCommand)
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
     /// Ring the bell or notify: a message arrived in a conversation that is not open.

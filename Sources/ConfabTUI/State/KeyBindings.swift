@@ -47,6 +47,10 @@ enum KeyBindings {
                 Binding(keys: "Ctrl+E", action: "Select one of your messages (↑ / ↓ another)"),
                 Binding(keys: "  then e or Enter", action: "Edit it: Enter saves, Esc cancels"),
                 Binding(keys: "  then d", action: "Delete it for everyone (asks first)"),
+                Binding(keys: "/members + Enter", action: "Who is in the group, and its admin"),
+                Binding(keys: "/add NAME… + Enter", action: "Add people (--history: they read what came before)"),
+                Binding(keys: "/remove NAME… + Enter", action: "Remove people (the admin only)"),
+                Binding(keys: "/leave + Enter", action: "Leave the group"),
                 Binding(keys: "Esc", action: "Back to the list"),
             ]),
         Section(

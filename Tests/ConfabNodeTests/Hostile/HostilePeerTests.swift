@@ -219,16 +219,32 @@ import Testing
         let mallory = try HostilePeer(name: "mallory")
         defer { Task { await mallory.shutdown() } }
         try await mallory.connect(to: alice)
-        // A conversation between Mallory and a throwaway key, pushed at Alice.
+        // A conversation between Mallory and a throwaway key, pushed at Alice unannounced.
         let other = SigningKeyPair.generate()
         let (id, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "filler")
-        try mallory.send(.clocks([.init(conversation: id, clock: try mallory.store.clock(of: id))]), to: alice)
         try mallory.send(.entries(try mallory.store.entries(in: id, author: mallory.id, after: 0)), to: alice)
         try await alice.waitForLog(
             "entry from \(mallory.id.shortHex) not stored: a conversation this node is not a participant of")
         let database = alice.data.appendingPathComponent("confab.sqlite")
         #expect(
             try count("SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(id.hex)')", in: database) == 0)
+        // Announced first, it is an invitation (a members entry may add Alice later,
+        // Protocol.md §4.8): held, but in no list, and Alice writes nothing in it.
+        let (invited, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "bait")
+        try mallory.send(
+            .clocks([.init(conversation: invited, clock: try mallory.store.clock(of: invited))]), to: alice)
+        try mallory.send(.entries(try mallory.store.entries(in: invited, author: mallory.id, after: 0)), to: alice)
+        try await waitUntil(timeout: 30, "alice to hold the invitation") {
+            try count(
+                "SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(invited.hex)')", in: database) == 2
+        }
+        let list = try alice.cli(["list", "--all", "--json"])
+        #expect(!list.stdout.contains(invited.hex))
+        #expect(try alice.cli(["send", invited.hex, "hello?"]).status != 0)
+        #expect(
+            try count(
+                "SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(invited.hex)') AND author = x'\(alice.key)'",
+                in: database) == 0)
         #expect(try mallory.isConnected(to: alice))
     }
 }
