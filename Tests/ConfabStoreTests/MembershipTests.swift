@@ -282,6 +282,59 @@ struct MembershipTests {
         #expect(try alice.clock(of: id) == carol.clock(of: id), "the entry is kept in every log")
     }
 
+    @Test func namesInTheMembershipAreClaimsThatNeverRenameAKnownKey() throws {
+        let (alice, bob, id) = try pair()
+        let dave = try makeStore(SigningKeyPair(seed: [UInt8](repeating: 0xF6, count: 32)))
+        try dave.savePeer(Keys.bob.id, name: "Bobby")
+        // Alice adds dave and carol with names of her choosing: bob called "Alice", carol
+        // called "Bobby" (a name dave gave someone else), and the add sealed as her node would.
+        let members = [Keys.alice.id, Keys.bob.id, Keys.carol.id, dave.me]
+        let seq = try alice.clock(of: id)[Keys.alice.id] + 1
+        let epoch = try MembershipCipher.makeEpoch(for: members, conversationID: id, author: Keys.alice.id, seq: seq)
+        let names = try MembershipCipher.sealNames(
+            [(Keys.alice.id, "Alice"), (Keys.bob.id, "Alice"), (Keys.carol.id, "Bobby\u{200B}")], key: epoch.key,
+            conversationID: id, author: Keys.alice.id, seq: seq)
+        try author(
+            alice, in: id,
+            body: .members(
+                MembersBody(
+                    add: [Keys.carol.id, dave.me], keys: epoch.keys, keyCommitment: epoch.commitment, sealedNames: names)),
+            now: at(2))
+        try sync(id, from: alice, to: dave, invited: true)
+        #expect(try dave.members(of: id).includesMe)
+        #expect(try dave.peer(Keys.alice.id)?.name == "Alice")
+        #expect(try dave.peer(Keys.bob.id)?.name == "Bobby", "a key dave knows keeps its name")
+        let carol = try #require(try dave.peer(Keys.carol.id))
+        #expect(carol.name == "Bobby (\(Keys.carol.id.shortHex))", "a taken name is never merged")
+        #expect(carol.claimedName != nil)
+        _ = bob
+    }
+
+    @Test func aRemovedMemberCannotAddAnAccompliceByBackdating() throws {
+        let (alice, bob, id) = try pair()
+        let carol = try makeStore(Keys.carol)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol, invited: true)
+        _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(3))
+        try sync(id, from: alice, to: carol)
+        // Bob, removed, signs an add of mallory with a clock that never saw his removal, dated
+        // early so that it sorts before it: valid in his view, so every node stores it.
+        _ = try bob.changeMembers(of: id, add: [Keys.mallory.id], now: at(0))
+        try sync(id, from: bob, to: alice)
+        try sync(id, from: bob, to: carol)
+        for store in [alice, carol] {
+            #expect(try members(store, id) == [Keys.alice.id, Keys.carol.id], "the add came to nothing")
+            #expect(try store.history(id).compactMap(\.membership).count == 2, "added carol, removed bob")
+        }
+        // The next message is sealed to alice and carol only.
+        _ = try alice.sendMessage("no accomplice", to: id, now: at(5))
+        let mallory = try makeStore(Keys.mallory)
+        try sync(id, from: alice, to: mallory, invited: true)
+        #expect(try !texts(mallory, id).contains("no accomplice"))
+        #expect(try alice.sharing(id, with: Keys.mallory.id) == .none)
+    }
+
     @Test func theFoldAppliesConcurrentChangesInDisplayOrder() {
         let keys = (1...4).map { NodeID(validatedBytes: [UInt8](repeating: UInt8($0), count: 32)) }
         let (a, b, c, d) = (keys[0], keys[1], keys[2], keys[3])

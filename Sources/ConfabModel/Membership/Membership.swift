@@ -23,13 +23,40 @@ public struct Membership: Sendable, Equatable {
     public private(set) var removedBy: [NodeID: MembershipEvent] = [:]
     public private(set) var applied: [Applied] = []
 
-    /// Folds `create` and then `changes`, which must be in display order.
+    /// Folds `create` and then `changes`, which must be in display order. A change written
+    /// by a key concurrently with that key's removal (the removal had not seen it, and it
+    /// had not seen the removal) is void, whatever its place in the order: a removed member
+    /// cannot act after its removal by backdating (claiming it never saw it). Which removals
+    /// hold depends on which changes are void, so the fold is repeated, voiding more each
+    /// time, until nothing changes: at most once per change, and the same on every node.
     public init(create: MembershipEvent, changes: some Sequence<MembershipEvent>) {
+        let changes = Array(changes)
+        var voided = Set<EntryRef>()
+        var result = Self(folding: create, changes: changes, voided: voided)
+        while true {
+            var more = voided
+            for change in changes where !voided.contains(change.ref) {
+                guard let removal = result.removedBy[change.author], removal.ref != change.ref else { continue }
+                let removalSawIt = removal.frontier[change.author] >= change.seq
+                let itSawRemoval = change.frontier[removal.author] >= removal.seq
+                if !removalSawIt, !itSawRemoval { more.insert(change.ref) }
+            }
+            guard more != voided else { break }
+            voided = more
+            result = Self(folding: create, changes: changes, voided: voided)
+        }
+        self = result
+    }
+
+    private init(folding create: MembershipEvent, changes: [MembershipEvent], voided: Set<EntryRef>) {
         creator = create.author
         members = [create.author] + create.add.filter { $0 != create.author }
         var epochs: [(ref: EntryRef, recipients: Set<NodeID>)] = [(create.ref, Set(create.add))]
         for change in changes {
-            let outcome = Self.effect(of: change, on: members, admin: admin)
+            let outcome =
+                voided.contains(change.ref)
+                ? Applied(event: change, isVoid: true, added: [], removed: [])
+                : Self.effect(of: change, on: members, admin: admin)
             applied.append(outcome)
             guard !outcome.isVoid else { continue }
             members.removeAll { outcome.removed.contains($0) }
@@ -38,8 +65,8 @@ public struct Membership: Sendable, Equatable {
             for key in outcome.added { removedBy[key] = nil }
             if let recipients = change.recipients { epochs.append((change.ref, Set(recipients))) }
         }
-        // A void change's key may still match: any epoch sealed to exactly these members is
-        // safe to use, and every node picks the same one.
+        // A void change starts no epoch (its key went to whoever its author chose). Of the
+        // others, any sealed to exactly these members is safe; every node picks the same.
         let current = Set(members)
         epochInForce = epochs.last { $0.recipients == current }?.ref
     }

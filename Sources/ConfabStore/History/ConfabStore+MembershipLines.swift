@@ -5,13 +5,16 @@ import GRDB
 extension ConfabStore {
     /// The system lines of a conversation's history (Protocol.md §4.8): one per members
     /// entry that added or removed someone, or was a leave, as written by its author (a
-    /// rekey says nothing), ordered with the messages by display order. Only those after
+    /// rekey says nothing, nor does a change void in the fold), ordered with the messages by display order. Only those after
     /// `after` (when given) and before `before` (when given).
     func membershipLines(
         _ conversation: ConversationID, after: DisplayOrderKey?, before: DisplayOrderKey?, names: [NodeID: String],
         db: Database
     ) throws -> [ChatMessage] {
         var lines: [ChatMessage] = []
+        // A change that came to nothing in the fold (its author was out by then) says nothing.
+        let void = Set(
+            (try Self.fetchMembershipLog(conversation, db: db)?.current.applied ?? []).filter(\.isVoid).map(\.event.ref))
         for row in try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -24,6 +27,7 @@ extension ConfabStore {
             let author = row.nodeID("author")
             let seq: UInt64 = row["seq"]
             let timestamp: Int64 = row["timestamp"]
+            guard !void.contains(EntryRef(author: author, seq: seq)) else { continue }
             let key = DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq)
             if let after, key <= after { continue }
             if let before, key >= before { continue }
