@@ -25,6 +25,16 @@ struct MembershipTests {
         return (alice, bob, id)
     }
 
+    /// `pair()`, and carol added by alice (no history), everyone holding everything.
+    private func trio() throws -> (alice: ConfabStore, bob: ConfabStore, carol: ConfabStore, id: ConversationID) {
+        let (alice, bob, id) = try pair()
+        let carol = try makeStore(Keys.carol)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol, invited: true)
+        return (alice, bob, carol, id)
+    }
+
     private func members(_ store: ConfabStore, _ id: ConversationID) throws -> [NodeID] {
         try store.participants(of: id)
     }
@@ -93,11 +103,7 @@ struct MembershipTests {
     }
 
     @Test func aRemovedMemberCannotReadWhatIsWrittenAfter() throws {
-        let (alice, bob, id) = try pair()
-        let carol = try makeStore(Keys.carol)
-        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: carol, invited: true)
+        let (alice, bob, carol, id) = try trio()
         _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(3))
         _ = try alice.sendMessage("bob must not read this", to: id, now: at(4))
         // Even a sender that ignores the cap and hands bob everything gives him ciphertext only.
@@ -163,11 +169,7 @@ struct MembershipTests {
     }
 
     @Test func aLeaverCannotWriteAndTheNextWriterRekeys() throws {
-        let (alice, bob, id) = try pair()
-        let carol = try makeStore(Keys.carol)
-        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: carol, invited: true)
+        let (alice, bob, carol, id) = try trio()
         _ = try bob.leave(id, now: at(3))
         try sync(id, from: bob, to: alice)
         try sync(id, from: bob, to: carol)
@@ -183,11 +185,7 @@ struct MembershipTests {
     }
 
     @Test func aChangeArrivingBeforeTheChangeItFollowsWaitsForIt() throws {
-        let (alice, bob, id) = try pair()
-        let carol = try makeStore(Keys.carol)
-        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: carol, invited: true)
+        let (alice, bob, carol, id) = try trio()
         _ = try carol.leave(id, now: at(3))
         try sync(id, from: carol, to: alice)
         _ = try alice.sendMessage("without carol", to: id, now: at(4))
@@ -263,11 +261,7 @@ struct MembershipTests {
     }
 
     @Test func aRemovedMembersMessagesWrittenConcurrentlyWithItsRemovalAreNotShown() throws {
-        let (alice, bob, id) = try pair()
-        let carol = try makeStore(Keys.carol)
-        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: carol, invited: true)
+        let (alice, bob, carol, id) = try trio()
         // Bob, who never sees his removal (or claims not to), goes on writing.
         _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(3))
         _ = try bob.sendMessage("am I still here?", to: id, now: at(4))
@@ -298,7 +292,8 @@ struct MembershipTests {
             alice, in: id,
             body: .members(
                 MembersBody(
-                    add: [Keys.carol.id, dave.me], keys: epoch.keys, keyCommitment: epoch.commitment, sealedNames: names)),
+                    add: [Keys.carol.id, dave.me], keys: epoch.keys, keyCommitment: epoch.commitment, sealedNames: names
+                )),
             now: at(2))
         try sync(id, from: alice, to: dave, invited: true)
         #expect(try dave.members(of: id).includesMe)
@@ -311,11 +306,7 @@ struct MembershipTests {
     }
 
     @Test func aRemovedMemberCannotAddAnAccompliceByBackdating() throws {
-        let (alice, bob, id) = try pair()
-        let carol = try makeStore(Keys.carol)
-        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
-        try sync(id, from: alice, to: bob)
-        try sync(id, from: alice, to: carol, invited: true)
+        let (alice, bob, carol, id) = try trio()
         _ = try alice.changeMembers(of: id, remove: [Keys.bob.id], now: at(3))
         try sync(id, from: alice, to: carol)
         // Bob, removed, signs an add of mallory with a clock that never saw his removal, dated
@@ -327,10 +318,18 @@ struct MembershipTests {
             #expect(try members(store, id) == [Keys.alice.id, Keys.carol.id], "the add came to nothing")
             #expect(try store.history(id).compactMap(\.membership).count == 2, "added carol, removed bob")
         }
+        // The accomplice, who believes it was added, writes: stored everywhere (valid in its
+        // view), shown nowhere.
+        let mallory = try makeStore(Keys.mallory)
+        try sync(id, from: bob, to: mallory, invited: true)
+        _ = try mallory.sendMessage("I'm in", to: id, now: at(4))
+        try sync(id, from: mallory, to: alice)
+        #expect(try alice.clock(of: id)[Keys.mallory.id] == 1)
+        #expect(try !texts(alice, id).contains("I'm in"))
+        #expect(try alice.unreadCount(id) == 0, "not counted as unread either")
         // The next message is sealed to alice and carol only.
         _ = try alice.sendMessage("no accomplice", to: id, now: at(5))
-        let mallory = try makeStore(Keys.mallory)
-        try sync(id, from: alice, to: mallory, invited: true)
+        try sync(id, from: alice, to: mallory)
         #expect(try !texts(mallory, id).contains("no accomplice"))
         #expect(try alice.sharing(id, with: Keys.mallory.id) == .none)
     }

@@ -310,12 +310,7 @@ public final class PlainChat {
         case .message:
             break
         case .edited(let message) where !message.isMine, .deleted(let message) where !message.isMine:
-            let place =
-                message.conversationID == open
-                ? ""
-                : (try? local.store.conversation(message.conversationID)).flatMap { $0 }.map {
-                    " in \(TextSanitizer.line($0.displayName))"
-                } ?? ""
+            let place = place(of: message.conversationID)
             let what = message.isDeleted ? "deleted a message" : "edited: \(text(of: message))"
             write("[\(timestamps.time(Date()))] \(TextSanitizer.line(message.authorName))\(place) \(what)")
         case .edited, .deleted:
@@ -335,12 +330,7 @@ public final class PlainChat {
         case .changed:
             break
         case .members(let line):
-            let place =
-                line.conversationID == open
-                ? ""
-                : (try? local.store.conversation(line.conversationID)).flatMap { $0 }.map {
-                    " in \(TextSanitizer.line($0.displayName))"
-                } ?? ""
+            let place = place(of: line.conversationID)
             write("[\(timestamps.time(line.sentAt))] * \(TextSanitizer.line(text(of: line)))\(place)")
         }
     }
@@ -351,6 +341,14 @@ public final class PlainChat {
         let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
         return
             "[\(timestamps.time(message.sentAt))] \(TextSanitizer.line(message.authorName)): \(text(of: message))\(edited)\(status)"
+    }
+
+    /// " in NAME" for an event of a conversation that is not the open one.
+    private func place(of conversation: ConversationID) -> String {
+        guard conversation != open else { return "" }
+        return (try? local.store.conversation(conversation)).flatMap { $0 }.map {
+            " in \(TextSanitizer.line($0.displayName))"
+        } ?? ""
     }
 
     private func text(of message: ChatMessage) -> String {

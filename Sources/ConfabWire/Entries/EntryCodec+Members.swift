@@ -16,12 +16,7 @@ extension EntryCodec {
         var body = Confab_V1_MembersBody()
         body.add = members.add.map { Data($0.bytes) }
         body.remove = members.remove.map { Data($0.bytes) }
-        body.keys = members.keys.map { p in
-            var participant = Confab_V1_Participant()
-            participant.key = Data(p.id.bytes)
-            participant.sealedKey = Data(p.sealedKey)
-            return participant
-        }
+        body.keys = encodeParticipants(members.keys)
         body.keyCommitment = Data(members.keyCommitment)
         body.sealedNames = Data(members.sealedNames)
         body.history = members.history.map { shared in
@@ -74,6 +69,15 @@ extension EntryCodec {
         return MembersBody(
             add: add, remove: remove, keys: keys, keyCommitment: [UInt8](body.keyCommitment), sealedNames: sealedNames,
             history: history)
+    }
+
+    static func encodeParticipants(_ participants: [CreateBody.Participant]) -> [Confab_V1_Participant] {
+        participants.map { p in
+            var participant = Confab_V1_Participant()
+            participant.key = Data(p.id.bytes)
+            participant.sealedKey = Data(p.sealedKey)
+            return participant
+        }
     }
 
     /// Keys each sealed to once: a create's participants, a members entry's new epoch.

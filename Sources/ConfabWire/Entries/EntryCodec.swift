@@ -27,12 +27,7 @@ public enum EntryCodec {
         switch draft.body {
         case .create(let create):
             var body = Confab_V1_CreateBody()
-            body.participants = create.participants.map { p in
-                var participant = Confab_V1_Participant()
-                participant.key = Data(p.id.bytes)
-                participant.sealedKey = Data(p.sealedKey)
-                return participant
-            }
+            body.participants = encodeParticipants(create.participants)
             body.sealedTitle = Data(create.sealedTitle)
             body.nonce = Data(create.nonce)
             body.keyCommitment = Data(create.keyCommitment)
