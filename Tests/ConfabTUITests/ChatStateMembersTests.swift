@@ -28,6 +28,33 @@ import Testing
         }
     }
 
+    private func line(by author: NodeID, seq: UInt64, order: UInt64) -> ChatMessage {
+        var line = ChatMessage(
+            conversationID: one, author: author, authorName: "Bob", seq: seq, isMine: false, text: nil,
+            sentAt: Fixtures.now, orderKey: DisplayOrderKey(clockSum: order, timestamp: 0, author: author, seq: seq),
+            status: nil)
+        line.membership = MembershipNote(added: [.init(id: Fixtures.carol, name: "Carol")], removed: [], left: false)
+        return line
+    }
+
+    @Test func aMembershipLineIsNeverNewsAndTheStoresWarningsSurviveLocalChanges() {
+        var former = Fixtures.summary(1, last: "hi")
+        former.isFormerMember = true
+        former.keyProblem = true
+        var state = Fixtures.state(
+            conversations: [former], open: 1, history: [Fixtures.message(1, seq: 1, text: "hi", order: 10)])
+        let effects = state.apply(.message(line(by: Fixtures.bob, seq: 2, order: 20)))
+        #expect(!effects.contains { if case .notify = $0 { true } else { false } })
+        let row = state.summary(one)
+        #expect(row?.lastMessage?.text == "hi", "the preview stays the last message")
+        #expect(row?.unreadCount == 0)
+        #expect(state.chat?.messages.count == 2, "the line is in the chat")
+        // A local change of the row (pinning) keeps what only the store knows.
+        state.update(one) { $0.isPinned = true }
+        #expect(state.summary(one)?.isFormerMember == true)
+        #expect(state.summary(one)?.keyProblem == true)
+    }
+
     @Test func aMembershipLineIsCentredAndNobodysBubble() {
         var line = ChatMessage(
             conversationID: one, author: Fixtures.bob, authorName: "Bob", seq: 4, isMine: false, text: nil,
