@@ -2,15 +2,15 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// What one batch of appends can share: participants, membership and keys change only with
-/// the membership entries the batch itself stores (and the cache follows them), and a conversation's activity time and undelete
-/// need writing once per batch, not once per message. The sync path takes in hundreds of
+/// What one batch of appends can share: membership and keys change only with the
+/// membership entries the batch itself stores (and the cache follows them), and a
+/// conversation's activity time and undelete need writing once per batch, not once per
+/// message. The sync path takes in hundreds of
 /// entries of a few conversations at a time, so this saves most of the per-entry queries.
 final class BatchContext {
     /// A relay keeps conversations it takes no part in; a person's node does not.
     let keepsOthers: Bool
     private let now: Date
-    private var participants: [ConversationID: [NodeID]] = [:]
     private var creators: [ConversationID: NodeID] = [:]
     private var heads: [ConversationID: [NodeID: UInt64]] = [:]
     private var forked: [ConversationID: Set<NodeID>] = [:]
@@ -60,11 +60,9 @@ final class BatchContext {
         return fetched
     }
 
-    /// A membership event was stored: the log grows, and the members it decides replace
-    /// the cached participants.
+    /// A membership event was stored: the log grows.
     func noteMembership(_ log: MembershipLog, of conversation: ConversationID) {
         logs[conversation] = log
-        participants[conversation] = log.current.members
     }
 
     /// The key of one epoch, when this node holds it.
@@ -116,14 +114,6 @@ final class BatchContext {
             db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"), arguments: [conversation.bytes]
         ).flatMap(NodeID.init(bytes:))
         if let fetched { creators[conversation] = fetched }
-        return fetched
-    }
-
-    func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {
-        if let cached = participants[conversation] { return cached }
-        let fetched = try NodeID.fetchParticipants(db, conversation: conversation)
-        // An unknown conversation is not cached: its create entry may come later in the batch.
-        if !fetched.isEmpty { participants[conversation] = fetched }
         return fetched
     }
 
