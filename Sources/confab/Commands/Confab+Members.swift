@@ -60,12 +60,7 @@ extension Confab {
         }
 
         func run() async throws {
-            let local = try global.open()
-            let resolver = Resolver(store: local.store)
-            let id = try resolver.conversation(conversation)
-            let keys = try peers.map(resolver.peer)
-            let done = try await local.messenger().changeMembers(of: id, add: keys, remove: [], shareHistory: history)
-            try report(done, output: output, local: local, "Added \(try names(keys, local: local))")
+            try await change(conversation, adding: true, peers, history: history, global: global, output: output)
         }
     }
 
@@ -93,12 +88,7 @@ extension Confab {
         }
 
         func run() async throws {
-            let local = try global.open()
-            let resolver = Resolver(store: local.store)
-            let id = try resolver.conversation(conversation)
-            let keys = try peers.map(resolver.peer)
-            let done = try await local.messenger().changeMembers(of: id, add: [], remove: keys, shareHistory: false)
-            try report(done, output: output, local: local, "Removed \(try names(keys, local: local))")
+            try await change(conversation, adding: false, peers, history: false, global: global, output: output)
         }
     }
 
@@ -123,6 +113,21 @@ extension Confab {
             try report(done, output: output, local: local, "You left")
         }
     }
+}
+
+/// `confab add` and `confab remove`: what was typed resolved here, the change written
+/// through the node (or the store), and what was done said.
+private func change(
+    _ conversation: String, adding: Bool, _ peers: [String], history: Bool, global: GlobalOptions,
+    output: OutputOptions
+) async throws {
+    let local = try global.open()
+    let resolver = Resolver(store: local.store)
+    let id = try resolver.conversation(conversation)
+    let keys = try peers.map(resolver.peer)
+    let done = try await local.messenger().changeMembers(
+        of: id, add: adding ? keys : [], remove: adding ? [] : keys, shareHistory: history)
+    try report(done, output: output, local: local, "\(adding ? "Added" : "Removed") \(try names(keys, local: local))")
 }
 
 private func names(_ keys: [NodeID], local: Profile) throws -> String {
