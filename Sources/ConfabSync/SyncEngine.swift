@@ -130,8 +130,21 @@ public final class SyncEngine {
     private func pushOwn(_ entries: [Entry]) throws -> SyncOutput {
         var output = SyncOutput()
         let conversations = Set(entries.map(\.conversationID))
+        let changed = Set(entries.filter { $0.kind == .members }.map(\.conversationID))
         for peer in peers.keys where peers[peer]?.helloReceived == true {
-            for conversation in conversations where try shouldShare(conversation, with: peer) {
+            for conversation in conversations {
+                let sharing = try sharing(conversation, with: peer)
+                guard sharing != .none else { continue }
+                // A member just added has not heard of the conversation: it is invited
+                // with a clock first, and answers for all of it (§12 step 3).
+                if changed.contains(conversation), peers[peer]?.theirs[conversation] == nil,
+                    peers[peer]?.announced[conversation] == nil
+                {
+                    output.push(
+                        announcement([conversation: sharing.capping(try store.clock(of: conversation))], to: peer),
+                        to: peer)
+                    continue
+                }
                 output.push(try missingEntries(conversation, for: peer, onlyMine: true), to: peer)
             }
         }
@@ -194,8 +207,9 @@ public final class SyncEngine {
         var invitations: [SessionMessage.ConversationClock] = []
         for item in clocks {
             let conversation = item.conversation
-            let mine = try store.clock(of: conversation)
-            guard !mine.isEmpty, try shouldShare(conversation, with: peer) else {
+            let sharing = try sharing(conversation, with: peer)
+            let mine = sharing.capping(try store.clock(of: conversation))
+            guard !mine.isEmpty, sharing != .none else {
                 // Not held here, or held but not the peer's: the same answer either way,
                 // once, so nobody learns which conversations this node holds. For one not
                 // held it is how an invitation arrives: the answer asks for the whole
@@ -238,10 +252,13 @@ public final class SyncEngine {
         var output = SyncOutput()
         guard var state = peers[peer] else { return output }
         let room = state.room(within: byteWindow)
-        guard room > 0, try shouldShare(want.conversation, with: peer) else { return output }
+        let sharing = try sharing(want.conversation, with: peer)
+        guard room > 0, sharing != .none else { return output }
         let after = max(want.after, state.served[want.conversation]?[want.author] ?? 0)
+        let cap = sharing.capping(VectorClock([want.author: Limits.maxSeq]))[want.author]
         let held = try store.sequencedEntries(
-            in: want.conversation, author: want.author, after: after, limit: batchSize)
+            in: want.conversation, author: want.author, after: after, limit: batchSize
+        ).prefix { $0.seq <= cap }
         var entries: [[UInt8]] = []
         var bytes = 0
         var last = after
@@ -281,7 +298,8 @@ public final class SyncEngine {
         let (kept, counted) = try admitted(
             arriving, from: Array(repeating: peer, count: arriving.count), output: &output, touched: &touched)
         let batch = kept.map { arriving[$0] }
-        let results = try store.append(batch: batch, keepsOthers: role == .relay)
+        let results = try store.append(
+            batch: batch, keepsOthers: role == .relay, invitations: Set(peers[peer]?.invited.keys ?? [:].keys))
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
             let appended = if case .success(.appended) = result { true } else { false }
@@ -314,7 +332,7 @@ public final class SyncEngine {
     private func acknowledgement(_ conversations: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
         var acks: [SessionMessage.ConversationClock] = []
         for conversation in conversations.sorted() {
-            let mine = try shouldShare(conversation, with: peer) ? store.clock(of: conversation) : VectorClock()
+            let mine = try sharing(conversation, with: peer).capping(store.clock(of: conversation))
             // Only shared conversations are remembered: entries naming made-up or unshared
             // ids are answered (with an empty clock) but leave nothing behind.
             if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
@@ -386,7 +404,7 @@ public final class SyncEngine {
                 let waiting = deferred.take(conversation)
                 guard !waiting.isEmpty else { continue }
                 let before = output.appended.count
-                let results = try store.append(batch: waiting, keepsOthers: role == .relay)
+                let results = try store.append(batch: waiting, keepsOthers: role == .relay, invitations: invitations)
                 for (bytes, result) in zip(waiting, results) {
                     try absorb(bytes, result, from: nil, into: &output, touched: &touched, messages: &messages)
                 }
@@ -442,10 +460,12 @@ public final class SyncEngine {
         var announcements: [NodeID: [SessionMessage.ConversationClock]] = [:]
         for conversation in ready.keys.sorted() {
             grown[conversation] = nil
-            let mine = try store.clock(of: conversation)
+            let held = try store.clock(of: conversation)
             // The peers that sent the entries are known to hold them (`theirs`): skipped.
             for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
-                guard try shouldShare(conversation, with: peer) else { continue }
+                let sharing = try sharing(conversation, with: peer)
+                guard sharing != .none else { continue }
+                let mine = sharing.capping(held)
                 if let theirs = peers[peer]?.theirs[conversation], theirs.covers(mine) { continue }
                 guard peers[peer]?.announced[conversation] != mine else { continue }
                 peers[peer]?.announced[conversation] = mine
@@ -563,10 +583,21 @@ public final class SyncEngine {
         try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
     }
 
-    /// Participants get their conversations; trusted relays get everything.
+    /// Participants get their conversations, former members theirs up to their removal;
+    /// trusted relays get everything.
     private func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
-        if peers[peer]?.isTrustedRelay == true { return true }
-        return try store.participants(of: conversation).contains(peer)
+        try sharing(conversation, with: peer) != .none
+    }
+
+    private func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
+        if peers[peer]?.isTrustedRelay == true { return .everything }
+        return try store.sharing(conversation, with: peer)
+    }
+
+    /// Conversations any connected peer invited this node to: entries kept aside, or held
+    /// for their author's rate, may be taken for them as for the batch that brought them.
+    private var invitations: Set<ConversationID> {
+        peers.values.reduce(into: Set<ConversationID>()) { $0.formUnion($1.invited.keys) }
     }
 
     /// Entries of `conversation` the peer neither holds nor has in flight, within the
@@ -587,7 +618,8 @@ public final class SyncEngine {
             peers[peer]?.starved.insert(conversation)
             return []
         }
-        let mine = try store.clock(of: conversation)
+        // A former member is sent nothing written after its removal.
+        let mine = try sharing(conversation, with: peer).capping(store.clock(of: conversation))
         let theirs = state.theirs[conversation] ?? VectorClock()
         var sent = (state.sent[conversation] ?? VectorClock()).merging(theirs)
         let me = store.me
@@ -745,7 +777,8 @@ extension SyncEngine {
         let batch = items.map(\.bytes)
         for item in items { acks[item.source, default: []].insert(item.position.conversation) }
         let (kept, counted) = try admitted(batch, from: items.map(\.source), output: &output, touched: &touched)
-        let results = try store.append(batch: kept.map { batch[$0] }, keepsOthers: role == .relay)
+        let results = try store.append(
+            batch: kept.map { batch[$0] }, keepsOthers: role == .relay, invitations: invitations)
         for ((index, peek), result) in zip(zip(kept, counted), results) {
             let appended = if case .success(.appended) = result { true } else { false }
             if !appended, let peek { admission?.notStored(peek, size: batch[index].count) }

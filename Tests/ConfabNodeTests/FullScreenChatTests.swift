@@ -312,3 +312,32 @@ import Glibc
         }
     }
 }
+
+extension FullScreenChatTests {
+    /// `/add` and `/leave` typed in the chat change the group, and both chats show the
+    /// system lines in the history; `/members` answers in the status line.
+    @Test func membershipCommandsInTheChatShowAsLinesInBothChats() async throws {
+        defer { tmux.stop() }
+        let nodes = try NodeProcess.acquainted(["alice", "bob", "carol"], root: root, discoveryPort: port)
+        let (alice, bob) = (nodes[0], nodes[1])
+        try alice.cli(["new", "bob", "--title", "trip", "--message", "who else?"])
+        try openChat(alice)
+        try openChat(bob)
+        try await tmux.waitFor("alice", text: "Online · 1 peer")
+        try await tmux.waitFor("bob", text: "who else?")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "Message —")
+        try tmux.type("/add carol", into: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "You added carol")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("bob", text: "alice added carol")
+        try tmux.type("/members", into: "bob")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("bob", text: "Members: alice (admin), You, carol")
+        try tmux.type("/leave", into: "bob")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("alice", text: "bob left")
+        try await tmux.waitFor("bob", text: "no longer a member")
+    }
+}

@@ -68,11 +68,14 @@ func missingEntries(
 @discardableResult
 func sync(
     _ conversation: ConversationID, from source: ConfabStore, to target: ConfabStore, ack: Bool = true,
-    asRelay: Bool = false, now: Date = at(0), sourceLocation: SourceLocation = #_sourceLocation
+    asRelay: Bool = false, invited: Bool = false, now: Date = at(0),
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> Int {
     let batch = try missingEntries(conversation, from: source, to: target)
     var appended = 0
-    for result in try target.append(batch: batch, now: now, keepsOthers: asRelay) {
+    for result in try target.append(
+        batch: batch, now: now, keepsOthers: asRelay, invitations: invited ? [conversation] : [])
+    {
         switch result {
         case .success(.appended): appended += 1
         case .success(.duplicate): break

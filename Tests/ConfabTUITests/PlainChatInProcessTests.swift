@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import ConfabNode
 import ConfabTestSupport
@@ -120,6 +121,26 @@ import Testing
         try await waitFor("there are not 9 messages here")
         input.yield("/react ^1 yes")
         try await waitFor("is not one emoji")
+        // Membership: the thread becomes a group of three, then alice leaves it.
+        let carol = NodeID(SigningKeyPair.generate().publicKey)
+        try alice.store.savePeer(carol, name: "carol")
+        input.yield("/members")
+        try await waitFor("You (admin)")
+        input.yield("/add carol")
+        try await waitFor("* You added carol")
+        var change: ChatMessage?
+        while let event = await bobSees.next() {
+            if case .members(let line) = event { change = line }
+            if change != nil { break }
+        }
+        #expect(change?.systemLine?.hasPrefix("alice added ") == true)
+        #expect(try bob.local.store.participants(of: message.conversationID).contains(carol))
+        input.yield("/remove bob carol")
+        try await waitFor("* You removed bob, carol")
+        input.yield("/leave")
+        try await waitFor("* You left")
+        input.yield("/members")
+        try await waitFor("You are no longer a member of this conversation")
         input.yield("/quit")
         await running.value
         await bob.stop()

@@ -39,6 +39,10 @@ import Testing
             var mentions: [MentionVector]?
             /// What a react entry's plaintext holds.
             var reaction: ReactionVector?
+            /// A members entry's new epoch key (fixed here, random in use) and its commitment
+            /// (Protocol.md §4.8.1); `plaintext` is then the sealed names, joined by ", ".
+            var epochKey: String?
+            var epochCommitment: String?
         }
         struct MentionVector: Codable {
             var key: String
@@ -68,6 +72,8 @@ import Testing
     static let member = try! SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32))
     static let nonce = [UInt8](repeating: 0x10, count: 16)
     static let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
+    static let third = try! SigningKeyPair(seed: [UInt8](repeating: 0xC3, count: 32))
+    static let epochKey = SecureBytes([UInt8](repeating: 0x43, count: 32))
 
     @Test func theVectorsHold() throws {
         if let path = ProcessInfo.processInfo.environment["CONFAB_WRITE_VECTORS"] {
@@ -77,7 +83,24 @@ import Testing
         }
         let url = try #require(
             Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
-        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        var vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
+        if let path = ProcessInfo.processInfo.environment["CONFAB_APPEND_MEMBERS_VECTOR"] {
+            // Adds the members entry to a file made before the kind existed, after the
+            // creator's last entry there, leaving the other vectors as they are (sealed keys
+            // are random, so a file written anew would change them all).
+            vectors.entries.removeAll { $0.epochKey != nil }
+            let creatorID = NodeID(Self.creator.publicKey)
+            let entries = try vectors.entries.map { try EntryCodec.decode(try hex($0.encoded)) }
+            let last = try #require(entries.last { $0.author == creatorID })
+            let memberSeq = entries.filter { $0.author == NodeID(Self.member.publicKey) }.map(\.seq).max() ?? 0
+            vectors.entries.append(
+                try Self.membersVector(
+                    after: last,
+                    holding: VectorClock([creatorID: last.seq, NodeID(Self.member.publicKey): memberSeq])))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
+        }
 
         let c = vectors.conversation
         let creator = try SigningKeyPair(seed: try hex(c.creatorSeed))
@@ -125,6 +148,19 @@ import Testing
                 let expected = try #require(vector.reaction)
                 #expect("\(reaction.target.author.hex)/\(reaction.target.seq)" == expected.target)
                 #expect(reaction.emoji == expected.emoji && reaction.removed == expected.remove)
+            case .members(let members):
+                let epochKey = SecureBytes(try hex(try #require(vector.epochKey)))
+                let commitment = MembershipCipher.epochCommitment(
+                    epochKey, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(commitment.hexString == vector.epochCommitment)
+                #expect(members.keyCommitment == commitment)
+                #expect(
+                    members.keys.map(\.id) == [
+                        NodeID(Self.creator.publicKey), NodeID(Self.member.publicKey), members.add[0],
+                    ])
+                let names = MembershipCipher.openNames(
+                    members.sealedNames, key: epochKey, conversationID: id, author: entry.author, seq: entry.seq)
+                #expect(names.map(\.name).joined(separator: ", ") == vector.plaintext)
             default:
                 Issue.record("unexpected kind in \(vector.description)")
             }
@@ -199,15 +235,6 @@ import Testing
                     sealed: try ConversationCipher.sealReaction(
                         reactionContent, key: key, conversationID: id, author: creatorID, seq: 3))),
             with: creator)
-        func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
-            Vectors.EntryVector(
-                description: description, encoded: EntryCodec.encode(entry).hexString,
-                content: entry.content.hexString, signature: entry.signature.hexString,
-                hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
-                clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
-                plaintext: plaintext, target: entry.actionTarget)
-        }
-        let beacon = Beacon(node: creatorID, tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
         return Vectors(
             conversation: .init(
                 creatorSeed: [UInt8](repeating: 0xA1, count: 32).hexString, creatorKey: creatorID.hex,
@@ -230,12 +257,58 @@ import Testing
                     vector.reaction = .init(target: "\(memberID.hex)/1", emoji: "👍", remove: false)
                     return vector
                 }(),
+                try membersVector(after: react, holding: VectorClock([creatorID: 3, memberID: 3])),
             ],
-            beacon: .init(
-                nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
-                networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
-                timestampMs: 1_800_000_000_123,
-                datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString))
+            beacon: beaconVector())
+    }
+
+    /// The creator's members entry adding the key of seed `c3…c3`, with names, after its
+    /// create entry, holding `clock` of the others.
+    static func membersVector(after previous: Entry, holding clock: VectorClock) throws -> Vectors.EntryVector {
+        let creatorID = NodeID(creator.publicKey)
+        let thirdID = NodeID(third.publicKey)
+        let id = previous.conversationID
+        let seq = previous.seq + 1
+        let members = [creatorID, NodeID(member.publicKey), thirdID]
+        let commitment = MembershipCipher.epochCommitment(epochKey, conversationID: id, author: creatorID, seq: seq)
+        let entry = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: seq, previous: previous.hash, timestamp: 1_800_000_240_000,
+                clock: clock,
+                body: .members(
+                    MembersBody(
+                        add: [thirdID],
+                        keys: try members.map {
+                            .init(id: $0, sealedKey: try ConversationCipher.sealKey(epochKey, to: $0))
+                        },
+                        keyCommitment: commitment,
+                        sealedNames: try MembershipCipher.sealNames(
+                            [(creatorID, "Alice"), (thirdID, "Carol")], key: epochKey, conversationID: id,
+                            author: creatorID, seq: seq)))),
+            with: creator)
+        var result = vector(
+            entry, "the creator adds a third member (seed c3…c3): a new epoch, with names", "Alice, Carol")
+        result.epochKey = epochKey.unsafeCopy.hexString
+        result.epochCommitment = commitment.hexString
+        return result
+    }
+
+    static func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
+        Vectors.EntryVector(
+            description: description, encoded: EntryCodec.encode(entry).hexString,
+            content: entry.content.hexString, signature: entry.signature.hexString,
+            hash: entry.hash.bytes.hexString, seq: entry.seq, timestampMs: entry.timestamp,
+            clock: Dictionary(uniqueKeysWithValues: entry.clock.sortedEntries.map { ($0.author.hex, $0.seq) }),
+            plaintext: plaintext, target: entry.actionTarget)
+    }
+
+    static func beaconVector() -> Vectors.BeaconVector {
+        let beacon = Beacon(node: NodeID(creator.publicKey), tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
+        return .init(
+            nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
+            networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
+            timestampMs: 1_800_000_000_123,
+            datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString)
     }
 }
 

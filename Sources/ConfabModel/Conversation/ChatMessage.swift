@@ -29,6 +29,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public var mentionsMe = false
     /// The emoji under the message, most used first.
     public var reactions: [ReactionGroup] = []
+    /// Set on a system line rather than a message: a change of the conversation's members
+    /// (Protocol.md §4.8), written by `author`. Such a line has no text.
+    public var membership: MembershipNote?
 
     /// A text the message had, and when its author wrote it.
     public struct Version: Sendable, Equatable, Codable {
@@ -58,6 +61,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
 
     /// What every front end shows in place of a message deleted for everyone.
     public static let deletedText = "message deleted"
+
+    /// A system line's sentence ("Alice added Carol"); nil for a message.
+    public var systemLine: String? { membership?.sentence(by: authorName) }
 
     /// A stable id for the message: `<conversation>/<author>/<seq>`.
     public var id: String { "\(conversationID.hex)/\(author.hex)/\(seq)" }

@@ -20,6 +20,9 @@ public struct ConversationSummary: Sendable, Equatable, Codable {
     /// The conversation key sealed to me did not open or was not the one the creator
     /// committed to: nothing here can be read, and the creator may have split the group.
     public var keyProblem = false
+    /// I was a member and am not any more (removed, or I left): what I held stays readable;
+    /// nothing written after reaches me, and I cannot write (Protocol.md §4.8).
+    public var isFormerMember = false
 
     public struct Participant: Sendable, Equatable, Codable {
         public let id: NodeID
@@ -83,6 +86,11 @@ public struct ConversationSummary: Sendable, Equatable, Codable {
     /// What a person must be told about this conversation, in plain words.
     public var warnings: [String] {
         var warnings: [String] = []
+        if isFormerMember {
+            warnings.append(
+                "you are no longer a member of this conversation: you keep what you had, and nothing written "
+                    + "after reaches you; only a member can add you again")
+        }
         if keyProblem {
             warnings.append(
                 "the key this conversation's creator sealed to you does not open it, or differs from the one it "

@@ -64,6 +64,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case unsend = 5
     /// An emoji added to or taken back from any message of the conversation.
     case react = 6
+    /// A change of the conversation's members, or a new key for them (Protocol.md §4.8).
+    case members = 7
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -82,6 +84,8 @@ public enum EntryBody: Sendable, Equatable {
     /// A reaction, sealed whole (target, emoji, added or taken back): relays learn only
     /// that the author reacted.
     case react(sealed: [UInt8])
+    /// Members added or removed, a leave, or a rekey (Protocol.md §4.8).
+    case members(MembersBody)
     case unknown
 
     public var kind: EntryKind {
@@ -92,6 +96,7 @@ public enum EntryBody: Sendable, Equatable {
         case .edit: return .edit
         case .unsend: return .unsend
         case .react: return .react
+        case .members: return .members
         case .unknown: return .unknown
         }
     }
@@ -118,12 +123,18 @@ public struct CreateBody: Sendable, Equatable {
     /// BLAKE2b-256 of the conversation key (Protocol.md §4.5): every participant checks
     /// that the key sealed to it is the one the creator committed to.
     public let keyCommitment: [UInt8]
+    /// AEAD-sealed display names of members (Protocol.md §4.8.6); empty when none.
+    public let sealedNames: [UInt8]
 
-    public init(participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8]) {
+    public init(
+        participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8],
+        sealedNames: [UInt8] = []
+    ) {
         self.participants = participants
         self.sealedTitle = sealedTitle
         self.nonce = nonce
         self.keyCommitment = keyCommitment
+        self.sealedNames = sealedNames
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }

@@ -14,6 +14,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         /// Someone reacted to a message or took a reaction back: `message` is the message
         /// with its reactions now, `reaction` the change.
         case reaction
+        /// The members changed; `message` is the history's system line for it.
+        case members
         case status
         case peerOnline = "peer_online"
         case peerOffline = "peer_offline"
@@ -51,6 +53,9 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             self.event = .reaction
             self.message = JSONOutput.message(message)
             self.reaction = JSONOutput.reaction(change)
+        case .members(let line):
+            self.event = .members
+            self.message = JSONOutput.message(line)
         case .status(let conversation, let seq, let status):
             self.event = .status
             self.conversation = conversation
@@ -78,6 +83,12 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
     public func nodeEvent(store: ConfabStore) -> NodeEvent? {
         switch event {
+        case .members:
+            guard let message, let conversation = ConversationID(hex: message.conversation),
+                let author = NodeID(hex: message.author),
+                let line = try? store.membershipLine(conversation, author: author, seq: message.seq)
+            else { return nil }
+            return .members(line)
         case .message, .edited, .deleted, .reaction:
             guard let message, let conversation = ConversationID(hex: message.conversation),
                 let author = NodeID(hex: message.author),
@@ -114,7 +125,8 @@ extension NodeEvent {
     /// Whether a watcher of `conversation` wants this event.
     func concerns(_ conversation: ConversationID) -> Bool {
         switch self {
-        case .message(let message), .edited(let message), .deleted(let message), .reaction(let message, _):
+        case .message(let message), .edited(let message), .deleted(let message), .reaction(let message, _),
+            .members(let message):
             message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation

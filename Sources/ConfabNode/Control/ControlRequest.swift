@@ -17,6 +17,10 @@ public enum ControlRequest: Sendable, Equatable {
     case unsend(conversation: ConversationID, target: UInt64)
     /// My reaction `emoji` to any message of `conversation`, added or taken back.
     case react(conversation: ConversationID, target: MessageRef, emoji: String, removed: Bool)
+    /// Add and remove members of `conversation` (Protocol.md §4.8).
+    case changeMembers(conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool)
+    /// Leave `conversation`.
+    case leave(ConversationID)
     case markRead(ConversationID)
     case setFlag(LocalFlag, Bool, on: ConversationID)
     case delete(ConversationID)
@@ -38,6 +42,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .edit: "edit"
         case .unsend: "unsend"
         case .react: "react"
+        case .changeMembers: "change_members"
+        case .leave: "leave"
         case .markRead: "mark_read"
         case .setFlag: "set_flag"
         case .delete: "delete"
@@ -85,7 +91,34 @@ extension ControlEnvelope: Codable {
         var message: MessageRef?
         var replyTo: MessageRef?
         var emoji: String?
-        var remove: Bool?
+        /// `react` takes a flag, `change_members` a list of keys.
+        var remove: RemoveParam?
+        var add: [NodeID]?
+        var history: Bool?
+    }
+
+    /// `remove` is a flag for a reaction (take it back) and the keys leaving for a change
+    /// of members: each method reads the form it takes and refuses the other.
+    private enum RemoveParam: Codable {
+        case flag(Bool)
+        case keys([NodeID])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else {
+                self = .keys(try container.decode([NodeID].self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .flag(let flag): try container.encode(flag)
+            case .keys(let keys): try container.encode(keys)
+            }
+        }
     }
 
     /// Why a request line could not be read; the message goes back to the caller.
@@ -132,10 +165,31 @@ extension ControlEnvelope: Codable {
             request = .unsend(
                 conversation: try need(params.conversation, "conversation"), target: try need(params.target, "target"))
         case "react":
+            let removed: Bool
+            switch params.remove {
+            case nil: removed = false
+            case .flag(let flag): removed = flag
+            case .keys: throw Malformed(description: "react's param remove is true or false")
+            }
             request = .react(
                 conversation: try need(params.conversation, "conversation"),
                 target: try need(params.message, "message"), emoji: try need(params.emoji, "emoji"),
-                removed: params.remove ?? false)
+                removed: removed)
+        case "change_members":
+            let add = params.add ?? []
+            let remove: [NodeID]
+            switch params.remove {
+            case nil: remove = []
+            case .keys(let keys): remove = keys
+            case .flag: throw Malformed(description: "change_members's param remove is an array of keys")
+            }
+            guard !add.isEmpty || !remove.isEmpty else {
+                throw Malformed(description: "change_members needs param add or remove (arrays of keys)")
+            }
+            request = .changeMembers(
+                conversation: try need(params.conversation, "conversation"), add: add, remove: remove,
+                shareHistory: params.history ?? false)
+        case "leave": request = .leave(try need(params.conversation, "conversation"))
         case "mark_read": request = .markRead(try need(params.conversation, "conversation"))
         case "set_flag":
             guard let flag = params.flag.flatMap(LocalFlag.init(rawValue:)) else {
@@ -190,8 +244,13 @@ extension ControlEnvelope: Codable {
             params.conversation = id
             params.message = target
             params.emoji = emoji
-            params.remove = removed
-        case .markRead(let id), .delete(let id), .changed(let id): params.conversation = id
+            params.remove = .flag(removed)
+        case .changeMembers(let id, let add, let remove, let shareHistory):
+            params.conversation = id
+            params.add = add
+            params.remove = .keys(remove)
+            params.history = shareHistory
+        case .markRead(let id), .delete(let id), .changed(let id), .leave(let id): params.conversation = id
         case .setFlag(let flag, let value, let id):
             params.flag = flag.rawValue
             params.value = value

@@ -187,6 +187,13 @@ public final class ControlServer: Sendable {
                 return reply(created, id)
             case .edit(let conversation, let target, let text):
                 return reply(try await messenger.edit(target, in: conversation, text: text), id)
+            case .changeMembers(let conversation, let add, let remove, let shareHistory):
+                return reply(
+                    try await messenger.changeMembers(
+                        of: conversation, add: add, remove: remove, shareHistory: shareHistory),
+                    id)
+            case .leave(let conversation):
+                return reply(try await messenger.leave(conversation), id)
             case .unsend(let conversation, let target):
                 return reply(try await messenger.unsend(target, in: conversation), id)
             case .react(let conversation, let target, let emoji, let removed):

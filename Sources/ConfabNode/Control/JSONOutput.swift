@@ -66,6 +66,11 @@ public enum JSONOutput {
         public let mentionsMe: Bool?
         /// The emoji on the message, most reactors first; absent when none.
         public let reactions: [ReactionGroup]?
+        /// Present on a system line instead of a message: the change of members it tells of
+        /// (no `text`).
+        public let membership: Membership?
+        /// The system line as a sentence ("Alice added Carol"), with `membership`.
+        public let system: String?
     }
 
     /// The original of a reply: its id, author and text now (`deleted` once its author
@@ -101,6 +106,33 @@ public enum JSONOutput {
         public let emoji: String
         public let removed: Bool
     }
+
+    /// Who a members entry added and removed, or that its author left.
+    public struct Membership: Codable, Sendable, Equatable {
+        public let added: [Member]
+        public let removed: [Member]
+        public let left: Bool
+    }
+
+    /// A member: a key and this node's name for it.
+    public typealias Member = Person
+
+    /// `confab members --json`: the members in join order, the admin, and former members.
+    public struct Members: Codable, Sendable {
+        public let conversation: String
+        public let members: [Member]
+        public let admin: String?
+        public let former: [Member]
+        public let member: Bool
+    }
+
+    public static func members(_ list: MemberList) -> Members {
+        Members(
+            conversation: list.conversation.hex, members: list.members.map(member), admin: list.admin?.hex,
+            former: list.former.map(member), member: list.includesMe)
+    }
+
+    private static func member(_ m: MembershipNote.Member) -> Member { Member(id: m.id.hex, name: m.name) }
 
     /// An earlier text of an edited message, and when its author wrote it.
     public struct Version: Codable, Sendable, Equatable {
@@ -158,7 +190,10 @@ public enum JSONOutput {
                     ReactionGroup(
                         emoji: group.emoji, count: group.count,
                         reactors: group.reactors.map { Person(id: $0.id.hex, name: $0.name) }, mine: group.includesMe)
-                })
+                },
+            membership: m.membership.map {
+                Membership(added: $0.added.map(member), removed: $0.removed.map(member), left: $0.left)
+            }, system: m.membership?.sentence(by: m.authorName))
     }
 
     static func quoted(_ quote: Quote, in conversation: ConversationID) -> Quoted {

@@ -66,6 +66,10 @@ final class EventHub: Sendable {
                 {
                     emit(.reaction(message, change))
                 }
+            case .members:
+                if let line = try? store.membershipLine(entry.conversationID, author: entry.author, seq: entry.seq) {
+                    emit(.members(line))
+                }
             default:
                 break
             }

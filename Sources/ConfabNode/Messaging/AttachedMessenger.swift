@@ -31,6 +31,17 @@ public final class AttachedMessenger: Messenger {
         try await connection.call(.edit(conversation: conversation, target: seq, text: text))
     }
 
+    public func changeMembers(
+        of conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool
+    ) async throws -> MembershipChange {
+        try await connection.call(
+            .changeMembers(conversation: conversation, add: add, remove: remove, shareHistory: shareHistory))
+    }
+
+    public func leave(_ conversation: ConversationID) async throws -> MembershipChange {
+        try await connection.call(.leave(conversation))
+    }
+
     public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
         try await connection.call(.unsend(conversation: conversation, target: seq))
     }

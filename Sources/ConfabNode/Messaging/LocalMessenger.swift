@@ -56,6 +56,20 @@ public struct LocalMessenger: Messenger {
         return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
     }
 
+    public func changeMembers(
+        of conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool
+    ) async throws -> MembershipChange {
+        let entry = try store.changeMembers(of: conversation, add: add, remove: remove, shareHistory: shareHistory)
+        try await node?.didWrite([entry])
+        return MembershipChange(conversation: conversation, seq: entry.seq, status: .sending)
+    }
+
+    public func leave(_ conversation: ConversationID) async throws -> MembershipChange {
+        let entry = try store.leave(conversation)
+        try await node?.didWrite([entry])
+        return MembershipChange(conversation: conversation, seq: entry.seq, status: .sending)
+    }
+
     public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
         let entry = try store.unsendMessage(seq, in: conversation)
         try await node?.didWrite([entry])

@@ -26,6 +26,13 @@ public protocol Messenger: Sendable {
     func react(
         _ emoji: String, to target: MessageRef, in conversation: ConversationID, removed: Bool
     ) async throws -> ReactionSent
+    /// Adds and removes members of a group (Protocol.md §4.8): any member adds, only the
+    /// admin removes; `shareHistory` gives the added members the earlier keys.
+    func changeMembers(
+        of conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool
+    ) async throws -> MembershipChange
+    /// Leaves a group: nothing written there after reaches this node.
+    func leave(_ conversation: ConversationID) async throws -> MembershipChange
     /// Starts a conversation (a new thread), with an optional first message.
     func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
     /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one
@@ -84,6 +91,19 @@ public struct SentMessage: Sendable, Equatable, Codable {
         self.seq = seq
         self.status = status
         self.created = created
+    }
+}
+
+/// A members entry that was stored: its seq in my log.
+public struct MembershipChange: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let seq: UInt64
+    public let status: DeliveryStatus
+
+    public init(conversation: ConversationID, seq: UInt64, status: DeliveryStatus) {
+        self.conversation = conversation
+        self.seq = seq
+        self.status = status
     }
 }
 

@@ -12,6 +12,8 @@ public enum NodeEvent: Sendable, Equatable {
     /// Someone added a reaction to a message or took one back: the message as it reads
     /// now (its reactions), and the change.
     case reaction(ChatMessage, ReactionChange)
+    /// The members changed: the history's system line for the change (Protocol.md §4.8).
+    case members(ChatMessage)
     /// One of my messages changed status.
     case status(conversation: ConversationID, seq: UInt64, status: DeliveryStatus)
     case peerOnline(PeerPresence)

@@ -18,6 +18,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case forkedAuthor = "forked_author"
         case badClock = "bad_clock"
         case badTarget = "bad_target"
+        case badMembership = "bad_membership"
     }
 
     private enum Reason: Equatable {
@@ -32,6 +33,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case forkedAuthor
         case badClock(String, intrinsic: Bool)
         case badTarget(String)
+        case badMembership(String)
     }
 
     private let reason: Reason
@@ -70,6 +72,10 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
     /// never ends a session.
     static func badTarget(_ what: String) -> AppendRejection { AppendRejection(reason: .badTarget(what)) }
 
+    /// A members entry, message or edit that breaks the membership rules in its author's own
+    /// view (Protocol.md §4.8.3): depends on what is held, so it never ends a session.
+    static func badMembership(_ what: String) -> AppendRejection { AppendRejection(reason: .badMembership(what)) }
+
     public var category: Category {
         switch reason {
         case .wire(let error):
@@ -88,6 +94,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .forkedAuthor: return .forkedAuthor
         case .badClock: return .badClock
         case .badTarget: return .badTarget
+        case .badMembership: return .badMembership
         }
     }
 
@@ -128,6 +135,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .forkedAuthor: return "the author forked its log in this conversation; its entries are no longer taken"
         case .badClock(let what, _): return "entry's causal clock is invalid: \(what)"
         case .badTarget(let what): return "the message this entry edits or deletes \(what)"
+        case .badMembership(let what): return "entry breaks the membership rules: \(what)"
         }
     }
 }

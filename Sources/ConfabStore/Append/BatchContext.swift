@@ -2,25 +2,81 @@ import ConfabModel
 import Foundation
 import GRDB
 
-/// What one batch of appends can share: participants and conversation keys never change
-/// after a conversation's create entry, and a conversation's activity time and undelete
-/// need writing once per batch, not once per message. The sync path takes in hundreds of
+/// What one batch of appends can share: membership and keys change only with the
+/// membership entries the batch itself stores (and the cache follows them), and a
+/// conversation's activity time and undelete need writing once per batch, not once per
+/// message. The sync path takes in hundreds of
 /// entries of a few conversations at a time, so this saves most of the per-entry queries.
 final class BatchContext {
     /// A relay keeps conversations it takes no part in; a person's node does not.
     let keepsOthers: Bool
     private let now: Date
-    private var participants: [ConversationID: [NodeID]] = [:]
     private var creators: [ConversationID: NodeID] = [:]
     private var heads: [ConversationID: [NodeID: UInt64]] = [:]
     private var forked: [ConversationID: Set<NodeID>] = [:]
-    private var keys: [ConversationID: [UInt8]?] = [:]
     private var activity: [ConversationID: Int64] = [:]
     private var blocked: Set<NodeID>?
+    private var logs: [ConversationID: MembershipLog] = [:]
+    private var epochKeys: [ConversationID: [EntryRef: [UInt8]]] = [:]
+    private var unjoined: Int?
+    /// Conversations the peer that sent this batch announced to this node: a create entry
+    /// that does not name it may be taken for them, since a members entry may add it
+    /// (Protocol.md §7 step 4, invitations).
+    let invitations: Set<ConversationID>
 
-    init(keepsOthers: Bool = false, now: Date = Date()) {
+    init(keepsOthers: Bool = false, now: Date = Date(), invitations: Set<ConversationID> = []) {
         self.keepsOthers = keepsOthers
         self.now = now
+        self.invitations = invitations
+    }
+
+    /// How many conversations this node may hold without being a member, waiting for the
+    /// members entry that adds it.
+    static let maxUnjoined = 64
+
+    /// Whether a create entry that does not name this node may be taken: an invitation,
+    /// while fewer than `maxUnjoined` conversations are held that this node is not in.
+    func mayHoldUnjoined(_ conversation: ConversationID, me: NodeID, db: Database) throws -> Bool {
+        guard invitations.contains(conversation) else { return false }
+        let count =
+            try unjoined
+            ?? Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM conversation c
+                    WHERE NOT EXISTS (SELECT 1 FROM participant p WHERE p.conversationId = c.id AND p.nodeId = ?)
+                    AND NOT EXISTS (SELECT 1 FROM former_member f WHERE f.conversationId = c.id AND f.nodeId = ?)
+                    """, arguments: [me.bytes, me.bytes]) ?? 0
+        guard count < Self.maxUnjoined else { return false }
+        unjoined = count + 1
+        return true
+    }
+
+    /// Every membership event held of the conversation, kept current as the batch inserts.
+    func membershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
+        if let cached = logs[conversation] { return cached }
+        let fetched = try ConfabStore.fetchMembershipLog(conversation, db: db)
+        if let fetched { logs[conversation] = fetched }
+        return fetched
+    }
+
+    /// A membership event was stored: the log grows.
+    func noteMembership(_ log: MembershipLog, of conversation: ConversationID) {
+        logs[conversation] = log
+    }
+
+    /// The key of one epoch, when this node holds it.
+    func epochKey(_ conversation: ConversationID, epoch: EntryRef, db: Database) throws -> [UInt8]? {
+        if let cached = epochKeys[conversation]?[epoch] { return cached }
+        let fetched = try [UInt8].fetchOne(
+            db.cachedStatement(sql: "SELECT key FROM epoch_key WHERE conversationId = ? AND author = ? AND seq = ?"),
+            arguments: [conversation.bytes, epoch.author.bytes, epoch.seq])
+        if let fetched { epochKeys[conversation, default: [:]][epoch] = fetched }
+        return fetched
+    }
+
+    func noteEpochKey(_ key: [UInt8], conversation: ConversationID, epoch: EntryRef) {
+        epochKeys[conversation, default: [:]][epoch] = key
     }
 
     /// Each author's held seq in the conversation, kept current as the batch inserts.
@@ -58,21 +114,6 @@ final class BatchContext {
             db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"), arguments: [conversation.bytes]
         ).flatMap(NodeID.init(bytes:))
         if let fetched { creators[conversation] = fetched }
-        return fetched
-    }
-
-    func participants(_ conversation: ConversationID, db: Database) throws -> [NodeID] {
-        if let cached = participants[conversation] { return cached }
-        let fetched = try NodeID.fetchParticipants(db, conversation: conversation)
-        // An unknown conversation is not cached: its create entry may come later in the batch.
-        if !fetched.isEmpty { participants[conversation] = fetched }
-        return fetched
-    }
-
-    func key(_ conversation: ConversationID, db: Database) throws -> [UInt8]? {
-        if let cached = keys[conversation] { return cached }
-        let fetched = try ConfabStore.conversationKey(conversation, db: db)
-        keys[conversation] = fetched
         return fetched
     }
 

@@ -21,8 +21,10 @@ extension ConfabStore {
     /// applied in the given order, so a batch may carry a create entry and what follows it.
     /// `keepsOthers`: a relay keeps conversations it is not a participant of; a person's
     /// node refuses them.
+    /// `invitations`: conversations the sender announced to this node, whose create entry
+    /// may be taken although it does not name this node (a members entry may add it).
     public func append(
-        batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false
+        batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false, invitations: Set<ConversationID> = []
     ) throws -> [Result<AppendOutcome, AppendRejection>] {
         // The same entry from a second peer is the common case in a group: recognised by
         // its content hash before any signature is checked, and it costs no write.
@@ -34,7 +36,7 @@ extension ConfabStore {
             decoded[index] = result
         }
         return try writer.write { db in
-            let context = BatchContext(keepsOthers: keepsOthers, now: now)
+            let context = BatchContext(keepsOthers: keepsOthers, now: now, invitations: invitations)
             let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {
                 case nil:

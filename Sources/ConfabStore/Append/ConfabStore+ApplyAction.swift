@@ -32,8 +32,10 @@ extension ConfabStore {
     /// stays the original's: an edit's own `reply_to` is ignored); the text it replaces
     /// joins the edit trail. An author's entries arrive in seq order, so the latest edit is
     /// the last applied; the seq check keeps it so whatever the path.
-    func applyEdit(_ entry: Entry, target: UInt64, sealed: [UInt8], db: Database, context: BatchContext) throws {
-        guard let key = try context.key(entry.conversationID, db: db),
+    func applyEdit(
+        _ entry: Entry, target: UInt64, sealed: [UInt8], epoch: EntryRef?, db: Database, context: BatchContext
+    ) throws {
+        guard let epoch, let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db),
             let content = try? ConversationCipher.openMessageContent(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq),
@@ -69,8 +71,7 @@ extension ConfabStore {
                 """
         ).execute(arguments: [text, entry.timestamp, entry.seq] + position)
         try storeMentions(
-            content, of: entry, target: target, participants: try context.participants(entry.conversationID, db: db),
-            db: db)
+            content, of: entry, target: target, members: try members(of: entry, context: context, db: db), db: db)
     }
 
     /// Delete for everyone: the message's text, its edit trail and its words in the search

@@ -11,9 +11,12 @@ extension ConfabStore {
     /// not open, names no message held here within its causal clock (`isHeldMessage`),
     /// carries no valid emoji, or would give its reactor more than
     /// `Limits.maxReactionsPerReactor` emoji on one message changes nothing. Relays hold no
-    /// key and keep only the entry.
-    func applyReaction(_ entry: Entry, sealed: [UInt8], db: Database, context: BatchContext) throws {
-        guard let key = try context.key(entry.conversationID, db: db),
+    /// key and keep only the entry. It opens with the key of the epoch in force at its
+    /// position (Protocol.md §4.8), like a message.
+    func applyReaction(
+        _ entry: Entry, sealed: [UInt8], epoch: EntryRef?, db: Database, context: BatchContext
+    ) throws {
+        guard let epoch, let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db),
             let reaction = try? ConversationCipher.openReaction(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
                 seq: entry.seq),

@@ -70,7 +70,8 @@ extension ConfabStore {
             throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
         }
 
-        let participants: [NodeID]
+        let everMembers: Set<NodeID>
+        var membershipLog: MembershipLog?
         if case .create(let create) = entry.body {
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil
@@ -79,23 +80,42 @@ extension ConfabStore {
                 // a second create; its head above caught that already.
                 throw AppendRejection.fork(proof: nil)
             }
-            participants = create.participantIDs
-            guard context.keepsOthers || participants.contains(me) else { throw AppendRejection.notMember }
+            everMembers = Set(create.participantIDs)
+            if !context.keepsOthers, !everMembers.contains(me),
+                try !context.mayHoldUnjoined(entry.conversationID, me: me, db: db)
+            {
+                throw AppendRejection.notMember
+            }
         } else {
-            participants = try context.participants(entry.conversationID, db: db)
-            guard !participants.isEmpty else { throw AppendRejection.unknownConversation }
-            guard participants.contains(entry.author) else { throw AppendRejection.notParticipant }
+            guard let log = try context.membershipLog(entry.conversationID, db: db) else {
+                throw AppendRejection.unknownConversation
+            }
+            // Only a key that was ever a member can have written here; whether it was one
+            // when it wrote is checked once its causal past is known to be held.
+            guard log.everMembers.contains(entry.author) else { throw AppendRejection.notParticipant }
+            everMembers = log.everMembers
+            membershipLog = log
         }
         let heads = try context.heads(entry.conversationID, db: db)
         let forked = try context.forkedAuthors(entry.conversationID, db: db)
         try validateClocks(
-            entry, participants: participants, heads: heads, forked: forked,
+            entry, participants: everMembers, heads: heads, forked: forked,
             creator: try context.creator(entry.conversationID, db: db))
+        // Who the author believed were members when writing: its causal past, held here now
+        // (the clocks were checked above: an entry whose past is not all held waits, and is
+        // never judged on a part of it), Protocol.md §4.8.3.
+        var view: Membership?
+        if let membershipLog {
+            let seen = membershipLog.view(entry.clock)
+            guard seen.contains(entry.author) else { throw AppendRejection.notParticipant }
+            try Self.checkMembership(entry, view: seen, log: membershipLog)
+            view = seen
+        }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
         let order = Self.orderingSum(of: entry, heads: heads, forked: forked)
 
         if case .create(let create) = entry.body {
-            try insertConversation(entry, create: create, db: db)
+            try insertConversation(entry, create: create, db: db, context: context)
         }
         try db.cachedStatement(
             sql: """
@@ -117,17 +137,20 @@ extension ConfabStore {
 
         switch entry.body {
         case .message(let sealed):
-            try insertMessage(entry, sealed: sealed, clockSum: order, db: db, context: context)
+            try insertMessage(
+                entry, sealed: sealed, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
         case .receipt(let delivered, let read):
             try mergeReceipt(
                 conversation: entry.conversationID, from: entry.author,
                 ReceiptClocks(delivered: delivered, read: read), db: db)
         case .edit(let target, let sealed):
-            try applyEdit(entry, target: target, sealed: sealed, db: db, context: context)
+            try applyEdit(entry, target: target, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
         case .unsend(let target):
             try applyUnsend(entry, target: target, db: db)
         case .react(let sealed):
-            try applyReaction(entry, sealed: sealed, db: db, context: context)
+            try applyReaction(entry, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
+        case .members(let members):
+            try applyMembers(entry, members, clockSum: order, db: db, context: context)
         case .create, .unknown:
             break
         }
@@ -152,9 +175,9 @@ extension ConfabStore {
     /// same branch further) would otherwise wait for ever. Its component is believed only up
     /// to what is held: not required, and capped for the display order (`orderingSum`).
     private func validateClocks(
-        _ entry: Entry, participants: [NodeID], heads: [NodeID: UInt64], forked: Set<NodeID>, creator: NodeID?
+        _ entry: Entry, participants members: Set<NodeID>, heads: [NodeID: UInt64], forked: Set<NodeID>,
+        creator: NodeID?
     ) throws {
-        let members = Set(participants)
         var clocks = [entry.clock]
         if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
         // Who is a participant depends on the create entry held here: its creator may have

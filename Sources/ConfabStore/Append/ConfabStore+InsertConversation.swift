@@ -6,7 +6,7 @@ import GRDB
 extension ConfabStore {
     /// A create entry: the conversation, its participants in the creator's order, and my
     /// copy of its key when I am one of them.
-    func insertConversation(_ entry: Entry, create: CreateBody, db: Database) throws {
+    func insertConversation(_ entry: Entry, create: CreateBody, db: Database, context: BatchContext) throws {
         var key: SecureBytes?
         var title: String?
         var keyProblem = false
@@ -21,6 +21,10 @@ extension ConfabStore {
                 key = opened
                 title = try? ConversationCipher.openTitle(
                     create.sealedTitle, key: opened, conversationID: entry.conversationID)
+                try learnNames(
+                    MembershipCipher.openNames(
+                        create.sealedNames, key: opened, conversationID: entry.conversationID, author: entry.author,
+                        seq: entry.seq), db: db)
             } else {
                 keyProblem = true
             }
@@ -38,6 +42,12 @@ extension ConfabStore {
             try db.cachedStatement(
                 sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)"
             ).execute(arguments: [entry.conversationID.bytes, participant.id.bytes, position])
+        }
+        let event = MembershipEvent(create: entry, body: create)
+        try Self.insertMembershipEvent(event, conversation: entry.conversationID, db: db)
+        if let key {
+            try storeEpochKey(
+                key.unsafeCopy, conversation: entry.conversationID, epoch: event.ref, db: db, context: context)
         }
         try refreshSearchIndex(conversation: entry.conversationID, db: db)
     }

@@ -7,13 +7,13 @@ extension ConfabStore {
     /// Messages are decrypted once, on the way in, so that lists, history and search read
     /// plain text. `clockSum` is the entry's display-order sum as stored (`orderingSum`).
     func insertMessage(
-        _ entry: Entry, sealed: [UInt8], clockSum: UInt64, db: Database, context: BatchContext
+        _ entry: Entry, sealed: [UInt8], clockSum: UInt64, epoch: EntryRef?, db: Database, context: BatchContext
     ) throws {
-        let key = try context.key(entry.conversationID, db: db)
-        // A relay holds the raw entry only; a participant without a usable key shows the
-        // message as one it could not decrypt.
-        let participants = try context.participants(entry.conversationID, db: db)
-        guard key != nil || participants.contains(me) else { return }
+        // A relay holds the raw entry only, and so does a member for a message sealed to an
+        // epoch it was not given (written before it joined, or while it was out): not
+        // shown. A recipient without a usable key shows it as one it could not decrypt.
+        guard let epoch, try isRecipient(of: epoch, in: entry.conversationID, db: db, context: context) else { return }
+        let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db)
         var content = key.flatMap { key in
             try? ConversationCipher.openMessageContent(
                 sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
@@ -38,11 +38,30 @@ extension ConfabStore {
             reply?.author.bytes, reply?.seq,
         ])
         if let content {
-            try storeMentions(content, of: entry, target: entry.seq, participants: participants, db: db)
+            try storeMentions(
+                content, of: entry, target: entry.seq, members: try members(of: entry, context: context, db: db),
+                db: db)
         }
         if try !context.isBlocked(entry.author, db: db) {
             context.noteMessage(entry.conversationID, at: entry.timestamp)
         }
+    }
+
+    /// Whether this node was one of the keys `epoch` was sealed to, or holds its key anyway
+    /// (shared with it as history, Protocol.md §4.8.5).
+    func isRecipient(
+        of epoch: EntryRef, in conversation: ConversationID, db: Database, context: BatchContext
+    ) throws
+        -> Bool
+    {
+        if try context.epochKey(conversation, epoch: epoch, db: db) != nil { return true }
+        return try context.membershipLog(conversation, db: db)?.epochs[epoch]?.contains(me) ?? false
+    }
+
+    /// The members when `entry` was written (its causal clock's view of the membership), so
+    /// that every node judges its mentions alike whatever changed after.
+    func members(of entry: Entry, context: BatchContext, db: Database) throws -> Set<NodeID> {
+        Set(try context.membershipLog(entry.conversationID, db: db)?.view(entry.clock).members ?? [])
     }
 
     /// A reply or a reaction names a message its author had seen when writing: one its
@@ -63,12 +82,11 @@ extension ConfabStore {
     /// The mentions of message `target` (of `entry`'s author) become those of `content`:
     /// valid ranges naming members of the conversation only.
     func storeMentions(
-        _ content: MessageContent, of entry: Entry, target: UInt64, participants: [NodeID], db: Database
+        _ content: MessageContent, of entry: Entry, target: UInt64, members: Set<NodeID>, db: Database
     ) throws {
         let position: StatementArguments = [entry.conversationID.bytes, entry.author.bytes, target]
         try db.cachedStatement(sql: "DELETE FROM mention WHERE conversationId = ? AND author = ? AND seq = ?")
             .execute(arguments: position)
-        let members = Set(participants)
         for mention in Mentions.valid(content.mentions, in: content.text, isMember: members.contains) {
             try db.cachedStatement(
                 sql: """

@@ -14,14 +14,12 @@ extension ConfabStore {
         return try writer.write { db in
             let current = try self.requireOwnMessage(target, in: conversation, db: db)
             guard current != text else { throw StoreError.invalidInput("the new text is the same as the message's") }
-            guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
-                throw StoreError.unknownConversation(conversation.hex)
-            }
+            let key = try self.sealingKey(in: conversation, db: db, now: now)
             let content = try Self.content(
                 text, replyTo: nil, candidates: try self.mentionCandidates(in: conversation, db: db))
             let seq = try self.nextSeq(conversation, db: db)
             let sealed = try ConversationCipher.sealMessage(
-                content, key: SecureBytes(keyBytes), conversationID: conversation, author: self.me, seq: seq)
+                content, key: key, conversationID: conversation, author: self.me, seq: seq)
             return try self.authorEntry(
                 in: conversation, body: .edit(target: target, sealed: sealed), db: db, now: now)
         }

@@ -28,14 +28,18 @@ extension ConfabStore {
             CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
         }
         let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
-        let create = EntryCodec.sign(
-            EntryDraft(
-                conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970, clock: VectorClock(),
-                body: .create(
-                    CreateBody(
-                        participants: participants, sealedTitle: sealedTitle, nonce: nonce, keyCommitment: commitment))),
-            with: identity)
         let message = try writer.write { db -> Entry? in
+            let sealedNames = try MembershipCipher.sealNames(
+                try self.memberNames(members, db: db), key: key, conversationID: id, author: self.me, seq: 1)
+            let create = EntryCodec.sign(
+                EntryDraft(
+                    conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970,
+                    clock: VectorClock(),
+                    body: .create(
+                        CreateBody(
+                            participants: participants, sealedTitle: sealedTitle, nonce: nonce,
+                            keyCommitment: commitment, sealedNames: sealedNames))),
+                with: self.identity)
             let context = BatchContext(now: now)
             try self.insertAuthored(create, db: db, now: now, context: context)
             try context.flush(db: db)

@@ -35,12 +35,10 @@ extension ConfabStore {
                             + "take one back first")
                 }
             }
-            guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
-                throw StoreError.unknownConversation(conversation.hex)
-            }
+            let key = try self.sealingKey(in: conversation, db: db, now: now)
             let seq = try self.nextSeq(conversation, db: db)
             let sealed = try ConversationCipher.sealReaction(
-                ReactionContent(target: target, emoji: normalized, removed: removed), key: SecureBytes(keyBytes),
+                ReactionContent(target: target, emoji: normalized, removed: removed), key: key,
                 conversationID: conversation, author: self.me, seq: seq)
             return try self.authorEntry(in: conversation, body: .react(sealed: sealed), db: db, now: now)
         }

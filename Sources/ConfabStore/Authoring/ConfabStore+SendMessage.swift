@@ -32,10 +32,7 @@ extension ConfabStore {
         guard texts.count > 1 else {
             return try texts.map { try authorMessage($0, in: conversation, db: db, now: now) }
         }
-        guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
-            throw StoreError.unknownConversation(conversation.hex)
-        }
-        let key = SecureBytes(keyBytes)
+        let key = try sealingKey(in: conversation, db: db, now: now)
         let candidates = try mentionCandidates(in: conversation, db: db)
         var (seq, previous, clock) = try nextPosition(in: conversation, db: db)
         let context = BatchContext(now: now)
@@ -63,14 +60,12 @@ extension ConfabStore {
     func authorMessage(
         _ text: String, in conversation: ConversationID, replyTo: MessageRef? = nil, db: Database, now: Date
     ) throws -> Entry {
-        guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
-            throw StoreError.unknownConversation(conversation.hex)
-        }
+        let key = try sealingKey(in: conversation, db: db, now: now)
         let content = try Self.content(
             text, replyTo: replyTo, candidates: try mentionCandidates(in: conversation, db: db))
         let seq = try nextSeq(conversation, db: db)
         let sealed = try ConversationCipher.sealMessage(
-            content, key: SecureBytes(keyBytes), conversationID: conversation, author: me, seq: seq)
+            content, key: key, conversationID: conversation, author: me, seq: seq)
         return try authorEntry(in: conversation, body: .message(sealed: sealed), db: db, now: now)
     }
 

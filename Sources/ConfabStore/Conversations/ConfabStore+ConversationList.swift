@@ -23,7 +23,7 @@ extension ConfabStore {
                 db,
                 sql: """
                     SELECT c.id FROM conversation c
-                    JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+                    \(Self.mineSQL(":me"))
                     LEFT JOIN local_state ls ON ls.conversationId = c.id
                     WHERE ls.deletedAt IS NULL \(Self.clause(filter))
                     ORDER BY COALESCE(ls.pinned, 0) DESC, c.lastActivityAt DESC, c.id LIMIT :limit
@@ -62,7 +62,7 @@ extension ConfabStore {
             COALESCE(ls.muted, 0) AS muted, COALESCE(ls.markedUnread, 0) AS markedUnread,
             \(unreadCountSQL) AS unread
         FROM conversation c
-        JOIN participant mine ON mine.conversationId = c.id AND mine.nodeId = :me
+        \(mineSQL(":me"))
         LEFT JOIN local_state ls ON ls.conversationId = c.id
         WHERE ls.deletedAt IS NULL
         """
@@ -78,6 +78,7 @@ extension ConfabStore {
                 sql: """
                     SELECT author, seq, text, timestamp, deletedAt FROM message
                     WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                    AND NOT \(Self.hiddenByRemovalSQL("message"))
                     ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
                     """),
             arguments: [id.bytes])
@@ -106,6 +107,10 @@ extension ConfabStore {
             lastMessage: lastMessage, unreadCount: row["unread"], isMarkedUnread: row["markedUnread"],
             isPinned: row["pinned"], isArchived: row["archived"], isMuted: row["muted"])
         summary.keyProblem = row["keyProblem"]
+        summary.isFormerMember =
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM former_member WHERE conversationId = ? AND nodeId = ?"),
+                arguments: [id.bytes, me.bytes]) ?? false
         summary.forkedAuthors = try [UInt8].fetchAll(
             db.cachedStatement(sql: "SELECT author FROM fork_proof WHERE conversationId = ? ORDER BY author"),
             arguments: [id.bytes]

@@ -2,18 +2,30 @@ import ConfabModel
 import GRDB
 
 extension ConfabStore {
-    /// Ids of every conversation I take part in, for resolving a typed id prefix.
+    /// Joins `conversation c` to the conversations `me` (an SQL parameter) is a member of, or
+    /// was and was removed from or left (still readable, read-only, Protocol.md §4.8); not
+    /// those held only as an invitation that never added it.
+    static func mineSQL(_ me: String) -> String {
+        """
+        JOIN (SELECT conversationId FROM participant WHERE nodeId = \(me)
+              UNION SELECT conversationId FROM former_member WHERE nodeId = \(me)) mine
+          ON mine.conversationId = c.id
+        """
+    }
+
+    /// Ids of every conversation I take part in (or took part in), for resolving a typed
+    /// id prefix.
     public func conversationIDs() throws -> [ConversationID] {
         try writer.read { db in
             try [UInt8].fetchAll(
                 db,
                 sql: """
                     SELECT c.id FROM conversation c
-                    JOIN participant p ON p.conversationId = c.id AND p.nodeId = ?
+                    \(Self.mineSQL(":me"))
                     LEFT JOIN local_state ls ON ls.conversationId = c.id
                     WHERE ls.deletedAt IS NULL ORDER BY c.lastActivityAt DESC
                     """,
-                arguments: [me.bytes]
+                arguments: ["me": me.bytes]
             ).compactMap(ConversationID.init(bytes:))
         }
     }

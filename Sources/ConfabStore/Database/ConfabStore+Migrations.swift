@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabWire
 import GRDB
 
 extension ConfabStore {
@@ -274,6 +275,59 @@ extension ConfabStore {
                     ) WITHOUT ROWID;
                     CREATE INDEX reaction_entry ON reaction(conversationId, reactor, seq);
                     """)
+        }
+        // Membership changes and key epochs (Protocol.md §4.8). `membership_event` holds what
+        // the fold needs of every create and members entry (keys as concatenated 32-byte
+        // blobs, `recipients` NULL for a leave), so membership is computed without decoding
+        // entries; `participant` stays the current members, `former_member` the keys
+        // removed, each with the frontier of its removal (what it may still be sent);
+        // `epoch_key` the keys of the epochs this node can read.
+        migrator.registerMigration("v8-membership") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE membership_event (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        clockSum INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        added BLOB NOT NULL,
+                        removed BLOB NOT NULL,
+                        recipients BLOB,
+                        frontier TEXT NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE former_member (
+                        conversationId BLOB NOT NULL,
+                        nodeId BLOB NOT NULL,
+                        cap TEXT NOT NULL,
+                        PRIMARY KEY (conversationId, nodeId)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX former_member_node ON former_member(nodeId);
+                    CREATE TABLE epoch_key (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        key BLOB NOT NULL,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    """)
+            for row in try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT c.id, c.conversationKey, e.raw FROM conversation c JOIN entry e ON e.conversationId = c.id AND e.author = c.creator AND e.seq = 1"
+            ) {
+                guard let entry = try? EntryCodec.decode(row["raw"]), case .create(let create) = entry.body else {
+                    continue
+                }
+                try ConfabStore.insertMembershipEvent(
+                    MembershipEvent(create: entry, body: create), conversation: entry.conversationID, db: db)
+                if let key = row["conversationKey"] as [UInt8]? {
+                    try db.execute(
+                        sql: "INSERT INTO epoch_key(conversationId, author, seq, key) VALUES (?, ?, 1, ?)",
+                        arguments: [entry.conversationID.bytes, entry.author.bytes, key])
+                }
+            }
         }
         return migrator
     }

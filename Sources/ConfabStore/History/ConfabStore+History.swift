@@ -13,6 +13,7 @@ extension ConfabStore {
             var sql = """
                 SELECT \(Self.messageColumns) FROM message
                 WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
+                AND NOT \(Self.hiddenByRemovalSQL("message"))
                 """
             var arguments: StatementArguments = [conversation.bytes]
             if let before {
@@ -24,14 +25,32 @@ extension ConfabStore {
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
             let context = try self.deliveryContext(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
-            return try rows.reversed().map { row in
+            let messages = try rows.reversed().map { row in
                 try self.chatMessage(row: row, conversation: conversation, context: context, names: names, db: db)
             }
+            // The system lines between the first message of the page (or the beginning,
+            // when this page reaches it) and `before`.
+            let lines = try self.membershipLines(
+                conversation, after: rows.count == limit ? messages.first?.orderKey : nil, before: before, names: names,
+                db: db)
+            return (messages + lines).sorted { $0.orderKey < $1.orderKey }
         }
     }
 
     func nameMap(conversation: ConversationID, db: Database) throws -> [NodeID: String] {
-        nameMap(try participantNames(conversation: conversation, db: db))
+        var names = nameMap(try participantNames(conversation: conversation, db: db))
+        // Those no longer members still wrote messages, and changes still name them.
+        for row in try Row.fetchAll(
+            db.cachedStatement(
+                sql:
+                    "SELECT f.nodeId, peer.name FROM former_member f JOIN peer ON peer.id = f.nodeId WHERE f.conversationId = ?"
+            ),
+            arguments: [conversation.bytes])
+        {
+            names[row.nodeID("nodeId")] = row["name"]
+        }
+        names[me] = "You"
+        return names
     }
 
     /// Participants' names here, mine "You".

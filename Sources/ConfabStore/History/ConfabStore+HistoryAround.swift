@@ -16,6 +16,7 @@ extension ConfabStore {
                 sql: """
                     SELECT \(Self.messageColumns) FROM message
                     WHERE conversationId = ? AND (clockSum, timestamp, author, seq) >= (?, ?, ?, ?)
+                    AND NOT \(Self.hiddenByRemovalSQL("message"))
                     ORDER BY clockSum, timestamp, author, seq LIMIT ?
                     """,
                 arguments: [conversation.bytes, key.clockSum, key.timestamp, key.author.bytes, key.seq, maxFrom])

@@ -12,7 +12,7 @@ extension ConfabStore {
                         sql: """
                             SELECT \(Self.messageColumns) FROM message
                             WHERE conversationId = ? AND author = ? AND seq = ?
-                            AND author NOT IN \(Self.blockedAuthorsSQL)
+                            AND author NOT IN \(Self.blockedAuthorsSQL) AND NOT \(Self.hiddenByRemovalSQL("message"))
                             """),
                     arguments: [conversation.bytes, author.bytes, seq])
             else { return nil }

@@ -12,13 +12,27 @@ extension ConfabStore {
         try writer.write { db in try self.receiptIfNeeded(conversation, read: false, db: db, now: now) }
     }
 
+    /// Whether this node can read what is written now: it holds the key of the epoch in
+    /// force, or, with none in force (a rekey is due), the key of the latest epoch it was
+    /// given.
+    private func holdsCurrentKey(_ conversation: ConversationID, db: Database) throws -> Bool {
+        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return false }
+        let epoch = log.current.epochInForce
+        return try Bool.fetchOne(
+            db,
+            sql: epoch == nil
+                ? "SELECT 1 FROM epoch_key WHERE conversationId = ? LIMIT 1"
+                : "SELECT 1 FROM epoch_key WHERE conversationId = ? AND author = ? AND seq = ?",
+            arguments: epoch.map { [conversation.bytes, $0.author.bytes, $0.seq] } ?? [conversation.bytes]) != nil
+    }
+
     /// Receipts carry full clocks: delivered = everything of others I hold; read = my read
     /// marks (moved only by `markRead`).
     func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
         guard try NodeID.fetchParticipants(db, conversation: conversation).contains(me) else { return nil }
         // Without the conversation's key nothing here was readable: saying "delivered" or
         // "read" would tell the senders a lie.
-        guard try Self.conversationKey(conversation, db: db) != nil else { return nil }
+        guard try holdsCurrentKey(conversation, db: db) else { return nil }
         var others = try VectorClock.fetchHeld(db, conversation: conversation)
         others[self.me] = 0
         let previous = try self.receiptClocks(conversation: conversation, node: self.me, db: db) ?? ReceiptClocks()

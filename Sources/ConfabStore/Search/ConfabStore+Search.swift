@@ -30,6 +30,7 @@ extension ConfabStore {
                     FROM message_fts f JOIN message m ON m.id = f.rowid
                     JOIN participant mine ON mine.conversationId = m.conversationId AND mine.nodeId = ?
                     WHERE message_fts MATCH ? AND m.author NOT IN \(Self.blockedAuthorsSQL)
+                    AND NOT \(Self.hiddenByRemovalSQL("m"))
                     ORDER BY m.timestamp DESC LIMIT ?
                     """,
                 arguments: [me.bytes, query, limit])

@@ -15,18 +15,27 @@ extension ConfabStore {
         try writer.read { db in try Self.fetchClocks(db, sql: "SELECT conversationId, author, seq FROM head") }
     }
 
-    /// The clocks to announce to a peer: conversations it takes part in, or every
-    /// conversation held when the peer is a relay.
+    /// The clocks to announce to a peer: conversations it takes part in (up to its removal
+    /// for one it was removed from), or every conversation held when the peer is a relay.
     public func clocks(sharedWith peer: NodeID, everything: Bool = false) throws -> [ConversationID: VectorClock] {
         guard !everything else { return try allClocks() }
         return try writer.read { db in
-            try Self.fetchClocks(
+            var clocks = try Self.fetchClocks(
                 db,
                 sql: """
                     SELECT h.conversationId, h.author, h.seq FROM head h
                     JOIN participant p ON p.conversationId = h.conversationId AND p.nodeId = ?
                     """,
                 arguments: [peer.bytes])
+            // A former member is told of the conversation up to its removal only.
+            for row in try Row.fetchAll(
+                db, sql: "SELECT conversationId, cap FROM former_member WHERE nodeId = ?", arguments: [peer.bytes])
+            {
+                let conversation = row.conversationID("conversationId")
+                let held = try VectorClock.fetchHeld(db, conversation: conversation)
+                clocks[conversation] = Sharing.upTo(try VectorClock(json: row["cap"])).capping(held)
+            }
+            return clocks
         }
     }
 

@@ -10,7 +10,8 @@ extension ConfabStore {
     static let unreadCountSQL = """
         (SELECT COALESCE(SUM(
             (SELECT COUNT(*) FROM message m
-             WHERE m.conversationId = h.conversationId AND m.author = h.author AND m.seq > COALESCE(r.seq, 0))
+             WHERE m.conversationId = h.conversationId AND m.author = h.author AND m.seq > COALESCE(r.seq, 0)
+             AND NOT \(hiddenByRemovalSQL("m")))
          ), 0)
          FROM head h
          LEFT JOIN read_mark r ON r.conversationId = h.conversationId AND r.author = h.author

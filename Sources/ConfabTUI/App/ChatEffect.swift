@@ -34,6 +34,8 @@ public enum ChatEffect: Equatable, Sendable {
     case typing(ConversationID, active: Bool)
     /// Ctrl+T: share and see "is typing…", or not; kept in the store.
     case setTypingIndicators(Bool)
+    /// A membership command typed in the input bar, for the open conversation.
+    case members(ConversationID, MembersCommand)
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
     /// Ring the bell or notify: a message arrived in a conversation that is not open.

@@ -88,6 +88,8 @@ extension ChatSession {
             guard online else { return state.apply(.notice("Offline: no node is running yet")) }
             try await messenger.resync()
             return state.apply(.notice("Resyncing: clocks re-announced, known peers redialled"))
+        case .members(let id, let command):
+            return try await performMembers(command, in: id)
         case .notify(let message):
             screen.notify(message, state.conversations.first { $0.id == message.conversationID })
             return []

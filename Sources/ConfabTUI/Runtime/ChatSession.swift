@@ -233,6 +233,9 @@ public final class ChatSession {
             continuation.yield(.tick)
         case .changed(let conversation):
             try await reload(conversation)
+        case .members(let line):
+            // Members, names and the history's system line all change: read it again.
+            try await reload(line.conversationID)
         }
     }
 

@@ -111,6 +111,10 @@ public final class PlainChat {
           /react [MSG] EMOJI react to a message with an emoji (same default); /unreact takes it back
                              MSG: ^N for the Nth newest message here (^1 the newest), or an id from history --json
           /new NAME [NAME…]  start a conversation with these peers
+          /members           who is in the open conversation, and its admin
+          /add NAME… [--history]  add people here (--history: they can read what came before)
+          /remove NAME…      remove people here (the admin only)
+          /leave             leave the open conversation
           /peers             who is online
           /resync            re-announce to every peer now
           /quit              leave (Ctrl+D too)
@@ -140,6 +144,10 @@ public final class PlainChat {
             case "react": try await react(argument, removed: false)
             case "unreact": try await react(argument, removed: true)
             case "new": try await create(argument.split(separator: " ").map(String.init))
+            case "members": try listMembers()
+            case "add": try await changeMembers(argument, adding: true)
+            case "remove": try await changeMembers(argument, adding: false)
+            case "leave": try await leaveOpen()
             case "peers": await peers()
             case "resync":
                 if online { try await messenger.resync() }
@@ -341,18 +349,16 @@ public final class PlainChat {
             // few seconds would be noise there, so it is never printed (nor sent: lines
             // arrive whole, with no keys to tell).
             break
+        case .members(let line):
+            write("[\(timestamps.time(line.sentAt))] * \(TextSanitizer.line(text(of: line)))\(place(of: line))")
         }
     }
 
     /// " in Title" for a message outside the open conversation.
-    private func place(of message: ChatMessage) -> String {
-        guard message.conversationID != open else { return "" }
-        return (try? local.store.conversation(message.conversationID)).flatMap { $0 }.map {
-            " in \(TextSanitizer.line($0.displayName))"
-        } ?? ""
-    }
+    private func place(of message: ChatMessage) -> String { place(of: message.conversationID) }
 
     private func line(for message: ChatMessage) -> String {
+        if message.membership != nil { return "[\(timestamps.time(message.sentAt))] * \(text(of: message))" }
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
         let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
         let reactions =
@@ -367,7 +373,16 @@ public final class PlainChat {
         message.replyTo.map { " (↪ \($0.line(limit: 40)))" } ?? ""
     }
 
+    /// " in NAME" for an event of a conversation that is not the open one.
+    private func place(of conversation: ConversationID) -> String {
+        guard conversation != open else { return "" }
+        return (try? local.store.conversation(conversation)).flatMap { $0 }.map {
+            " in \(TextSanitizer.line($0.displayName))"
+        } ?? ""
+    }
+
     private func text(of message: ChatMessage) -> String {
+        if let system = message.systemLine { return TextSanitizer.line(system) }
         if message.isDeleted { return ChatMessage.deletedText }
         return message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
     }

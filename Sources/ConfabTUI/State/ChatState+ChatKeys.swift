@@ -103,6 +103,10 @@ extension ChatState {
                 + "the limit is \(NumberText.grouped(Limits.maxMessageTextBytes))"
             return []
         }
+        if let command = MembersCommand(line: text) {
+            input.clear()
+            return stopTyping() + [.members(chat.id, command)]
+        }
         input.clear()
         chat.scroll = 0
         chat.newBelow = 0

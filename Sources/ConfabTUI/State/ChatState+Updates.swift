@@ -91,6 +91,10 @@ extension ChatState {
     }
 
     private mutating func receive(_ message: ChatMessage) -> [ChatEffect] {
+        if message.membership != nil {
+            receiveSystemLine(message)
+            return []
+        }
         let id = message.conversationID
         noteOwnSeqs([message])
         var isRepeat = false
@@ -137,6 +141,18 @@ extension ChatState {
             if shouldNotify(message, muted: false, isRepeat: isRepeat) { effects.append(.notify(message)) }
         }
         return effects
+    }
+
+    /// A change of members (Protocol.md §4.8): a line in the open chat where it belongs,
+    /// never news — no preview, unread count or notification.
+    private mutating func receiveSystemLine(_ line: ChatMessage) {
+        guard var chat, chat.id == line.conversationID else { return }
+        if !chat.isLoaded {
+            chat.arrivedWhileLoading.append(line)
+        } else if !chat.messages.contains(where: { $0.id == line.id }) {
+            chat.messages = Self.inOrder(chat.messages + [line])
+        }
+        self.chat = chat
     }
 
     private mutating func replace(_ message: ChatMessage) {

@@ -19,11 +19,16 @@ extension ConversationSummary {
             lastActivityAt: lastActivityAt, lastMessage: lastMessage, unreadCount: unreadCount,
             isMarkedUnread: isMarkedUnread, isPinned: isPinned, isArchived: isArchived, isMuted: isMuted)
         change(&changes)
-        return ConversationSummary(
+        var changed = ConversationSummary(
             id: id, title: title, participants: participants, createdAt: createdAt,
             lastActivityAt: changes.lastActivityAt, lastMessage: changes.lastMessage, unreadCount: changes.unreadCount,
             isMarkedUnread: changes.isMarkedUnread, isPinned: changes.isPinned, isArchived: changes.isArchived,
             isMuted: changes.isMuted)
+        // What only the store knows stays as it was read.
+        changed.forkedAuthors = forkedAuthors
+        changed.keyProblem = keyProblem
+        changed.isFormerMember = isFormerMember
+        return changed
     }
 
     /// The list order: pinned first, then newest activity, then id so ties never swap.

@@ -53,6 +53,10 @@ enum KeyBindings {
                 Binding(keys: "  then e or Enter", action: "Edit it (yours): Enter saves, Esc cancels"),
                 Binding(keys: "  then d", action: "Delete it for everyone (yours; asks first)"),
                 Binding(keys: "  then Esc", action: "Done selecting"),
+                Binding(keys: "/members", action: "Who is in the group, and its admin"),
+                Binding(keys: "/add NAME…", action: "Add people (--history: with the past)"),
+                Binding(keys: "/remove NAME…", action: "Remove people (the admin only)"),
+                Binding(keys: "/leave", action: "Leave the group"),
                 Binding(keys: "Esc", action: "Drop the reply being written, else back to the list"),
             ]),
         Section(

@@ -56,6 +56,9 @@ struct MessageBubble {
 
     private static func rows(of message: ChatMessage, width: Int) -> [String] {
         let textWidth = textWidth(width)
+        if let system = message.systemLine {
+            return TextWrap.wrap(TextSanitizer.line(system), width: max(1, width - 2))
+        }
         if message.isDeleted { return TextWrap.wrap(ChatMessage.deletedText, width: textWidth) }
         guard let text = message.text else { return TextWrap.wrap(Self.undecryptable, width: textWidth) }
         return TextWrap.wrap(lines: TextSanitizer.lines(text), width: textWidth)
@@ -63,12 +66,20 @@ struct MessageBubble {
 
     /// Lines a bubble takes, without drawing it (times are not formatted).
     static func height(of message: ChatMessage, width: Int, showsAuthor: Bool) -> Int {
-        rows(of: message, width: width).count + (quoteRow(of: message, width: width) == nil ? 0 : 1)
+        if message.membership != nil { return rows(of: message, width: width).count }
+        return rows(of: message, width: width).count + (quoteRow(of: message, width: width) == nil ? 0 : 1)
             + reactionRows(of: message, width: width).count + (showsAuthor && !message.isMine ? 1 : 0) + 1
     }
 
     func lines() -> [ScreenLine] {
         let rows = rows()
+        // A system line (a change of members) is no one's bubble: centred, dim, no time.
+        if message.membership != nil {
+            return rows.map { row in
+                let margin = max(0, (width - DisplayWidth.of(row)) / 2)
+                return ScreenLine(String(repeating: " ", count: margin) + row, Palette.meta).fitted(to: width)
+            }
+        }
         let bodyStyle: TextStyle
         if message.text == nil {
             bodyStyle = Palette.undecryptable

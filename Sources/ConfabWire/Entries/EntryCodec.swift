@@ -27,15 +27,11 @@ public enum EntryCodec {
         switch draft.body {
         case .create(let create):
             var body = Confab_V1_CreateBody()
-            body.participants = create.participants.map { p in
-                var participant = Confab_V1_Participant()
-                participant.key = Data(p.id.bytes)
-                participant.sealedKey = Data(p.sealedKey)
-                return participant
-            }
+            body.participants = encodeParticipants(create.participants)
             body.sealedTitle = Data(create.sealedTitle)
             body.nonce = Data(create.nonce)
             body.keyCommitment = Data(create.keyCommitment)
+            body.sealedNames = Data(create.sealedNames)
             content.create = body
         case .message(let sealed):
             var body = Confab_V1_MessageBody()
@@ -59,6 +55,8 @@ public enum EntryCodec {
             var body = Confab_V1_ReactBody()
             body.sealed = Data(sealed)
             content.react = body
+        case .members(let members):
+            content.members = encodeMembers(members)
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -147,6 +145,8 @@ public enum EntryCodec {
             body = .unsend(target: unsend.target)
         case .react(let react):
             body = .react(sealed: try checkSealedReaction(react.sealed))
+        case .members(let members):
+            body = .members(try decodeMembers(members, author: author))
         case .receipt(let receipt):
             body = .receipt(
                 delivered: try decodeClock(receipt.delivered, what: "delivered clock"),
@@ -189,17 +189,10 @@ public enum EntryCodec {
         guard count <= Limits.maxParticipants else {
             throw .tooLarge("participant list", limit: Limits.maxParticipants, actual: count)
         }
-        var seen = Set<NodeID>()
-        var participants: [CreateBody.Participant] = []
-        for participant in create.participants {
-            guard let id = NodeID(bytes: participant.key) else { throw .malformed("participant key") }
-            guard seen.insert(id).inserted else { throw .malformed("duplicate participant") }
-            guard participant.sealedKey.count == ConversationCipher.sealedKeyLength else {
-                throw .malformed("sealed conversation key length \(participant.sealedKey.count)")
-            }
-            participants.append(.init(id: id, sealedKey: [UInt8](participant.sealedKey)))
+        let participants = try decodeParticipants(create.participants)
+        guard participants.contains(where: { $0.id == author }) else {
+            throw .malformed("create entry whose author is not a participant")
         }
-        guard seen.contains(author) else { throw .malformed("create entry whose author is not a participant") }
         guard participants.count >= 2 else { throw .malformed("conversation with fewer than 2 participants") }
         let titleLimit = Limits.maxTitleBytes + ConversationCipher.overhead + 8
         guard create.sealedTitle.count <= titleLimit else {
@@ -221,7 +214,7 @@ public enum EntryCodec {
         }
         return CreateBody(
             participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [UInt8](create.nonce),
-            keyCommitment: [UInt8](create.keyCommitment))
+            keyCommitment: [UInt8](create.keyCommitment), sealedNames: try checkSealedNames(create.sealedNames))
     }
 
     static func encodeClock(_ clock: VectorClock) -> [Confab_V1_ClockEntry] {

@@ -7,4 +7,6 @@ enum EntryDomain {
     static let title: [UInt8] = Array("confab/title/v1".utf8) + [0]
     static let conversationID: [UInt8] = Array("confab/conversation-id/v1".utf8) + [0]
     static let keyCommitment: [UInt8] = Array("confab/conversation-key/v1".utf8) + [0]
+    static let epochKey: [UInt8] = Array("confab/epoch-key/v1".utf8) + [0]
+    static let names: [UInt8] = Array("confab/names/v1".utf8) + [0]
 }

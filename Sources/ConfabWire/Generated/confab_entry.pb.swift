@@ -136,6 +136,14 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     set {body = .react(newValue)}
   }
 
+  var members: Confab_V1_MembersBody {
+    get {
+      if case .members(let v)? = body {return v}
+      return Confab_V1_MembersBody()
+    }
+    set {body = .members(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -145,6 +153,7 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     case edit(Confab_V1_EditBody)
     case unsend(Confab_V1_UnsendBody)
     case react(Confab_V1_ReactBody)
+    case members(Confab_V1_MembersBody)
 
   }
 
@@ -183,6 +192,9 @@ nonisolated struct Confab_V1_CreateBody: Sendable {
 
   /// BLAKE2b-256 commitment to the conversation key (32 bytes)
   var keyCommitment: Data = Data()
+
+  /// AEAD-sealed MemberNames; may be empty (Protocol.md §4.8.6)
+  var sealedNames: Data = Data()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -362,6 +374,116 @@ nonisolated struct Confab_V1_ReactionPlaintext: Sendable {
   fileprivate var _target: Confab_V1_MessageRef? = nil
 }
 
+/// A change of the conversation's members (Protocol.md §4.8): an add, a removal (by the
+/// admin), both, a rekey (neither), or a leave (remove = [author] and nothing else). Every
+/// change but a leave starts a key epoch: a fresh key sealed to every member after it.
+nonisolated struct Confab_V1_MembersBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 32-byte keys joining
+  var add: [Data] = []
+
+  /// 32-byte keys leaving; the author's own alone: a leave
+  var remove: [Data] = []
+
+  /// the new epoch key sealed to every member after the change
+  var keys: [Confab_V1_Participant] = []
+
+  /// BLAKE2b-256 commitment to the new key, at this entry's position
+  var keyCommitment: Data = Data()
+
+  /// AEAD-sealed MemberNames under the new key; may be empty
+  var sealedNames: Data = Data()
+
+  /// earlier epoch keys for added members (add --history)
+  var history: [Confab_V1_SharedHistory] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// Earlier epoch keys for one added member, sealed (crypto_box_seal) to it alone.
+nonisolated struct Confab_V1_SharedHistory: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// a key of MembersBody.add
+  var key: Data = Data()
+
+  /// crypto_box_seal(EpochKeys)
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The plaintext of SharedHistory.sealed.
+nonisolated struct Confab_V1_EpochKeys: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var keys: [Confab_V1_EpochKey] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Confab_V1_EpochKey: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the epoch entry's author (the creator, for the create entry)
+  var author: Data = Data()
+
+  /// and seq
+  var seq: UInt64 = 0
+
+  /// 32-byte key
+  var key: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The plaintext of CreateBody.sealed_names and MembersBody.sealed_names: display names the
+/// author knows members by. A claim, used only to name keys never seen (Protocol.md §4.8.6).
+nonisolated struct Confab_V1_MemberNames: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var names: [Confab_V1_MemberName] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+nonisolated struct Confab_V1_MemberName: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 32-byte key
+  var key: Data = Data()
+
+  /// at most 64 bytes of UTF-8
+  var name: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "confab.v1"
@@ -438,7 +560,7 @@ nonisolated extension Confab_V1_SignedEntry: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -530,6 +652,19 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
           self.body = .react(v)
         }
       }()
+      case 22: try {
+        var v: Confab_V1_MembersBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .members(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .members(v)
+        }
+      }()
       default: break
       }
     }
@@ -582,6 +717,10 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
     case .react?: try {
       guard case .react(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 21)
+    }()
+    case .members?: try {
+      guard case .members(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
     }()
     case nil: break
     }
@@ -638,7 +777,7 @@ nonisolated extension Confab_V1_Participant: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".CreateBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0\u{3}sealed_names\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -650,6 +789,7 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
       case 2: try { try decoder.decodeSingularBytesField(value: &self.sealedTitle) }()
       case 3: try { try decoder.decodeSingularBytesField(value: &self.nonce) }()
       case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.sealedNames) }()
       default: break
       }
     }
@@ -668,6 +808,9 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if !self.keyCommitment.isEmpty {
       try visitor.visitSingularBytesField(value: self.keyCommitment, fieldNumber: 4)
     }
+    if !self.sealedNames.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealedNames, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -676,6 +819,7 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.sealedTitle != rhs.sealedTitle {return false}
     if lhs.nonce != rhs.nonce {return false}
     if lhs.keyCommitment != rhs.keyCommitment {return false}
+    if lhs.sealedNames != rhs.sealedNames {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -999,6 +1143,231 @@ nonisolated extension Confab_V1_ReactionPlaintext: SwiftProtobuf.Message, SwiftP
     if lhs._target != rhs._target {return false}
     if lhs.emoji != rhs.emoji {return false}
     if lhs.remove != rhs.remove {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_MembersBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MembersBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}add\0\u{1}remove\0\u{1}keys\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}history\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.add) }()
+      case 2: try { try decoder.decodeRepeatedBytesField(value: &self.remove) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.keys) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.sealedNames) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.history) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.add.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.add, fieldNumber: 1)
+    }
+    if !self.remove.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.remove, fieldNumber: 2)
+    }
+    if !self.keys.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.keys, fieldNumber: 3)
+    }
+    if !self.keyCommitment.isEmpty {
+      try visitor.visitSingularBytesField(value: self.keyCommitment, fieldNumber: 4)
+    }
+    if !self.sealedNames.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealedNames, fieldNumber: 5)
+    }
+    if !self.history.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.history, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_MembersBody, rhs: Confab_V1_MembersBody) -> Bool {
+    if lhs.add != rhs.add {return false}
+    if lhs.remove != rhs.remove {return false}
+    if lhs.keys != rhs.keys {return false}
+    if lhs.keyCommitment != rhs.keyCommitment {return false}
+    if lhs.sealedNames != rhs.sealedNames {return false}
+    if lhs.history != rhs.history {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_SharedHistory: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".SharedHistory"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.key) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.key.isEmpty {
+      try visitor.visitSingularBytesField(value: self.key, fieldNumber: 1)
+    }
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_SharedHistory, rhs: Confab_V1_SharedHistory) -> Bool {
+    if lhs.key != rhs.key {return false}
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_EpochKeys: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".EpochKeys"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}keys\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.keys) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.keys.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.keys, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_EpochKeys, rhs: Confab_V1_EpochKeys) -> Bool {
+    if lhs.keys != rhs.keys {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_EpochKey: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".EpochKey"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}author\0\u{1}seq\0\u{1}key\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.author) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.key) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.author.isEmpty {
+      try visitor.visitSingularBytesField(value: self.author, fieldNumber: 1)
+    }
+    if self.seq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.seq, fieldNumber: 2)
+    }
+    if !self.key.isEmpty {
+      try visitor.visitSingularBytesField(value: self.key, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_EpochKey, rhs: Confab_V1_EpochKey) -> Bool {
+    if lhs.author != rhs.author {return false}
+    if lhs.seq != rhs.seq {return false}
+    if lhs.key != rhs.key {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_MemberNames: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MemberNames"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}names\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.names) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.names.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.names, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_MemberNames, rhs: Confab_V1_MemberNames) -> Bool {
+    if lhs.names != rhs.names {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_MemberName: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".MemberName"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}name\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.key) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.key.isEmpty {
+      try visitor.visitSingularBytesField(value: self.key, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_MemberName, rhs: Confab_V1_MemberName) -> Bool {
+    if lhs.key != rhs.key {return false}
+    if lhs.name != rhs.name {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

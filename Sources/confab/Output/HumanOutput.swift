@@ -75,6 +75,10 @@ enum HumanOutput {
             let author = TextSanitizer.line(message.authorName)
             let name = message.isMine ? Style.accent(author) : Style.bold(author)
             let status = message.status.map { "  " + Style.dim("(\(label($0)))") } ?? ""
+            if let system = message.systemLine {
+                lines.append("\(Style.dim(time))  \(Style.dim("* " + TextSanitizer.line(system)))")
+                continue
+            }
             var body =
                 message.isDeleted
                 ? [Style.dim(ChatMessage.deletedText)]
@@ -138,6 +142,10 @@ extension HumanOutput {
             return
                 "\(Style.dim(String(message.conversation.prefix(8))))  \(Style.bold(TextSanitizer.line(reaction.reactorName))) "
                 + "\(what) \(TextSanitizer.line(message.authorName)): \(text)"
+        case .members:
+            guard let message = event.message else { return "members" }
+            return "\(Style.dim(String(message.conversation.prefix(8))))  * "
+                + TextSanitizer.line(message.system ?? "the members changed")
         case .status:
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  your message #\(event.seq ?? 0) is "
                 + (event.status.map(label) ?? "?")

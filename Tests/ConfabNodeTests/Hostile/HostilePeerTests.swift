@@ -219,16 +219,69 @@ import Testing
         let mallory = try HostilePeer(name: "mallory")
         defer { Task { await mallory.shutdown() } }
         try await mallory.connect(to: alice)
-        // A conversation between Mallory and a throwaway key, pushed at Alice.
+        // A conversation between Mallory and a throwaway key, pushed at Alice unannounced.
         let other = SigningKeyPair.generate()
         let (id, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "filler")
-        try mallory.send(.clocks([.init(conversation: id, clock: try mallory.store.clock(of: id))]), to: alice)
         try mallory.send(.entries(try mallory.store.entries(in: id, author: mallory.id, after: 0)), to: alice)
         try await alice.waitForLog(
             "entry from \(mallory.id.shortHex) not stored: a conversation this node is not a participant of")
         let database = alice.data.appendingPathComponent("confab.sqlite")
         #expect(
             try count("SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(id.hex)')", in: database) == 0)
+        // Announced first, it is an invitation (a members entry may add Alice later,
+        // Protocol.md §4.8): held, but in no list, and Alice writes nothing in it.
+        let (invited, _) = try mallory.store.createConversation(with: [NodeID(other.publicKey)], firstMessage: "bait")
+        try mallory.send(
+            .clocks([.init(conversation: invited, clock: try mallory.store.clock(of: invited))]), to: alice)
+        try mallory.send(.entries(try mallory.store.entries(in: invited, author: mallory.id, after: 0)), to: alice)
+        try await waitUntil(timeout: 30, "alice to hold the invitation") {
+            try count(
+                "SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(invited.hex)')", in: database) == 2
+        }
+        let list = try alice.cli(["list", "--all", "--json"])
+        #expect(!list.stdout.contains(invited.hex))
+        #expect(try alice.cli(["send", invited.hex, "hello?"]).status != 0)
+        #expect(
+            try count(
+                "SELECT count(*) FROM entry WHERE hex(conversationId) = upper('\(invited.hex)') AND author = x'\(alice.key)'",
+                in: database) == 0)
         #expect(try mallory.isConnected(to: alice))
+    }
+}
+
+extension HostilePeerTests {
+    /// Mallory, a member but not the admin, signs a removal of Bob, correctly sealed to
+    /// those who would stay: Alice's node refuses it (Protocol.md §4.8.3), keeps Bob, and
+    /// does not end the session (an honest node may forward what it holds differently).
+    @Test func aRemovalByAMemberThatIsNotTheAdminIsRefused() async throws {
+        let g = try await Group.make(startBob: false)
+        defer { Task { await g.stop() } }
+        let alice = try g.alice.nodeID()
+        let seq = try g.mallory.store.clock(of: g.id)[g.mallory.id] + 1
+        let epoch = try MembershipCipher.makeEpoch(
+            for: [alice, g.mallory.id], conversationID: g.id, author: g.mallory.id, seq: seq)
+        var clock = try g.mallory.store.clock(of: g.id)
+        clock[g.mallory.id] = seq - 1
+        let previous =
+            seq == 1
+            ? nil
+            : try g.mallory.store.entries(in: g.id, author: g.mallory.id, after: seq - 2, limit: 1).first
+                .map { try EntryCodec.decode($0).hash }
+        let forged = EntryCodec.sign(
+            EntryDraft(
+                conversationID: g.id, seq: seq, previous: previous,
+                timestamp: Int64(Date().timeIntervalSince1970 * 1000), clock: clock,
+                body: .members(
+                    MembersBody(remove: [try g.bob.nodeID()], keys: epoch.keys, keyCommitment: epoch.commitment))),
+            with: g.mallory.keys)
+        try g.mallory.send(.entries([EntryCodec.encode(forged)]), to: g.alice)
+        try await g.alice.waitForLog(
+            "entry from \(g.mallory.id.shortHex) not stored: entry breaks the membership rules: removes members, "
+                + "which only the admin")
+        let members = try g.alice.cli(["members", g.id.hex, "--json"])
+        let list = try #require(try members.json() as? [String: Any])
+        #expect((list["members"] as? [[String: Any]])?.count == 3)
+        #expect(try g.mallory.isConnected(to: g.alice))
+        #expect(try g.alice.cli(["send", g.id.hex, "bob is still here"]).status == 0)
     }
 }

@@ -1,0 +1,158 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// Adds and removes members of `conversation` (Protocol.md §4.8): one members entry,
+    /// starting a key epoch sealed to the members after the change. Any member adds; only
+    /// the admin removes others. `shareHistory`: the added members also get the keys of the
+    /// earlier epochs this node holds, so they can read what was written before.
+    public func changeMembers(
+        of conversation: ConversationID, add: [NodeID] = [], remove: [NodeID] = [], shareHistory: Bool = false,
+        now: Date = Date()
+    ) throws -> Entry {
+        let add = add.uniqued()
+        let remove = remove.uniqued()
+        guard !add.isEmpty || !remove.isEmpty else { throw StoreError.invalidInput("nobody to add or remove") }
+        return try writer.write { db in
+            let membership = try self.requireMembership(conversation, db: db)
+            let names = try self.nameMap(conversation: conversation, db: db)
+            func name(_ key: NodeID) -> String { names[key] ?? key.shortHex }
+            if remove.contains(self.me) {
+                throw StoreError.invalidInput("to take yourself out of the conversation, leave it (confab leave)")
+            }
+            if let already = add.first(where: membership.contains) {
+                throw StoreError.invalidInput("\(name(already)) is already a member")
+            }
+            if let absent = remove.first(where: { !membership.contains($0) }) {
+                throw StoreError.invalidInput(
+                    "\(name(absent)) is not a member; members: \(membership.members.map(name).joined(separator: ", "))")
+            }
+            if !remove.isEmpty, membership.admin != self.me {
+                throw StoreError.invalidInput(
+                    "only the conversation's admin (\(membership.admin.map(name) ?? "nobody")) can remove members; "
+                        + "you can leave it (confab leave)")
+            }
+            let log = try Self.fetchMembershipLog(conversation, db: db)
+            if let log, log.everMembers.union(add).count > Limits.maxParticipants {
+                throw StoreError.invalidInput(
+                    "a conversation can have at most \(Limits.maxParticipants) different members over its life")
+            }
+            let after = membership.members.filter { !remove.contains($0) } + add
+            return try self.authorEpoch(
+                in: conversation, members: after, add: add, remove: remove, shareHistory: shareHistory, db: db,
+                now: now)
+        }
+    }
+
+    /// Leaves `conversation`: a members entry that removes my own key and starts no epoch
+    /// (the one leaving must not choose the next key; the next member to write rekeys).
+    public func leave(_ conversation: ConversationID, now: Date = Date()) throws -> Entry {
+        try writer.write { db in
+            _ = try self.requireMembership(conversation, db: db)
+            return try self.authorEntry(
+                in: conversation, body: .members(MembersBody(remove: [self.me])), db: db, now: now)
+        }
+    }
+
+    /// The key my next sealed text is written under: the epoch in force for everything held
+    /// (my next entry's view). After a leave or concurrent changes there is none, and a
+    /// rekey to the current members is written first (§4.8.4).
+    func sealingKey(in conversation: ConversationID, db: Database, now: Date) throws -> SecureBytes {
+        let membership = try requireMembership(conversation, db: db)
+        let epoch: EntryRef
+        if let current = membership.epochInForce {
+            epoch = current
+        } else {
+            let rekey = try authorEpoch(
+                in: conversation, members: membership.members, add: [], remove: [], shareHistory: false, db: db,
+                now: now)
+            epoch = EntryRef(author: rekey.author, seq: rekey.seq)
+        }
+        guard
+            let key = try [UInt8].fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT key FROM epoch_key WHERE conversationId = ? AND author = ? AND seq = ?"),
+                arguments: [conversation.bytes, epoch.author.bytes, epoch.seq])
+        else {
+            throw StoreError.invalidInput(
+                "the key of this conversation's current epoch did not open here; nothing can be written in it")
+        }
+        return SecureBytes(key)
+    }
+
+    /// The current membership; throws unless I am a member.
+    func requireMembership(_ conversation: ConversationID, db: Database) throws -> Membership {
+        guard let log = try Self.fetchMembershipLog(conversation, db: db) else {
+            throw StoreError.unknownConversation(conversation.hex)
+        }
+        let membership = log.current
+        guard membership.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
+        return membership
+    }
+
+    /// A members entry that starts an epoch for `members`: a fresh key sealed to each, the
+    /// names I know them by, and (when asked) earlier keys for the added ones.
+    private func authorEpoch(
+        in conversation: ConversationID, members: [NodeID], add: [NodeID], remove: [NodeID], shareHistory: Bool,
+        db: Database, now: Date
+    ) throws -> Entry {
+        let seq = try nextSeq(conversation, db: db)
+        let epoch = try MembershipCipher.makeEpoch(for: members, conversationID: conversation, author: me, seq: seq)
+        let sealedNames = try MembershipCipher.sealNames(
+            try memberNames(members, db: db), key: epoch.key, conversationID: conversation, author: me, seq: seq)
+        var history: [MembersBody.SharedHistory] = []
+        if shareHistory {
+            let keys = try heldEpochKeys(conversation, db: db)
+            for member in add where !keys.isEmpty {
+                history.append(.init(member: member, sealed: try MembershipCipher.sealHistory(keys, to: member)))
+            }
+        }
+        return try authorEntry(
+            in: conversation,
+            body: .members(
+                MembersBody(
+                    add: add, remove: remove, keys: epoch.keys, keyCommitment: epoch.commitment,
+                    sealedNames: sealedNames,
+                    history: history)), db: db, now: now)
+    }
+
+    /// The names members go by, as far as this node knows them from the members themselves:
+    /// my own, and each other member's claim from its Hello (never a name I gave a key by
+    /// hand, nor the key-prefix stand-in).
+    func memberNames(_ members: [NodeID], db: Database) throws -> [(key: NodeID, name: String)] {
+        var names: [(key: NodeID, name: String)] = []
+        if let mine = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'"), !mine.isEmpty {
+            names.append((me, mine))
+        }
+        for member in members where member != me {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT name, claimedName, addedByHand FROM peer WHERE id = ?", arguments: [member.bytes]),
+                !(row["addedByHand"] as Bool)
+            else { continue }
+            let name: String = row["claimedName"] ?? row["name"]
+            if name != member.shortHex { names.append((member, name)) }
+        }
+        return names
+    }
+
+    /// Every epoch key held of the conversation, oldest epoch first (display order).
+    private func heldEpochKeys(
+        _ conversation: ConversationID, db: Database
+    ) throws -> [(epoch: EntryRef, key: SecureBytes)] {
+        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return [] }
+        var keys: [(epoch: EntryRef, key: SecureBytes)] = []
+        for event in [log.create] + log.changes where event.recipients != nil {
+            if let key = try [UInt8].fetchOne(
+                db, sql: "SELECT key FROM epoch_key WHERE conversationId = ? AND author = ? AND seq = ?",
+                arguments: [conversation.bytes, event.author.bytes, event.seq])
+            {
+                keys.append((event.ref, SecureBytes(key)))
+            }
+        }
+        return keys
+    }
+}

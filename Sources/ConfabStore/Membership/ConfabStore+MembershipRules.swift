@@ -1,0 +1,24 @@
+import ConfabModel
+
+extension ConfabStore {
+    /// What an entry must meet in its author's view of the membership (Protocol.md §4.8.3),
+    /// beyond being written by a member of it: a change that view allows, and a sealed text
+    /// written under an epoch in force. Relays check the same: every input is plaintext.
+    static func checkMembership(_ entry: Entry, view: Membership, log: MembershipLog) throws {
+        switch entry.body {
+        case .members(let body):
+            if let problem = view.problem(
+                with: MembershipEvent(entry: entry, members: body), everMembers: log.everMembers)
+            {
+                throw AppendRejection.badMembership(problem)
+            }
+        case .message, .edit, .react:
+            guard view.epochInForce != nil else {
+                throw AppendRejection.badMembership(
+                    "sealed while no key was sealed to exactly the members its author knew of (a rekey was due)")
+            }
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ConfabModel
+import GRDB
+
+/// Who is offered a conversation, and how much of it (Protocol.md §12, "Former members"):
+/// its current members all of it; a key that was a member and was removed, or left, the
+/// entries up to its removal, so it learns of the removal and of nothing written after.
+public enum Sharing: Equatable, Sendable {
+    case none
+    case everything
+    case upTo(VectorClock)
+
+    /// `clock` as far as this sharing lets it be offered.
+    public func capping(_ clock: VectorClock) -> VectorClock {
+        switch self {
+        case .none: return VectorClock()
+        case .everything: return clock
+        case .upTo(let cap):
+            var capped = VectorClock()
+            for (author, seq) in clock.sortedEntries where min(seq, cap[author]) > 0 {
+                capped[author] = min(seq, cap[author])
+            }
+            return capped
+        }
+    }
+}
+
+extension ConfabStore {
+    public func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
+        try writer.read { db in
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM participant WHERE conversationId = ? AND nodeId = ?"),
+                arguments: [conversation.bytes, peer.bytes]) != nil
+            {
+                return .everything
+            }
+            guard
+                let cap = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT cap FROM former_member WHERE conversationId = ? AND nodeId = ?"),
+                    arguments: [conversation.bytes, peer.bytes])
+            else { return .none }
+            return .upTo(try VectorClock(json: cap))
+        }
+    }
+}
