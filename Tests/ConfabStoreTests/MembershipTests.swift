@@ -94,6 +94,31 @@ struct MembershipTests {
         #expect(try texts(bob, id).last == "hi all")
     }
 
+    @Test func reactionsAreSealedInTheEpochInForceAndReadWhenItsKeyArrives() throws {
+        let (alice, bob, id) = try pair()
+        let before = try #require(try alice.history(id).first { $0.text == "before carol" }).ref
+        _ = try bob.react("👍", to: before, in: id, now: at(2))
+        try sync(id, from: bob, to: alice)
+        // Added with the history: the reaction came before the key that opens it (in the
+        // add's causal past), and is read once the add hands that key over.
+        let carol = try makeStore(Keys.carol)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], shareHistory: true, now: at(3))
+        try sync(id, from: alice, to: bob)
+        try sync(id, from: alice, to: carol, invited: true)
+        func reactions(_ store: ConfabStore, on ref: MessageRef) throws -> [String] {
+            try store.history(id).first { $0.ref == ref }?.reactions.map { "\($0.emoji) \($0.reactors.count)" } ?? []
+        }
+        #expect(try reactions(carol, on: before) == ["👍 1"])
+        // A reaction in the new epoch: sealed under the add's key, read by everyone in it.
+        _ = try carol.react("🎉", to: before, in: id, now: at(4))
+        try sync(id, from: carol, to: alice)
+        try sync(id, from: carol, to: bob)
+        for store in [alice, bob, carol] {
+            #expect(
+                try reactions(store, on: before) == ["👍 1", "🎉 1"] || reactions(store, on: before) == ["🎉 1", "👍 1"])
+        }
+    }
+
     @Test func anAddWithHistoryGivesTheEarlierKeys() throws {
         let (alice, _, id) = try pair()
         let carol = try makeStore(Keys.carol)

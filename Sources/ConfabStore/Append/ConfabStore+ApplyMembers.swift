@@ -101,8 +101,9 @@ extension ConfabStore {
     }
 
     /// Messages, edits, deletions and reactions held but unread for want of a key, taken
-    /// again now that more keys are held: in each author's seq order, so a message comes
-    /// before its edits. Edits and reactions are taken again whole; both keep only what an
+    /// again now that more keys are held: in display order, which follows causal order, so
+    /// a message comes before its edits and before the reactions and replies of others
+    /// that name it. Edits and reactions are taken again whole; both keep only what an
     /// author's higher seq decides, so taking one twice changes nothing.
     private func readAgain(_ conversation: ConversationID, db: Database, context: BatchContext) throws {
         guard let log = try context.membershipLog(conversation, db: db) else { return }
@@ -115,7 +116,7 @@ extension ConfabStore {
                 AND NOT EXISTS (
                     SELECT 1 FROM message m WHERE m.conversationId = e.conversationId AND m.author = e.author
                     AND m.seq = e.seq)
-                ORDER BY e.author, e.seq
+                ORDER BY e.clockSum, e.author, e.seq
                 """, arguments: [conversation.bytes])
         {
             guard let entry = try? EntryCodec.decode(row["raw"]) else { continue }
