@@ -101,7 +101,8 @@ public final class SyncEngine {
                 output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
-        case .ping, .pong, .bye:
+        case .ping, .pong, .bye, .fileWant, .fileManifest, .fileChunk, .fileHave:
+            // File messages are the file exchange's (FileExchange).
             return SyncOutput()
         }
     }
@@ -334,7 +335,7 @@ public final class SyncEngine {
             if entry.author != store.me, recent[entry.conversationID]?[entry.author] == nil {
                 recent[entry.conversationID, default: [:]][entry.author] = (entry.seq, now())
             }
-            if entry.kind == .message || entry.kind == .edit, entry.author != store.me {
+            if [.message, .edit, .file].contains(entry.kind), entry.author != store.me {
                 messages.insert(entry.conversationID)
             }
             if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }

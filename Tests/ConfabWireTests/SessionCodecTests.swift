@@ -16,7 +16,12 @@ import Testing
         .entries([[1, 2, 3], []]),
         .want(.init(conversation: conversation, author: NodeID(alice.publicKey), after: 9)),
         .ping(42), .pong(42), .bye("done"),
+        .fileWant(.init(file: file, manifest: true, chunks: [0, 7, 16383])),
+        .fileManifest(file: file, manifest: [UInt8](repeating: 4, count: 64)),
+        .fileChunk(file: file, index: 3, data: [UInt8](repeating: 5, count: 100)),
+        .fileHave(.init(file: file, manifest: true, chunks: [0xff, 0x01])),
     ]
+    static let file = FileID(bytes: [UInt8](repeating: 9, count: 32))!
 
     @Test(arguments: samples) func roundTrip(_ message: SessionMessage) throws {
         #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
@@ -43,6 +48,25 @@ import Testing
         want.want.author = Data(Self.alice.publicKey.bytes)
         want.want.after = Limits.maxSeq + 1
         #expect(throws: WireError.self) { try SessionCodec.decode(try want.serializedBytes() as [UInt8]) }
+    }
+
+    @Test func fileMessageLimitsAreEnforced() throws {
+        func rejected(_ message: SessionMessage) -> Bool {
+            (try? SessionCodec.decode(SessionCodec.encode(message))) == nil
+        }
+        #expect(rejected(.fileWant(.init(file: Self.file, chunks: Array(0...SessionCodec.maxChunksPerWant)))))
+        #expect(!rejected(.fileWant(.init(file: Self.file, chunks: Array(0..<SessionCodec.maxChunksPerWant)))))
+        #expect(rejected(.fileWant(.init(file: Self.file, chunks: [FileLayout.maxChunks]))))
+        #expect(rejected(.fileManifest(file: Self.file, manifest: [UInt8](repeating: 0, count: 33))))
+        #expect(rejected(.fileManifest(file: Self.file, manifest: [UInt8](repeating: 0, count: 32 * 16385))))
+        let largest = FileLayout.maxChunkSize + FileLayout.tagLength
+        #expect(!rejected(.fileChunk(file: Self.file, index: 0, data: [UInt8](repeating: 0, count: largest))))
+        #expect(rejected(.fileChunk(file: Self.file, index: 0, data: [UInt8](repeating: 0, count: largest + 1))))
+        #expect(rejected(.fileChunk(file: Self.file, index: FileLayout.maxChunks, data: [])))
+        #expect(rejected(.fileHave(.init(file: Self.file, manifest: true, chunks: [UInt8](repeating: 0, count: 2049)))))
+        var shortID = Confab_V1_SessionMessage()
+        shortID.fileHave.fileID = Data(repeating: 1, count: 31)
+        #expect(throws: WireError.self) { try SessionCodec.decode(try shortID.serializedBytes() as [UInt8]) }
     }
 
     @Test func entriesAreSplitByCountAndBySize() throws {

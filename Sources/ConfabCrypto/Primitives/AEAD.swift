@@ -57,4 +57,50 @@ public enum AEAD {
         guard let result else { throw .authenticationFailed("AEAD ciphertext") }
         return result
     }
+
+    /// `ciphertext ‖ tag` under a nonce the caller derives (each (key, nonce) pair used for
+    /// one plaintext only): file chunks, whose nonces follow from their index.
+    public static func encrypt(
+        _ plaintext: some ContiguousBytes, key: SecureBytes, nonce: [UInt8], additionalData: [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
+        Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
+        try requireLength(nonce, nonceLength, "AEAD nonce")
+        let result: [UInt8]? = plaintext.withUnsafeBytes { p in
+            var out = [UInt8](repeating: 0, count: p.count + tagLength)
+            var written: UInt64 = 0
+            let rc = key.withUnsafeBytes { k in
+                crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    &out, &written, p.bindMemory(to: UInt8.self).baseAddress, UInt64(p.count),
+                    additionalData, UInt64(additionalData.count), nil, nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            return rc == 0 ? out : nil
+        }
+        guard let result else { throw .operationFailed("AEAD encryption") }
+        return result
+    }
+
+    /// Opens `ciphertext ‖ tag` made by `encrypt`.
+    public static func decrypt(
+        _ ciphertext: some ContiguousBytes, key: SecureBytes, nonce: [UInt8], additionalData: [UInt8]
+    ) throws(CryptoError) -> [UInt8] {
+        Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
+        try requireLength(nonce, nonceLength, "AEAD nonce")
+        let result: [UInt8]? = ciphertext.withUnsafeBytes { c in
+            guard c.count >= tagLength else { return nil }
+            var out = [UInt8](repeating: 0, count: c.count - tagLength)
+            var written: UInt64 = 0
+            let rc = key.withUnsafeBytes { k in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    &out, &written, nil, c.bindMemory(to: UInt8.self).baseAddress!, UInt64(c.count),
+                    additionalData, UInt64(additionalData.count), nonce,
+                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            return rc == 0 ? out : nil
+        }
+        guard let result else { throw .authenticationFailed("AEAD ciphertext") }
+        return result
+    }
 }

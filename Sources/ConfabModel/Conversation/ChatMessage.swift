@@ -20,6 +20,8 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// The texts the message had before its current one, oldest first (the original, then
     /// each edit but the latest); empty when never edited or deleted.
     public var edits: [Version] = []
+    /// Set for a file message: the file, and how much of it is here. `text` is its name.
+    public var file: FileInfo?
 
     /// A text the message had, and when its author wrote it.
     public struct Version: Sendable, Equatable, Codable {

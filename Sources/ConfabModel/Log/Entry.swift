@@ -62,6 +62,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case edit = 4
     /// Delete for everyone: a tombstone for one of its author's earlier messages.
     case unsend = 5
+    /// A file: what it is and how to check it; its content travels in chunks outside the log.
+    case file = 6
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -77,6 +79,9 @@ public enum EntryBody: Sendable, Equatable {
     case edit(target: UInt64, sealed: [UInt8])
     /// Delete for everyone: the author's own message at seq `target` (`target < seq`).
     case unsend(target: UInt64)
+    /// A file (Protocol.md §17.2): its sealed description and the layout and id of its
+    /// content.
+    case file(FileBody)
     case unknown
 
     public var kind: EntryKind {
@@ -86,6 +91,7 @@ public enum EntryBody: Sendable, Equatable {
         case .receipt: return .receipt
         case .edit: return .edit
         case .unsend: return .unsend
+        case .file: return .file
         case .unknown: return .unknown
         }
     }
@@ -121,4 +127,19 @@ public struct CreateBody: Sendable, Equatable {
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }
+}
+
+/// A file entry's body (Protocol.md §17.2): what relays see — the content's layout and id —
+/// and the sealed `FilePlaintext` only members open.
+public struct FileBody: Sendable, Equatable {
+    /// XChaCha20-Poly1305 `nonce ‖ ciphertext ‖ tag` of the file's description.
+    public let sealed: [UInt8]
+    public let layout: FileLayout
+    public let fileID: FileID
+
+    public init(sealed: [UInt8], layout: FileLayout, fileID: FileID) {
+        self.sealed = sealed
+        self.layout = layout
+        self.fileID = fileID
+    }
 }

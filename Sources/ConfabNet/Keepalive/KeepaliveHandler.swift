@@ -49,7 +49,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             break
-        case .hello, .clocks, .entries, .want, .bye, .forkProof:
+        case .hello, .clocks, .entries, .want, .bye, .forkProof, .fileWant, .fileManifest, .fileChunk, .fileHave:
             context.fireChannelRead(data)
         }
     }

@@ -126,6 +126,8 @@ extension ConfabStore {
             try applyEdit(entry, target: target, sealed: sealed, db: db, context: context)
         case .unsend(let target):
             try applyUnsend(entry, target: target, db: db)
+        case .file(let file):
+            try insertFileMessage(entry, file: file, clockSum: order, db: db, context: context)
         case .create, .unknown:
             break
         }

@@ -13,6 +13,15 @@ extension ConfabStore {
         try Self.checkText(text)
         return try writer.write { db in
             let current = try self.requireOwnMessage(target, in: conversation, db: db)
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM file_message WHERE conversationId = ? AND author = ? AND seq = ?",
+                    arguments: [conversation.bytes, self.me.bytes, target]) == nil
+            else {
+                throw StoreError.invalidInput(
+                    "message \(target) is a file, which cannot be edited; delete it for everyone (unsend) and send it again"
+                )
+            }
             guard current != text else { throw StoreError.invalidInput("the new text is the same as the message's") }
             guard let keyBytes = try Self.conversationKey(conversation, db: db) else {
                 throw StoreError.unknownConversation(conversation.hex)

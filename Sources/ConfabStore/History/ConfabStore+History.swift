@@ -53,6 +53,7 @@ extension ConfabStore {
             orderKey: DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq),
             status: isMine ? context.status(ofMySeq: seq) : nil)
         message.isDeleted = (row["deletedAt"] as Int64?) != nil
+        message.file = try fileInfo(conversation, author: author, seq: seq, db: db)
         if let editedAt = row["editedAt"] as Int64? {
             message.editedAt = Date(milliseconds: editedAt)
             if !message.isDeleted {

@@ -6,4 +6,7 @@ enum EntryDomain {
     static let title: [UInt8] = Array("confab/title/v1".utf8) + [0]
     static let conversationID: [UInt8] = Array("confab/conversation-id/v1".utf8) + [0]
     static let keyCommitment: [UInt8] = Array("confab/conversation-key/v1".utf8) + [0]
+    static let fileMessage: [UInt8] = Array("confab/file-message/v1".utf8) + [0]
+    static let fileChunk: [UInt8] = Array("confab/file-chunk/v1".utf8) + [0]
+    static let fileID: [UInt8] = Array("confab/file-id/v1".utf8) + [0]
 }

@@ -1,0 +1,125 @@
+import ConfabModel
+import Foundation
+import GRDB
+
+extension ConfabStore {
+    /// What this node holds of a file's content, or nil when no entry held here names it.
+    public func fileRecord(_ id: FileID) throws -> FileRecord? {
+        try writer.read { db in try self.fileRecord(id, db: db) }
+    }
+
+    func fileRecord(_ id: FileID, db: Database) throws -> FileRecord? {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT size, chunkSize, manifest, held, accepted, problem,
+                            EXISTS (SELECT 1 FROM file_message m WHERE m.fileId = file.id AND m.fileKey IS NOT NULL)
+                                AS readable
+                        FROM file WHERE id = ?
+                        """),
+                arguments: [id.bytes])
+        else { return nil }
+        return try Self.fileRecord(id, row: row)
+    }
+
+    static func fileRecord(_ id: FileID, row: Row) throws -> FileRecord {
+        let size: UInt64 = row["size"]
+        let chunkSize: Int = row["chunkSize"]
+        guard let layout = FileLayout(size: size, chunkSize: UInt64(chunkSize)) else {
+            throw StoreError.invalidInput("file \(id.shortHex) has a layout no entry can have")
+        }
+        return FileRecord(
+            id: id, layout: layout, manifest: row["manifest"],
+            held: ChunkSet(count: layout.chunkCount, bitmap: row["held"] as [UInt8]), accepted: row["accepted"],
+            readable: row["readable"], problem: row["problem"])
+    }
+
+    /// Files whose content is not all here, oldest first: what a node may fetch.
+    public func incompleteFiles() throws -> [FileRecord] {
+        try writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, size, chunkSize, manifest, held, accepted, problem,
+                        EXISTS (SELECT 1 FROM file_message m WHERE m.fileId = file.id AND m.fileKey IS NOT NULL)
+                            AS readable
+                    FROM file WHERE complete = 0 ORDER BY addedAt, id
+                    """
+            ).map { row in try Self.fileRecord(FileID(validatedBytes: row["id"]), row: row) }
+        }
+    }
+
+    /// The conversations held here that have a file entry naming `id`: a peer that should
+    /// have one of them may be served the file (Protocol.md §17.5).
+    public func fileConversations(_ id: FileID) throws -> [ConversationID] {
+        try writer.read { db in
+            try [UInt8].fetchAll(
+                db.cachedStatement(sql: "SELECT DISTINCT conversationId FROM file_message WHERE fileId = ?"),
+                arguments: [id.bytes]
+            ).compactMap(ConversationID.init(bytes:))
+        }
+    }
+
+    /// The manifest, once it checked against the file id.
+    public func recordManifest(_ id: FileID, manifest: [UInt8]) throws -> FileRecord? {
+        try writer.write { db in
+            try db.cachedStatement(sql: "UPDATE file SET manifest = ? WHERE id = ? AND manifest IS NULL")
+                .execute(arguments: [manifest, id.bytes])
+            try self.markCompleteIfHeld(id, db: db)
+            return try self.fileRecord(id, db: db)
+        }
+    }
+
+    /// Chunks whose bytes were written and synced: from now on they are held.
+    public func recordHeld(_ id: FileID, chunks: [Int], now: Date = Date()) throws -> FileRecord? {
+        try writer.write { db in
+            guard var record = try self.fileRecord(id, db: db) else { return nil }
+            for index in chunks { record.held.insert(index) }
+            try db.cachedStatement(sql: "UPDATE file SET held = ?, heldCount = ? WHERE id = ?")
+                .execute(arguments: [record.held.bytes, record.held.heldCount, id.bytes])
+            try self.markCompleteIfHeld(id, db: db, now: now)
+            return record
+        }
+    }
+
+    private func markCompleteIfHeld(_ id: FileID, db: Database, now: Date = Date()) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE file SET complete = 1, completedAt = ?, problem = NULL
+                WHERE id = ? AND complete = 0 AND manifest IS NOT NULL
+                    AND heldCount = (size + chunkSize - 1) / chunkSize
+                """
+        ).execute(arguments: [now.millisecondsSince1970, id.bytes])
+    }
+
+    /// Why fetching a file stopped (nil: it may go on).
+    public func setFileProblem(_ id: FileID, _ problem: String?) throws {
+        try writer.write { db in
+            try db.cachedStatement(sql: "UPDATE file SET problem = ? WHERE id = ?").execute(arguments: [
+                problem, id.bytes,
+            ])
+        }
+    }
+
+    /// The person wants this file whatever its size.
+    public func acceptFile(_ id: FileID) throws {
+        try writer.write { db in
+            try db.cachedStatement(sql: "UPDATE file SET accepted = 1, problem = NULL WHERE id = ?")
+                .execute(arguments: [id.bytes])
+        }
+    }
+
+    /// Bytes of file content stored or allocated here (a file counts in full once its
+    /// manifest is held, since its space is allocated then): what a relay's quota counts.
+    public func storedFileBytes() throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(size + 16 * ((size + chunkSize - 1) / chunkSize)), 0) FROM file
+                    WHERE manifest IS NOT NULL
+                    """) ?? 0
+        }
+    }
+}
