@@ -537,7 +537,9 @@ public final class SyncEngine {
     }
 
     /// Participants get their conversations; trusted relays get everything.
-    private func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
+    /// Whether the peer should have the conversation (Protocol.md §12 step 3): the rule for
+    /// entries, and for the files they name (§17.3).
+    public func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
         if peers[peer]?.isTrustedRelay == true { return true }
         return try store.participants(of: conversation).contains(peer)
     }

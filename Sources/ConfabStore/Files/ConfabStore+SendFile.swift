@@ -9,8 +9,13 @@ extension ConfabStore {
     /// content with its key (sent or received before), that key and content are used again
     /// and the new copy is dropped, so the same file is stored, and fetched, once
     /// (Protocol.md §17.1).
-    public func importFile(at url: URL, maxSize: UInt64 = FileLayout.maxSize) throws -> ImportedFile {
-        let imported = try content.importPlaintext(from: url, maxSize: maxSize)
+    /// `chunkSize` replaces this implementation's choice (tests and benchmarks).
+    public func importFile(
+        at url: URL, maxSize: UInt64 = FileLayout.maxSize, chunkSize: Int? = nil
+    ) throws
+        -> ImportedFile
+    {
+        let imported = try content.importPlaintext(from: url, maxSize: maxSize, chunkSize: chunkSize)
         guard
             let existing = try writer.read({ db in
                 try Row.fetchOne(

@@ -16,7 +16,7 @@ extension ContentStore {
     /// Encrypts a file into the store under a new key: read once, each chunk encrypted and
     /// named as it is read, written under a temporary name that is synced and then renamed
     /// to the file's id, so a crash never leaves a file id with half its content.
-    func importPlaintext(from source: URL, maxSize: UInt64) throws -> ImportedFile {
+    func importPlaintext(from source: URL, maxSize: UInt64, chunkSize: Int? = nil) throws -> ImportedFile {
         let path = source.path
         let input = open(path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ContentStoreError.io("open", path: path, errno: errno) }
@@ -27,7 +27,9 @@ extension ContentStore {
             throw ContentStoreError.missing("\(path) is not a regular file")
         }
         let size = UInt64(stats.st_size)
-        guard size <= maxSize, let layout = FileLayout.forSending(size: size) else {
+        let chosen =
+            chunkSize.map { FileLayout(size: size, chunkSize: UInt64($0)) } ?? FileLayout.forSending(size: size)
+        guard size <= maxSize, let layout = chosen else {
             throw ContentStoreError.missing(
                 "\(path) is \(ByteSize.format(Int(clamping: size))); the largest file this node sends is \(ByteSize.format(Int(clamping: maxSize))) (--max-file-size)"
             )

@@ -1,3 +1,4 @@
+import ConfabModel
 import Foundation
 
 /// A file's content could not be read or written. Messages say what happened and what to do.
@@ -7,6 +8,7 @@ public struct ContentStoreError: Error, Equatable, CustomStringConvertible {
         case io(String, path: String, errno: Int32)
         case missing(String)
         case damaged(String)
+        case recording(String, reason: String)
     }
 
     private let reason: Reason
@@ -24,6 +26,11 @@ public struct ContentStoreError: Error, Equatable, CustomStringConvertible {
 
     static func missing(_ what: String) -> ContentStoreError { ContentStoreError(reason: .missing(what)) }
     static func damaged(_ what: String) -> ContentStoreError { ContentStoreError(reason: .damaged(what)) }
+
+    /// Chunks were written but the store could not record them: they are fetched again.
+    public static func recording(_ file: FileID, reason: String) -> ContentStoreError {
+        ContentStoreError(reason: .recording(file.shortHex, reason: reason))
+    }
 
     /// The disk (or the user's quota on it) has no room: nothing was lost, the transfer
     /// waits for room.
@@ -46,10 +53,10 @@ public struct ContentStoreError: Error, Equatable, CustomStringConvertible {
             return what
         case .damaged(let what):
             return what
+        case .recording(let file, let reason):
+            return "could not record chunks of file \(file): \(reason)"
         }
     }
 
-    static func size(_ bytes: UInt64) -> String {
-        ByteCountFormatter.string(fromByteCount: Int64(clamping: bytes), countStyle: .file)
-    }
+    static func size(_ bytes: UInt64) -> String { ByteSize.format(Int(clamping: bytes)) }
 }
