@@ -17,6 +17,11 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         /// Something in the store changed that no other event describes (a flag, a
         /// conversation started or deleted, a write by another process): read it again.
         case changed
+        /// A file's content moved on here (`file`: how much is held, its state).
+        case file
+        /// How much of one of my files (`conversation`, `seq`) a recipient's node (`by`) holds
+        /// (`held` bytes; `complete` once whole), as that node said itself.
+        case filePeer = "file_peer"
     }
 
     public let event: Kind
@@ -25,6 +30,11 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var seq: UInt64?
     public var status: DeliveryStatus?
     public var peer: PeerPresence?
+    public var file: JSONOutput.File?
+    /// The recipient, for `file_peer`.
+    public var by: NodeID?
+    public var held: UInt64?
+    public var complete: Bool?
 
     public init(_ event: NodeEvent) {
         switch event {
@@ -51,6 +61,18 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .changed(let conversation):
             self.event = .changed
             self.conversation = conversation
+        case .file(let file):
+            self.event = .file
+            self.conversation = file.conversationID
+            self.seq = file.seq
+            self.file = JSONOutput.file(file)
+        case .filePeer(let conversation, let seq, let peer, let held, let complete):
+            self.event = .filePeer
+            self.conversation = conversation
+            self.seq = seq
+            self.by = peer
+            self.held = held
+            self.complete = complete
         }
     }
 
@@ -74,6 +96,14 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .peerOnline: return peer.map { .peerOnline($0) }
         case .peerOffline: return peer.map { .peerOffline($0) }
         case .changed: return .changed(conversation)
+        case .file:
+            guard let conversation, let seq, let author = file.flatMap({ NodeID(hex: $0.author) }) else { return nil }
+            return (try? store.files(in: conversation))?.first { $0.author == author && $0.seq == seq }.map {
+                .file($0)
+            }
+        case .filePeer:
+            guard let conversation, let seq, let by, let held else { return nil }
+            return .filePeer(conversation: conversation, seq: seq, peer: by, held: held, complete: complete ?? false)
         }
     }
 }
@@ -86,6 +116,8 @@ extension NodeEvent {
             message.conversationID == conversation
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation
+        case .file(let file): file.conversationID == conversation
+        case .filePeer(let id, _, _, _, _): id == conversation
         case .peerOnline, .peerOffline: true
         }
     }
@@ -94,6 +126,6 @@ extension NodeEvent {
 extension JSONOutput.Message: Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         a.id == b.id && a.text == b.text && a.status == b.status && a.editedAt == b.editedAt
-            && a.deleted == b.deleted
+            && a.deleted == b.deleted && a.file == b.file
     }
 }

@@ -58,6 +58,31 @@ public enum JSONOutput {
         public let deleted: Bool?
         /// The texts it had before the current one, oldest first; absent when never edited.
         public let edits: [Version]?
+        /// Present for a file message (`text` is then the file's name).
+        public var file: File?
+    }
+
+    /// A file message's file, and how much of it is here (Protocol.md §17).
+    public struct File: Codable, Sendable, Equatable {
+        /// The file id, 64 hex characters; `confab save` takes any unique prefix of 4 or more.
+        public let id: String
+        public let conversation: String
+        public let author: String
+        public let seq: UInt64
+        /// The sender's name for it, on one line; absent when it could not be decrypted.
+        public let name: String?
+        /// Its folder, relative, `/`-separated, when it was sent as part of a folder.
+        public let folder: String?
+        public let mediaType: String?
+        public let size: UInt64
+        public let width: Int?
+        public let height: Int?
+        /// Bytes of it held here.
+        public let held: UInt64
+        /// `complete`, `fetching`, `waiting` (over the automatic-download limit: accept it with
+        /// `confab save`), `failed` (see `problem`), `unreadable` or `deleted`.
+        public let state: String
+        public let problem: String?
     }
 
     /// An earlier text of an edited message, and when its author wrote it.
@@ -106,7 +131,16 @@ public enum JSONOutput {
             id: m.id, conversation: m.conversationID.hex, author: m.author.hex, authorName: m.authorName, seq: m.seq,
             mine: m.isMine, text: m.text, sentAt: timestamp(m.sentAt), status: m.status?.rawValue,
             editedAt: m.editedAt.map(timestamp), deleted: m.isDeleted ? true : nil,
-            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) })
+            edits: m.edits.isEmpty ? nil : m.edits.map { Version(text: $0.text, at: timestamp($0.writtenAt)) },
+            file: m.file.map(file))
+    }
+
+    public static func file(_ f: FileInfo) -> File {
+        File(
+            id: f.fileID.hex, conversation: f.conversationID.hex, author: f.author.hex, seq: f.seq, name: f.name,
+            folder: f.folder.isEmpty ? nil : f.folder, mediaType: f.mediaType.isEmpty ? nil : f.mediaType, size: f.size,
+            width: f.width > 0 ? f.width : nil, height: f.height > 0 ? f.height : nil, held: f.heldBytes,
+            state: f.state.rawValue, problem: f.problem)
     }
 
     public static func peer(_ p: Peer) -> PeerInfo {

@@ -31,6 +31,19 @@ extension ConfabStore {
         }
     }
 
+    /// Every file message naming one file's content.
+    public func files(withID id: FileID) throws -> [FileInfo] {
+        try writer.read { db in
+            let limit = try self.autoDownloadLimit(db: db)
+            return try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT \(Self.fileInfoColumns) FROM \(Self.fileInfoTables) WHERE m.fileId = ? ORDER BY msg.timestamp",
+                arguments: [id.bytes]
+            ).map { Self.fileInfo($0, autoLimit: limit) }
+        }
+    }
+
     /// Files whose id starts with `prefix` (hex, any case).
     public func files(matching prefix: String) throws -> [FileInfo] {
         let prefix = prefix.lowercased()

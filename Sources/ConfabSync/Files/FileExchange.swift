@@ -132,6 +132,22 @@ public final class FileExchange {
         return output
     }
 
+    /// Entries were stored: file entries may name content to fetch. One naming content held
+    /// whole already (the same file sent again) has nothing to fetch; its author, if
+    /// connected, is told so, so that it knows this recipient holds it.
+    public func entriesArrived(_ entries: [Entry]) throws -> FileOutput {
+        var any = false
+        for entry in entries {
+            guard case .file(let body) = entry.body, entry.author != store.me else { continue }
+            any = true
+            if peers[entry.author] != nil, try store.fileRecord(body.fileID)?.isComplete == true {
+                peers[entry.author]?.interested.insert(body.fileID)
+                peers[entry.author]?.haveDue.insert(body.fileID)
+            }
+        }
+        return any ? try refresh() : FileOutput()
+    }
+
     /// Chunks handed out in `FileOutput.writes` are on disk and recorded (`record` is what
     /// the store now holds), or could not be written.
     public func written(

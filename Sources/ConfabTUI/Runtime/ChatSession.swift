@@ -210,6 +210,13 @@ public final class ChatSession {
             continuation.yield(.tick)
         case .changed(let conversation):
             try await reload(conversation)
+        case .file(let file):
+            // The file message shows how much of it is here: it reads anew.
+            if let message = try local.store.message(file.conversationID, author: file.author, seq: file.seq) {
+                try await perform(state.apply(.messageChanged(message)))
+            }
+        case .filePeer:
+            break
         }
     }
 

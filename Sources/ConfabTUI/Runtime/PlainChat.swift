@@ -324,7 +324,7 @@ public final class PlainChat {
         case .peerOffline(let peer):
             announcedOnline.remove(peer.id)
             write("* \(TextSanitizer.line(peer.name)) went offline")
-        case .changed:
+        case .changed, .file, .filePeer:
             break
         }
     }

@@ -1,0 +1,152 @@
+import ArgumentParser
+import ConfabModel
+import ConfabNode
+import ConfabStore
+import Foundation
+
+extension Confab {
+    struct SendFile: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "send-file",
+            abstract: "Send files, or folders kept as a tree, to a peer or a conversation.",
+            discussion: """
+                Each file is encrypted into this machine's store and sent as a file message; \
+                recipients' nodes fetch its content from any node that holds it (this one, \
+                another recipient, a relay) and check every piece. A folder is sent file by \
+                file, each placed at its path inside the folder. Links inside a folder are not \
+                followed. Exit codes: 0 sent (and, with --wait, held whole by every recipient), \
+                1 failure, 2 usage, 3 not every recipient held every file within --timeout.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+
+        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix).")
+        var target: String
+
+        @Argument(help: "Files and folders to send.")
+        var paths: [String]
+
+        @Flag(help: "Wait until every other participant's node holds every file whole.")
+        var wait = false
+
+        @Option(help: "With --wait: give up after this many seconds (exit code 3).")
+        var timeout: Double = 300
+
+        func validate() throws {
+            if paths.isEmpty { throw ValidationError("name at least one file or folder to send") }
+            if timeout <= 0 { throw ValidationError("--timeout must be positive") }
+        }
+
+        func run() async throws {
+            let local = try global.open()
+            let resolver = Resolver(store: local.store)
+            var destination = try resolver.messageTarget(target)
+            let name = try resolver.displayName(of: destination)
+            let files = try FileTree.expand(paths)
+            guard !files.isEmpty else { throw CLIError("nothing to send: the folders named hold no files") }
+            let messenger = try await local.messenger()
+            let viaNode = messenger is AttachedMessenger
+            let events = wait && viaNode ? try await messenger.events(for: nil) : nil
+            var sent: [SentFile] = []
+            for file in files {
+                let one = try await messenger.sendFile(at: file.path, folder: file.folder, to: destination)
+                destination = .conversation(one.conversation)
+                sent.append(one)
+                if output.json {
+                    try JSONOutput.print(one)
+                } else {
+                    let place = file.folder.isEmpty ? "" : " (in \(file.folder))"
+                    Console.out(
+                        "\(one.name)\(place) · \(ByteSize.format(Int(clamping: one.size))) → \(name) — file \(String(one.file.hex.prefix(12)))"
+                    )
+                }
+            }
+            guard wait, let last = sent.last else { return }
+            guard let events else {
+                Console.err(
+                    "not delivered: no node is running to send it (start \"confab up\"); the files wait in the outbox")
+                throw ExitCode(3)
+            }
+            let recipients = Set(try local.store.participants(of: last.conversation)).subtracting([local.me])
+            try await waitUntilHeld(sent, by: recipients, events: events, store: local.store)
+        }
+
+        /// Waits for each recipient's node to say it holds each file whole (its own word, in
+        /// a session with this node: nothing another peer says about it counts).
+        private func waitUntilHeld(
+            _ sent: [SentFile], by recipients: Set<NodeID>, events: AsyncStream<NodeEvent>, store: ConfabStore
+        ) async throws {
+            let missing = Set(sent.flatMap { file in recipients.map { "\(file.seq)/\($0.hex)" } })
+            let conversation = sent[0].conversation
+            let done = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var remaining = missing
+                    for await event in events {
+                        guard case .filePeer(conversation, let seq, let peer, _, true) = event else { continue }
+                        remaining.remove("\(seq)/\(peer.hex)")
+                        if remaining.isEmpty { return true }
+                    }
+                    return false
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    return false
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? false
+            }
+            if done {
+                if !output.json { Console.out("every recipient holds \(sent.count == 1 ? "it" : "them all")") }
+                return
+            }
+            Console.err(
+                "not every recipient held the file\(sent.count == 1 ? "" : "s") within \(Int(timeout)) s; this node "
+                    + "goes on serving \(sent.count == 1 ? "it" : "them") while it runs, and relays carry \(sent.count == 1 ? "it" : "them") too"
+            )
+            throw ExitCode(3)
+        }
+    }
+}
+
+/// The files named on a command line: a file as itself, a folder as every regular file
+/// below it, each with its folder's path relative to what was named (the named folder's
+/// own name first), in a stable order. Links inside folders are not followed.
+enum FileTree {
+    struct Item {
+        let path: String
+        let folder: String
+    }
+
+    static func expand(_ paths: [String]) throws -> [Item] {
+        var items: [Item] = []
+        for path in paths {
+            let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+                throw CLIError("\(path): no such file or folder")
+            }
+            guard isFolder.boolValue else {
+                items.append(Item(path: url.path, folder: ""))
+                continue
+            }
+            let top = url.lastPathComponent
+            let walker = FileManager.default.enumerator(
+                at: url, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [])
+            var found: [Item] = []
+            while let file = walker?.nextObject() as? URL {
+                let values = try file.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
+                if values.isSymbolicLink == true {
+                    Console.err("skipping \(file.path): a link is not followed")
+                    continue
+                }
+                guard values.isRegularFile == true else { continue }
+                let relative = file.deletingLastPathComponent().path.dropFirst(url.path.count)
+                let folder = ([top] + relative.split(separator: "/").map(String.init)).joined(separator: "/")
+                found.append(Item(path: file.path, folder: folder))
+            }
+            items += found.sorted { ($0.folder, $0.path) < ($1.folder, $1.path) }
+        }
+        return items
+    }
+}
