@@ -49,6 +49,24 @@ let package = Package(
             exclude: ["asan.options"]
         ),
         .executableTarget(
+            name: "FuzzFileSession",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabSync", package: "Confab"),
+                .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            exclude: ["asan.options"]
+        ),
+        .executableTarget(
+            name: "FuzzFileDecoders",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),
