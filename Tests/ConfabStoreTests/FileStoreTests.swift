@@ -114,11 +114,38 @@ struct FileStoreTests {
                 try nextDraft(alice, in: conversation, body: .edit(target: entry.seq, sealed: sealed)),
                 with: Keys.alice))
         _ = try expectAppendRejected(edit, by: bob, .badTarget)
+        let content = alice.content.url(of: imported.fileID).path
+        #expect(FileManager.default.fileExists(atPath: content))
         _ = try alice.unsendMessage(entry.seq, in: conversation)
+        // Its content leaves the sender's disk with the deletion.
+        #expect(!FileManager.default.fileExists(atPath: content))
+        #expect(try alice.fileRecord(imported.fileID) == nil)
         try sync(conversation, from: alice, to: bob)
-        let info = try #require(try bob.history(conversation).last?.file)
-        #expect(info.state == .deleted && info.name == nil)
+        #expect(try bob.history(conversation).last?.isDeleted == true)
         #expect(try bob.fileForSaving(imported.fileID) == nil)
+        #expect(try bob.removeOrphanedFiles() == [imported.fileID])
+        #expect(try bob.incompleteFiles().isEmpty)
+    }
+
+    @Test func deletingAConversationHereRemovesItsFilesButNotOnesStillToBeSent() throws {
+        let scratch = try TemporaryDirectory()
+        let alice = try ConfabStore.inMemory(
+            identity: Keys.alice, filesDirectory: scratch.url.appendingPathComponent("a"))
+        let bob = try ConfabStore.inMemory(identity: Keys.bob, filesDirectory: scratch.url.appendingPathComponent("b"))
+        let (conversation, _) = try alice.createConversation(with: [Keys.bob.id])
+        let sent = try alice.importFile(at: try writeSampleFile(scratch, size: 10).url)
+        _ = try alice.sendFile(sent, name: "a.txt", to: conversation)
+        try sync(conversation, from: alice, to: bob, ack: false)
+        // Bob holds it whole; deleting the conversation here removes it.
+        let record = try #require(try bob.fileRecord(sent.fileID))
+        try bob.content.allocate(sent.fileID, layout: record.layout)
+        _ = try bob.recordManifest(sent.fileID, manifest: sent.manifest)
+        try bob.deleteConversation(conversation)
+        #expect(try bob.fileRecord(sent.fileID) == nil)
+        #expect(!FileManager.default.fileExists(atPath: bob.content.url(of: sent.fileID).path))
+        // Alice's own file has reached nobody acknowledging it: it stays for peers to fetch.
+        try alice.deleteConversation(conversation)
+        #expect(try alice.fileRecord(sent.fileID)?.isComplete == true)
     }
 
     @Test func anImportRefusesWhatIsNotARegularFileOrTooLarge() throws {

@@ -114,6 +114,8 @@ public actor Node {
         externalChanges = try local.store.externalChangeCounter()
         try local.store.pruneStrangers()
         local.store.content.removeTemporaryFiles()
+        try local.store.removeOrphanedFiles()
+        try local.store.sweepContent()
         applyFiles(try files.refresh())
         chosenPeers = Set(try local.store.chosenPeers().map(\.id))
         let messenger = self.messenger
@@ -307,7 +309,7 @@ public actor Node {
         }
         hub.publish(output, store: local.store)
         recordOperations(output, from: session)
-        if output.appended.contains(where: { $0.kind == .file }) {
+        if output.appended.contains(where: { $0.kind == .file || $0.kind == .unsend }) {
             do { applyFiles(try files.entriesArrived(output.appended)) } catch {
                 logger.error("could not look for files to fetch: \(error)")
             }

@@ -36,10 +36,13 @@ extension ConfabStore {
 
     /// Writes a deletion for everyone of my message `target` (Protocol.md §4.5).
     public func unsendMessage(_ target: UInt64, in conversation: ConversationID, now: Date = Date()) throws -> Entry {
-        try writer.write { db in
+        let entry = try writer.write { db in
             _ = try self.requireOwnMessage(target, in: conversation, db: db)
             return try self.authorEntry(in: conversation, body: .unsend(target: target), db: db, now: now)
         }
+        // A file deleted for everyone leaves this disk too (Protocol.md §17.2).
+        try removeOrphanedFiles()
+        return entry
     }
 
     /// My latest message in `conversation` that is still there to edit or delete.

@@ -110,6 +110,45 @@ extension ConfabStore {
         }
     }
 
+    /// Forgets files no file entry held here still names (every one was deleted for
+    /// everyone, or its conversation deleted here) and removes their content from the disk;
+    /// returns them. Called after the deleting transaction, never inside it: content goes
+    /// only once the deletion is committed.
+    @discardableResult
+    public func removeOrphanedFiles() throws -> [FileID] {
+        let orphans = try writer.write { db in
+            let ids = try [UInt8].fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM file f WHERE NOT EXISTS (
+                        SELECT 1 FROM file_message m WHERE m.fileId = f.id AND NOT EXISTS (
+                            SELECT 1 FROM unsent u
+                            WHERE u.conversationId = m.conversationId AND u.author = m.author AND u.target = m.seq))
+                    """
+            ).map(FileID.init(validatedBytes:))
+            for id in ids { try db.execute(sql: "DELETE FROM file WHERE id = ?", arguments: [id.bytes]) }
+            return ids
+        }
+        for id in orphans { content.remove(id) }
+        return orphans
+    }
+
+    /// Removes content on disk that no file record names: left by an import whose file
+    /// message was never written (a crash between the two), or a removal interrupted.
+    /// Only what is older than `age`, so an import under way in another process is left be.
+    public func sweepContent(olderThan age: TimeInterval = 3600, now: Date = Date()) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: content.directory.path)) ?? []
+        let held = try writer.read { db in
+            Set(try [UInt8].fetchAll(db, sql: "SELECT id FROM file").map { FileID(validatedBytes: $0) })
+        }
+        for name in names {
+            guard let id = FileID(hex: name), !held.contains(id) else { continue }
+            let url = content.url(of: id)
+            let modified = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate
+            if let modified, now.timeIntervalSince(modified) > age { content.remove(id) }
+        }
+    }
+
     /// Bytes of file content stored or allocated here (a file counts in full once its
     /// manifest is held, since its space is allocated then): what a relay's quota counts.
     public func storedFileBytes() throws -> Int {

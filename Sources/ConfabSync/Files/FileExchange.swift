@@ -137,6 +137,13 @@ public final class FileExchange {
     /// connected, is told so, so that it knows this recipient holds it.
     public func entriesArrived(_ entries: [Entry]) throws -> FileOutput {
         var any = false
+        if entries.contains(where: { $0.kind == .unsend }) {
+            // A file deleted for everyone is no longer fetched, and its content goes.
+            for file in try store.removeOrphanedFiles() {
+                transfers[file] = nil
+                any = true
+            }
+        }
         for entry in entries {
             guard case .file(let body) = entry.body, entry.author != store.me else { continue }
             any = true
