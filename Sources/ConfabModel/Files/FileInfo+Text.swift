@@ -13,16 +13,37 @@ extension FileInfo {
 
     /// Where its content stands here, for the person: a progress bar while it is fetched,
     /// what to do when it waits or stopped.
-    public var stateText: String {
+    public var stateText: String { stateText(save: "confab save \(shortID)") }
+
+    /// The same, naming how to save (or accept) it in this front end.
+    public func stateText(save: String) -> String {
         switch state {
-        case .complete: return "received — save it with: confab save \(shortID)"
+        case .complete: return "received — save it: \(save)"
         case .fetching: return "receiving \(ProgressBar.text(progress)) \(ProgressBar.percent(progress))"
         case .waiting:
-            return "larger than the automatic-download limit — accept it with: confab save \(shortID)"
+            return "over the automatic-download limit — accept it: \(save)"
         case .failed: return "stopped: \(TextSanitizer.line(problem ?? "unknown reason"))"
         case .unreadable: return "could not be decrypted"
         case .deleted: return "deleted"
         }
+    }
+}
+
+/// How far the recipients of one of my files got, as their nodes said.
+public struct FileRecipients: Sendable, Equatable {
+    public var held: [NodeID: UInt64] = [:]
+    public var complete: Set<NodeID> = []
+
+    public init() {}
+
+    /// `every recipient has it`, or the least any of `count` recipients holds.
+    public func text(size: UInt64, count: Int) -> String {
+        if count > 0, complete.count >= count { return "✓ every recipient has it" }
+        guard !held.isEmpty else { return "sent — recipients fetch it from here" }
+        let least = held.count < count ? 0 : held.values.min() ?? 0
+        let fraction = size == 0 ? 1 : Double(least) / Double(size)
+        let whole = count > 1 ? " (\(complete.count) of \(count) have it)" : ""
+        return "sending \(ProgressBar.text(fraction)) \(ProgressBar.percent(fraction))\(whole)"
     }
 }
 

@@ -215,8 +215,9 @@ public final class ChatSession {
             if let message = try local.store.message(file.conversationID, author: file.author, seq: file.seq) {
                 try await perform(state.apply(.messageChanged(message)))
             }
-        case .filePeer:
-            break
+        case .filePeer(let conversation, let seq, let peer, let held, let complete):
+            try await perform(
+                state.apply(.filePeer(conversation, seq: seq, peer: peer, held: held, complete: complete)))
         }
     }
 

@@ -25,6 +25,7 @@ extension ChatState {
 
     private mutating func handlePlainChatKey(_ key: Key) -> [ChatEffect] {
         switch key {
+        case .enter where input.text.hasPrefix("/file"): return sendFile()
         case .enter: return send()
         case .control("e"): startSelection()
         case .altEnter: input.insert("\n")
@@ -38,16 +39,21 @@ extension ChatState {
         return []
     }
 
-    /// My messages in the loaded page that can still be edited or deleted, oldest first.
+    /// Messages in the loaded page there is something to do with, oldest first: mine that
+    /// can still be edited or deleted, and files of others that can be saved or accepted.
     private var actionable: [ChatMessage] {
-        chat?.messages.filter { $0.isMine && !$0.isDeleted && $0.text != nil } ?? []
+        chat?.messages.filter { message in
+            guard !message.isDeleted else { return false }
+            if message.isMine { return message.text != nil }
+            return [.complete, .waiting, .failed].contains(message.file?.state)
+        } ?? []
     }
 
-    /// Ctrl+E: select my newest message; ↑/↓ move among mine, e edits, d deletes for
-    /// everyone (asks first), Esc ends.
+    /// Ctrl+E: select the newest such message; ↑/↓ move among them; on mine e edits and d
+    /// deletes for everyone (asks first), on a received file Enter saves it; Esc ends.
     private mutating func startSelection() {
         guard var chat, let newest = actionable.last else {
-            notice = "No message of yours here to edit or delete"
+            notice = "No message of yours to edit or delete, nor a file to save, here"
             return
         }
         chat.isSelecting = true
@@ -70,7 +76,19 @@ extension ChatState {
             select(mine[max(0, index - 1)])
         case .down, .character("j"):
             select(mine[min(mine.count - 1, index + 1)])
+        case _ where !selected.isMine && (key == .enter || key == .character("s")):
+            guard let file = selected.file else { return [] }
+            endSelection()
+            notice =
+                file.state == .complete ? "Saving \(file.name.map(TextSanitizer.line) ?? "the file")…" : "Fetching it…"
+            return [.saveFile(file)]
+        case _ where !selected.isMine:
+            noteSelection()
         case .character("e"), .enter:
+            guard selected.file == nil else {
+                notice = "A file cannot be edited: d deletes it for everyone"
+                return []
+            }
             endSelection()
             beginEdit(selected)
         case .character("d"), .delete:
@@ -90,7 +108,12 @@ extension ChatState {
     }
 
     private mutating func noteSelection() {
-        notice = "Your message: e edit · d delete for everyone · ↑/↓ another · Esc done"
+        let selected = chat?.messages.first { $0.id == chat?.highlight }
+        if let selected, !selected.isMine {
+            notice = "A file: Enter saves it · ↑/↓ another · Esc done"
+        } else {
+            notice = "Your message: e edit · d delete for everyone · ↑/↓ another · Esc done"
+        }
     }
 
     mutating func endSelection() {
@@ -136,6 +159,20 @@ extension ChatState {
             return []
         }
         return [.edit(chat.id, seq: seq, text: text)]
+    }
+
+    /// `/file PATH`: the file (or folder) goes as a file message.
+    private mutating func sendFile() -> [ChatEffect] {
+        guard let chat else { return [] }
+        let path = input.text.dropFirst("/file".count).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard input.text == "/file" || input.text.hasPrefix("/file ") else { return send() }
+        guard !path.isEmpty else {
+            notice = "/file PATH sends a file or a folder (Tab completes the path)"
+            return []
+        }
+        input.clear()
+        notice = "Sending \(TextSanitizer.line(path))…"
+        return [.sendFile(chat.id, path: path)]
     }
 
     /// Sends what is typed unless it is blank. Trailing newlines go (an Alt+Enter too

@@ -43,7 +43,8 @@ extension Confab {
             let resolver = Resolver(store: local.store)
             var destination = try resolver.messageTarget(target)
             let name = try resolver.displayName(of: destination)
-            let files = try FileTree.expand(paths)
+            let (files, skipped) = try FileTree.expand(paths)
+            for link in skipped { Console.err("skipping \(link): a link inside a folder is not followed") }
             guard !files.isEmpty else { throw CLIError("nothing to send: the folders named hold no files") }
             let messenger = try await local.messenger()
             let viaNode = messenger is AttachedMessenger
@@ -106,47 +107,5 @@ extension Confab {
             )
             throw ExitCode(3)
         }
-    }
-}
-
-/// The files named on a command line: a file as itself, a folder as every regular file
-/// below it, each with its folder's path relative to what was named (the named folder's
-/// own name first), in a stable order. Links inside folders are not followed.
-enum FileTree {
-    struct Item {
-        let path: String
-        let folder: String
-    }
-
-    static func expand(_ paths: [String]) throws -> [Item] {
-        var items: [Item] = []
-        for path in paths {
-            let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-                throw CLIError("\(path): no such file or folder")
-            }
-            guard isFolder.boolValue else {
-                items.append(Item(path: url.path, folder: ""))
-                continue
-            }
-            let top = url.lastPathComponent
-            let walker = FileManager.default.enumerator(
-                at: url, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey], options: [])
-            var found: [Item] = []
-            while let file = walker?.nextObject() as? URL {
-                let values = try file.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
-                if values.isSymbolicLink == true {
-                    Console.err("skipping \(file.path): a link is not followed")
-                    continue
-                }
-                guard values.isRegularFile == true else { continue }
-                let relative = file.deletingLastPathComponent().path.dropFirst(url.path.count)
-                let folder = ([top] + relative.split(separator: "/").map(String.init)).joined(separator: "/")
-                found.append(Item(path: file.path, folder: folder))
-            }
-            items += found.sorted { ($0.folder, $0.path) < ($1.folder, $1.path) }
-        }
-        return items
     }
 }
