@@ -88,7 +88,7 @@ import Testing
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
         for name in ["report-2023.pdf", "report-2024.pdf"] {
-            FileManager.default.createFile(atPath: root.appendingPathComponent(name).path, contents: Data())
+            _ = FileManager.default.createFile(atPath: root.appendingPathComponent(name).path, contents: Data())
         }
         #expect(FileActions.complete("/file \(root.path)/rep") == "/file \(root.path)/report-202")
         #expect(FileActions.complete("/file \(root.path)/ph") == "/file \(root.path)/photos/")
