@@ -149,16 +149,21 @@ extension ConfabStore {
         }
     }
 
-    /// Bytes of file content stored or allocated here (a file counts in full once its
-    /// manifest is held, since its space is allocated then): what a relay's quota counts.
-    public func storedFileBytes() throws -> Int {
+    /// Files whose content is stored or being fetched here (its manifest is held, its space
+    /// allocated), with the bytes each takes on disk: what a relay's quota counts.
+    public func allocatedFiles() throws -> [FileID: Int] {
         try writer.read { db in
-            try Int.fetchOne(
+            var files: [FileID: Int] = [:]
+            for row in try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT COALESCE(SUM(size + 16 * ((size + chunkSize - 1) / chunkSize)), 0) FROM file
+                    SELECT id, size + 16 * ((size + chunkSize - 1) / chunkSize) AS stored FROM file
                     WHERE manifest IS NOT NULL
-                    """) ?? 0
+                    """)
+            {
+                files[FileID(validatedBytes: row["id"])] = row["stored"]
+            }
+            return files
         }
     }
 }

@@ -46,8 +46,9 @@ extension FileExchange {
     func serves(_ file: FileID, to peer: NodeID) throws -> Bool {
         if let known = peers[peer]?.served[file] { return known }
         let served = try store.fileConversations(file).contains { try shares($0, peer) }
-        // Only a yes is kept: the entry naming the file may arrive later in the session.
-        if served { peers[peer]?.served[file] = true }
+        // Asked for every chunk: kept, and forgotten when file entries arrive (one naming
+        // the file may come later in the session).
+        peers[peer]?.served[file] = served
         return served
     }
 

@@ -58,6 +58,8 @@ public final class FileExchange {
     /// The peer's Hello arrived: it may be asked and answered from now on.
     public func peerReady(_ peer: NodeID) throws -> FileOutput {
         peers[peer]?.helloReceived = true
+        // Whether it is a trusted relay, and so what it may be served, is known from now.
+        peers[peer]?.served = [:]
         return try schedule()
     }
 
@@ -137,6 +139,7 @@ public final class FileExchange {
     /// connected, is told so, so that it knows this recipient holds it.
     public func entriesArrived(_ entries: [Entry]) throws -> FileOutput {
         var any = false
+        for peer in peers.keys { peers[peer]?.served = [:] }
         if entries.contains(where: { $0.kind == .unsend }) {
             // A file deleted for everyone is no longer fetched, and its content goes.
             for file in try store.removeOrphanedFiles() {
