@@ -8,12 +8,12 @@ extension ConfabStore {
         try writer.read { db in try self.fileRecord(id, db: db) }
     }
 
-    func fileRecord(_ id: FileID, db: Database) throws -> FileRecord? {
+    func fileRecord(_ id: FileID, db: Database, manifest: Bool = true) throws -> FileRecord? {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT size, chunkSize, manifest, held, accepted, problem,
+                        SELECT size, chunkSize, \(manifest ? "manifest" : "NULL AS manifest"), held, accepted, problem,
                             EXISTS (SELECT 1 FROM file_message m WHERE m.fileId = file.id AND m.fileKey IS NOT NULL)
                                 AS readable
                         FROM file WHERE id = ?
@@ -71,10 +71,11 @@ extension ConfabStore {
         }
     }
 
-    /// Chunks whose bytes were written and synced: from now on they are held.
+    /// Chunks whose bytes were written and synced: from now on they are held. The record
+    /// returned leaves the manifest out (the caller has it; it may be 512 KiB).
     public func recordHeld(_ id: FileID, chunks: [Int], now: Date = Date()) throws -> FileRecord? {
         try writer.write { db in
-            guard var record = try self.fileRecord(id, db: db) else { return nil }
+            guard var record = try self.fileRecord(id, db: db, manifest: false) else { return nil }
             for index in chunks { record.held.insert(index) }
             try db.cachedStatement(sql: "UPDATE file SET held = ?, heldCount = ? WHERE id = ?")
                 .execute(arguments: [record.held.bytes, record.held.heldCount, id.bytes])

@@ -112,7 +112,7 @@ extension FileExchange {
         guard var state = peers[peer] else { return FileOutput() }
         let file = have.file
         var output = FileOutput()
-        let record = try transfers[file]?.record ?? store.fileRecord(file)
+        let record = try transfers[file]?.record ?? record(of: file)
         guard let record else { return output }
         let chunks = ChunkSet(count: record.layout.chunkCount, bitmap: have.chunks)
         state.holdings[file] = .init(manifest: have.manifest, chunks: chunks)

@@ -9,7 +9,7 @@ extension FileExchange {
     func answer(_ want: SessionMessage.FileWant, from peer: NodeID) throws -> FileOutput {
         var output = FileOutput()
         let file = want.file
-        guard try serves(file, to: peer), let record = try store.fileRecord(file) else {
+        guard try serves(file, to: peer), let record = try record(of: file) else {
             output.send(.fileHave(.init(file: file, manifest: false, chunks: [])), to: peer)
             return output
         }
@@ -42,6 +42,15 @@ extension FileExchange {
         return output
     }
 
+    /// What this node holds of a file. A file held whole never changes until it is removed,
+    /// so it is read once (a manifest is up to 512 KiB, and every FileWant would read it).
+    func record(of file: FileID) throws -> FileRecord? {
+        if let whole = wholeFiles[file] { return whole }
+        let record = try store.fileRecord(file)
+        if let record, record.isComplete { wholeFiles[file] = record }
+        return record
+    }
+
     /// Whether a conversation held here names the file and is one the peer should have.
     func serves(_ file: FileID, to peer: NodeID) throws -> Bool {
         if let known = peers[peer]?.served[file] { return known }
@@ -70,7 +79,7 @@ extension FileExchange {
         for peer in peers.keys {
             guard let state = peers[peer], !state.haveDue.isEmpty else { continue }
             for file in state.haveDue {
-                let record = try transfers[file]?.record ?? store.fileRecord(file)
+                let record = try transfers[file]?.record ?? record(of: file)
                 guard let record else {
                     peers[peer]?.haveDue.remove(file)
                     continue

@@ -37,6 +37,8 @@ public final class FileExchange {
     /// Files not fetched, and why (waiting for acceptance, too large, no room, a full disk).
     var declined: [FileID: String] = [:]
     var writeBacklog = 0
+    /// Files held whole, as read once (`record(of:)`).
+    var wholeFiles: [FileID: FileRecord] = [:]
     var penalized: [NodeID: ContinuousClock.Instant] = [:]
     private var lastRefresh: ContinuousClock.Instant?
     let logger: Logger
@@ -144,13 +146,14 @@ public final class FileExchange {
             // A file deleted for everyone is no longer fetched, and its content goes.
             for file in try store.removeOrphanedFiles() {
                 transfers[file] = nil
+                wholeFiles[file] = nil
                 any = true
             }
         }
         for entry in entries {
             guard case .file(let body) = entry.body, entry.author != store.me else { continue }
             any = true
-            if peers[entry.author] != nil, try store.fileRecord(body.fileID)?.isComplete == true {
+            if peers[entry.author] != nil, try record(of: body.fileID)?.isComplete == true {
                 peers[entry.author]?.interested.insert(body.fileID)
                 peers[entry.author]?.haveDue.insert(body.fileID)
             }
@@ -175,10 +178,11 @@ public final class FileExchange {
                 transfers[file] = nil
                 return try schedule()
             }
-            transfer.record = record
+            transfer.record.held = record.held
             output.progress.insert(file)
-            if record.isComplete {
+            if transfer.record.isComplete {
                 transfers[file] = nil
+                wholeFiles[file] = transfer.record
                 logger.info("file \(file.shortHex) complete (\(ByteSize.format(Int(clamping: record.layout.size))))")
             } else {
                 transfers[file] = transfer
