@@ -20,6 +20,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibFuzzerDriver"),
+        // The store a session fuzzer's every input starts from, restored between inputs.
+        .target(
+            name: "FuzzStoreSnapshot",
+            dependencies: [
+                .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
         .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
         .executableTarget(
@@ -44,7 +52,7 @@ let package = Package(
                 .product(name: "ConfabStore", package: "Confab"),
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FuzzStoreSnapshot",
             ],
             exclude: ["asan.options"]
         ),
@@ -55,7 +63,7 @@ let package = Package(
                 .product(name: "ConfabStore", package: "Confab"),
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FuzzStoreSnapshot",
             ],
             exclude: ["asan.options"]
         ),

@@ -4,8 +4,9 @@ import Foundation
 /// `confab up` on loopback with discovery off.
 enum BenchProcesses {
     /// Two initialised data directories under `root` that know each other by name.
-    static func acquaintedPair(_ confab: URL, root: URL) throws -> (alice: URL, bob: URL, aliceKey: String, bobKey: String)
-    {
+    static func acquaintedPair(
+        _ confab: URL, root: URL
+    ) throws -> (alice: URL, bob: URL, aliceKey: String, bobKey: String) {
         let alice = root.appendingPathComponent("alice")
         let bob = root.appendingPathComponent("bob")
         _ = try command(confab, data: alice, ["init", "--name", "alice"])
@@ -15,6 +16,43 @@ enum BenchProcesses {
         _ = try command(confab, data: alice, ["peers", "add", bobKey, "--name", "bob"])
         _ = try command(confab, data: bob, ["peers", "add", aliceKey, "--name", "alice"])
         return (alice, bob, aliceKey, bobKey)
+    }
+
+    /// Alice's and Bob's `confab up`, on loopback with discovery off, Alice dialling Bob;
+    /// ready once Alice has a session with Bob. `stop()` ends both.
+    struct RunningPair {
+        let alice: URL
+        let bob: URL
+        let aliceKey: String
+        let bobKey: String
+        let processes: [Process]
+
+        func stop() { for process in processes { BenchProcesses.stop(process) } }
+    }
+
+    static func runningPair(_ confab: URL, root: URL) throws -> RunningPair {
+        let (alice, bob, aliceKey, bobKey) = try acquaintedPair(confab, root: root)
+        let bobNode = try node(confab, data: bob, ["--listen", "127.0.0.1:0"])
+        let aliceNode: (process: Process, port: Int)
+        do {
+            aliceNode = try node(
+                confab, data: alice, ["--listen", "127.0.0.1:0", "--peer", "\(bobKey)@127.0.0.1:\(bobNode.port)"])
+        } catch {
+            stop(bobNode.process)
+            throw error
+        }
+        let pair = RunningPair(
+            alice: alice, bob: bob, aliceKey: aliceKey, bobKey: bobKey,
+            processes: [aliceNode.process, bobNode.process])
+        do {
+            try waitUntil("alice's session with bob") {
+                try command(confab, data: alice, ["status", "--json"]).contains(bobKey)
+            }
+        } catch {
+            pair.stop()
+            throw error
+        }
+        return pair
     }
 
     @discardableResult

@@ -33,15 +33,9 @@ enum FileBenchmark {
         try writeRandom(source, bytes: megabytes << 20)
         let rawSeconds = try rawCopy(source)
 
-        let (alice, bob, _, bobKey) = try BenchProcesses.acquaintedPair(confab, root: root)
-        let bobNode = try BenchProcesses.node(confab, data: bob, ["--listen", "127.0.0.1:0"])
-        defer { BenchProcesses.stop(bobNode.process) }
-        let aliceNode = try BenchProcesses.node(
-            confab, data: alice, ["--listen", "127.0.0.1:0", "--peer", "\(bobKey)@127.0.0.1:\(bobNode.port)"])
-        defer { BenchProcesses.stop(aliceNode.process) }
-        try BenchProcesses.waitUntil("alice's session with bob") {
-            try BenchProcesses.command(confab, data: alice, ["status", "--json"]).contains(bobKey)
-        }
+        let pair = try BenchProcesses.runningPair(confab, root: root)
+        defer { pair.stop() }
+        let (alice, bob) = (pair.alice, pair.bob)
         // Over the automatic-download limit otherwise: bob takes files of any size here.
         try BenchProcesses.command(confab, data: bob, ["files", "--auto-download", "100GB"])
 
@@ -75,10 +69,12 @@ enum FileBenchmark {
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var generator = SystemRandomNumberGenerator()
+        var words = [UInt64](repeating: 0, count: 1 << 17)
         var written = 0
         while written < bytes {
-            let count = min(1 << 20, bytes - written)
-            handle.write(Data((0..<count / 8).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } }))
+            for index in words.indices { words[index] = generator.next() }
+            let count = min(words.count * 8, bytes - written)
+            words.withUnsafeBytes { handle.write(Data($0.prefix(count))) }
             written += count
         }
     }
@@ -114,7 +110,7 @@ enum FileBenchmark {
         guard connected else { throw BenchFailure("connecting the raw copy: errno \(errno)") }
         let start = DispatchTime.now().uptimeNanoseconds
         while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            _ = chunk.withUnsafeBytes { bytes in
+            chunk.withUnsafeBytes { bytes in
                 var sent = 0
                 while sent < bytes.count {
                     let n = write(connection, bytes.baseAddress! + sent, bytes.count - sent)

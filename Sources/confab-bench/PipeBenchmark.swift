@@ -19,16 +19,9 @@ enum PipeBenchmark {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("confab-pipe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let (alice, bob, aliceKey, bobKey) = try BenchProcesses.acquaintedPair(confab, root: root)
-
-        let bobNode = try BenchProcesses.node(confab, data: bob, ["--listen", "127.0.0.1:0"])
-        defer { BenchProcesses.stop(bobNode.process) }
-        let aliceNode = try BenchProcesses.node(
-            confab, data: alice, ["--listen", "127.0.0.1:0", "--peer", "\(bobKey)@127.0.0.1:\(bobNode.port)"])
-        defer { BenchProcesses.stop(aliceNode.process) }
-        try BenchProcesses.waitUntil("alice's session with bob") {
-            try BenchProcesses.command(confab, data: alice, ["status", "--json"]).contains(bobKey)
-        }
+        let pair = try BenchProcesses.runningPair(confab, root: root)
+        defer { pair.stop() }
+        let (alice, bob, aliceKey) = (pair.alice, pair.bob, pair.aliceKey)
 
         let send = Process()
         send.executableURL = confab

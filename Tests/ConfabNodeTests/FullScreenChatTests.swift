@@ -51,12 +51,7 @@ import Glibc
         try await tmux.waitFor("alice", text: "No conversations yet")
         try await tmux.waitFor("alice", text: "Online · 1 peer")
 
-        // Ctrl+K: pick bob, create, and the new chat opens with the input focused.
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try await newConversationWithBob()
         try tmux.type("hello from alice", into: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("alice", text: "delivered ✓✓")
@@ -82,11 +77,7 @@ import Glibc
         try openChat(alice)
         try openChat(bob)
         try await tmux.waitFor("alice", text: "Online · 1 peer")
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try await newConversationWithBob()
         try tmux.type("see you at 5", into: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("bob", text: "see you at 5")
@@ -129,11 +120,7 @@ import Glibc
         try openChat(alice)
         try openChat(bob, downloads: downloads)
         try await tmux.waitFor("alice", text: "Online · 1 peer")
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try await newConversationWithBob()
 
         // /file and Tab: the path completes in the input bar; Enter sends it.
         try tmux.type("/file \(source.deletingLastPathComponent().path)/sl", into: "alice")
@@ -152,6 +139,15 @@ import Glibc
         try tmux.press("Enter", in: "bob")
         try await tmux.waitFor("bob", text: "Saved to \(downloads.path.prefix(40))")
         #expect([UInt8](try Data(contentsOf: downloads.appendingPathComponent("slides.pdf"))) == bytes)
+    }
+
+    /// Ctrl+K in Alice's chat: pick Bob, create; the new chat opens with the input focused.
+    func newConversationWithBob() async throws {
+        try tmux.press("C-k", in: "alice")
+        try await tmux.waitFor("alice", text: "bob")
+        try tmux.press("Space", in: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "Say hi to bob")
     }
 
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be

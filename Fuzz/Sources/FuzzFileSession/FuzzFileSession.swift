@@ -1,12 +1,13 @@
 import CLibFuzzerDriver
 import ConfabCrypto
 import ConfabModel
-// @testable for the store's database connection, which the harness resets between inputs.
-@testable import ConfabStore
 import ConfabSync
 import ConfabWire
 import Foundation
-import GRDB
+import FuzzStoreSnapshot
+
+// @testable for the conversation key, to seal the peer's file entry.
+@testable import ConfabStore
 
 // A hostile peer's file messages (Protocol.md §17.5): the input is a sequence of session
 // messages (each a 2-byte big-endian length and that many bytes), decoded as from the
@@ -16,7 +17,7 @@ import GRDB
 // bitmaps of any length: the exchange answers, ignores or counts them, never traps; what
 // it hands out to write is only ever a chunk that matches its name.
 //
-// Every input starts from the same store, copied back as FuzzSyncSession does.
+// Every input starts from the same store (StoreSnapshot).
 
 private let me = try! SigningKeyPair(seed: [UInt8](repeating: 0x11, count: 32))
 private let peerKeys = try! SigningKeyPair(seed: [UInt8](repeating: 0x22, count: 32))
@@ -47,31 +48,20 @@ private let (store, mine, theirs): (ConfabStore, FileID, FileID) = {
     _ = try! store.append(EntryCodec.encode(entry))
     return (store, imported.fileID, fileID)
 }()
-private let pristine: DatabaseQueue = {
-    let copy = try! DatabaseQueue()
-    try! store.writer.backup(to: copy)
-    return copy
-}()
+private let snapshot = StoreSnapshot(store)
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
-    _ = pristine
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
+    _ = snapshot
     return 0
-}
-
-nonisolated(unsafe) private var changesWhenPristine: Int?
-
-private func restoreStore() {
-    try! store.writer.writeWithoutTransaction { db in
-        guard db.totalChangesCount != changesWhenPristine else { return }
-        try pristine.inDatabase { snapshot in try snapshot.backup(to: db) }
-        changesWhenPristine = db.totalChangesCount
-    }
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    restoreStore()
+    snapshot.restore()
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     var policy = FileFetchPolicy()
     policy.fetchesUnreadable = input.first.map { $0 & 1 == 1 } ?? false

@@ -16,46 +16,18 @@ public enum AEAD {
     public static func seal(
         _ plaintext: [UInt8], key: SecureBytes, additionalData: [UInt8] = [], nonce: [UInt8]? = nil
     ) throws(CryptoError) -> [UInt8] {
-        Sodium.ensureInitialized()
-        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
         let nonce = nonce ?? Random.bytes(nonceLength)
-        try requireLength(nonce, nonceLength, "AEAD nonce")
-        var out = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
-        out.replaceSubrange(0..<nonceLength, with: nonce)
-        var written: UInt64 = 0
-        let rc = key.withUnsafeBytes { k in
-            out.withUnsafeMutableBufferPointer { o in
-                crypto_aead_xchacha20poly1305_ietf_encrypt(
-                    o.baseAddress! + nonceLength, &written, plaintext, UInt64(plaintext.count),
-                    additionalData, UInt64(additionalData.count), nil, nonce,
-                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-        }
-        guard rc == 0 else { throw .operationFailed("AEAD encryption") }
-        return out
+        return nonce + (try encrypt(plaintext, key: key, nonce: nonce, additionalData: additionalData))
     }
 
     /// Opens `nonce ‖ ciphertext ‖ tag`.
     public static func open(
         _ sealed: some ContiguousBytes, key: SecureBytes, additionalData: [UInt8] = []
     ) throws(CryptoError) -> [UInt8] {
-        Sodium.ensureInitialized()
-        guard key.count == keyLength else { throw .invalidLength("AEAD key", expected: keyLength, actual: key.count) }
-        let result: [UInt8]? = sealed.withUnsafeBytes { s in
-            guard s.count >= nonceLength + tagLength else { return nil }
-            let input = s.bindMemory(to: UInt8.self)
-            var out = [UInt8](repeating: 0, count: s.count - nonceLength - tagLength)
-            var written: UInt64 = 0
-            let rc = key.withUnsafeBytes { k in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(
-                    &out, &written, nil, input.baseAddress! + nonceLength, UInt64(s.count - nonceLength),
-                    additionalData, UInt64(additionalData.count), input.baseAddress!,
-                    k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
-            return rc == 0 ? out : nil
-        }
-        guard let result else { throw .authenticationFailed("AEAD ciphertext") }
-        return result
+        let bytes = sealed.withUnsafeBytes { Array($0) }
+        guard bytes.count >= nonceLength + tagLength else { throw .authenticationFailed("AEAD ciphertext") }
+        return try decrypt(
+            bytes[nonceLength...], key: key, nonce: Array(bytes[..<nonceLength]), additionalData: additionalData)
     }
 
     /// `ciphertext ‖ tag` under a nonce the caller derives (each (key, nonce) pair used for

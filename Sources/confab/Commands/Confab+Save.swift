@@ -82,26 +82,18 @@ extension Confab {
             }
             let events = try await messenger.events(for: file.conversationID)
             try await messenger.acceptFile(file.fileID)
-            let result = try await withThrowingTaskGroup(of: FileInfo?.self) { group in
-                group.addTask {
-                    if let now = try Self.find(file.fileID.hex, in: local.store) as FileInfo?, now.state == .complete {
-                        return now
+            let quiet = output.json
+            let result = try await Deadline.within(timeout) { () async throws -> FileInfo? in
+                let now = try Self.find(file.fileID.hex, in: local.store)
+                if now.state == .complete { return now }
+                for await event in events {
+                    guard case .file(let info) = event, info.fileID == file.fileID else { continue }
+                    if !quiet {
+                        Console.err("\(ProgressBar.text(info.progress)) \(ProgressBar.percent(info.progress))")
                     }
-                    for await event in events {
-                        guard case .file(let info) = event, info.fileID == file.fileID else { continue }
-                        if !output.json {
-                            Console.err("\(ProgressBar.text(info.progress)) \(ProgressBar.percent(info.progress))")
-                        }
-                        if info.state == .complete || info.state == .failed { return info }
-                    }
-                    return nil
+                    if info.state == .complete || info.state == .failed { return info }
                 }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(timeout))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+                return nil
             }
             await messenger.close()
             guard let result else {

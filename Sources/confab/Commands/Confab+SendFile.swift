@@ -80,24 +80,16 @@ extension Confab {
         ) async throws {
             let missing = Set(sent.flatMap { file in recipients.map { "\(file.seq)/\($0.hex)" } })
             let conversation = sent[0].conversation
-            let done = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    var remaining = missing
-                    for await event in events {
-                        guard case .filePeer(conversation, let seq, let peer, _, true) = event else { continue }
-                        remaining.remove("\(seq)/\(peer.hex)")
-                        if remaining.isEmpty { return true }
-                    }
-                    return false
+            let done = try await Deadline.within(timeout) { () async -> Bool? in
+                var remaining = missing
+                for await event in events {
+                    guard case .filePeer(conversation, let seq, let peer, _, true) = event else { continue }
+                    remaining.remove("\(seq)/\(peer.hex)")
+                    if remaining.isEmpty { return true }
                 }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(timeout))
-                    return false
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? false
+                return nil
             }
-            if done {
+            if done == true {
                 if !output.json { Console.out("every recipient holds \(sent.count == 1 ? "it" : "them all")") }
                 return
             }
