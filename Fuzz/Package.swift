@@ -20,6 +20,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibFuzzerDriver"),
+        // The store a session fuzzer's every input starts from, restored between inputs.
+        .target(
+            name: "FuzzStoreSnapshot",
+            dependencies: [
+                .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
         .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
         .executableTarget(
@@ -44,9 +52,27 @@ let package = Package(
                 .product(name: "ConfabStore", package: "Confab"),
                 .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "ConfabModel", package: "Confab"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "FuzzStoreSnapshot",
             ],
             exclude: ["asan.options"]
+        ),
+        .executableTarget(
+            name: "FuzzFileSession",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabSync", package: "Confab"),
+                .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+                "FuzzStoreSnapshot",
+            ],
+            exclude: ["asan.options"]
+        ),
+        .executableTarget(
+            name: "FuzzFileDecoders",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
         ),
         .executableTarget(
             name: "FuzzEntryDecoder",

@@ -110,8 +110,9 @@ public final class SyncEngine {
                 output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
-        case .ping, .pong, .bye, .typing:
-            // Typing is not sync: the node handles it before the engine (never stored).
+        case .ping, .pong, .bye, .typing, .fileWant, .fileManifest, .fileChunk, .fileHave:
+            // Typing is not sync: the node handles it before the engine (never stored). File
+            // messages are the file exchange's (FileExchange).
             return SyncOutput()
         }
     }
@@ -357,7 +358,7 @@ public final class SyncEngine {
             output.appended.append(entry)
             touched.insert(entry.conversationID)
             charge(entry, size: bytes.count)
-            if entry.kind == .message || entry.kind == .edit, entry.author != store.me {
+            if [.message, .edit, .file].contains(entry.kind), entry.author != store.me {
                 messages.insert(entry.conversationID)
             }
             if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }
@@ -584,7 +585,7 @@ public final class SyncEngine {
     }
 
     /// Participants get their conversations, former members theirs up to their removal;
-    /// trusted relays get everything.
+    /// trusted relays get everything (Protocol.md §12 step 3).
     private func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
         try sharing(conversation, with: peer) != .none
     }
@@ -598,6 +599,15 @@ public final class SyncEngine {
     /// for their author's rate, may be taken for them as for the batch that brought them.
     private var invitations: Set<ConversationID> {
         peers.values.reduce(into: Set<ConversationID>()) { $0.formUnion($1.invited.keys) }
+    }
+
+    /// Whether the peer may fetch the files of `conversation` (Protocol.md §17.3): its
+    /// members now, and trusted relays. A former member is served none: the exchange names
+    /// files, not positions in the log, so it could not be held to what came before its
+    /// removal.
+    public func sharesFiles(of conversation: ConversationID, with peer: NodeID) throws -> Bool {
+        if peers[peer]?.isTrustedRelay == true { return true }
+        return try store.participants(of: conversation).contains(peer)
     }
 
     /// Entries of `conversation` the peer neither holds nor has in flight, within the

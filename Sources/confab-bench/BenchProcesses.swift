@@ -1,8 +1,61 @@
 import Foundation
 
-/// Real `confab` processes for the benchmarks that measure as users run it: commands,
-/// `confab up` nodes on loopback with discovery off, and waiting on what they write.
+/// Real `confab` processes for the benchmarks that run nodes as people do: commands, and
+/// `confab up` on loopback with discovery off.
 enum BenchProcesses {
+    /// Two initialised data directories under `root` that know each other by name.
+    static func acquaintedPair(
+        _ confab: URL, root: URL
+    ) throws -> (alice: URL, bob: URL, aliceKey: String, bobKey: String) {
+        let alice = root.appendingPathComponent("alice")
+        let bob = root.appendingPathComponent("bob")
+        _ = try command(confab, data: alice, ["init", "--name", "alice"])
+        _ = try command(confab, data: bob, ["init", "--name", "bob"])
+        let aliceKey = try key(confab, data: alice)
+        let bobKey = try key(confab, data: bob)
+        _ = try command(confab, data: alice, ["peers", "add", bobKey, "--name", "bob"])
+        _ = try command(confab, data: bob, ["peers", "add", aliceKey, "--name", "alice"])
+        return (alice, bob, aliceKey, bobKey)
+    }
+
+    /// Alice's and Bob's `confab up`, on loopback with discovery off, Alice dialling Bob;
+    /// ready once Alice has a session with Bob. `stop()` ends both.
+    struct RunningPair {
+        let alice: URL
+        let bob: URL
+        let aliceKey: String
+        let bobKey: String
+        let processes: [Process]
+
+        func stop() { for process in processes { BenchProcesses.stop(process) } }
+    }
+
+    static func runningPair(_ confab: URL, root: URL) throws -> RunningPair {
+        let (alice, bob, aliceKey, bobKey) = try acquaintedPair(confab, root: root)
+        let bobNode = try node(confab, data: bob, ["--listen", "127.0.0.1:0"])
+        let aliceNode: (process: Process, port: Int)
+        do {
+            aliceNode = try node(
+                confab, data: alice, ["--listen", "127.0.0.1:0", "--peer", "\(bobKey)@127.0.0.1:\(bobNode.port)"])
+        } catch {
+            stop(bobNode.process)
+            throw error
+        }
+        let pair = RunningPair(
+            alice: alice, bob: bob, aliceKey: aliceKey, bobKey: bobKey,
+            processes: [aliceNode.process, bobNode.process])
+        do {
+            try waitUntil("alice's session with bob") {
+                try command(confab, data: alice, ["status", "--json"]).contains(bobKey)
+            }
+        } catch {
+            pair.stop()
+            throw error
+        }
+        return pair
+    }
+
+    @discardableResult
     static func command(_ confab: URL, data: URL, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = confab
@@ -52,12 +105,19 @@ enum BenchProcesses {
         process.waitUntilExit()
     }
 
-    static func waitUntil(_ what: String, timeout: Double = 30, _ condition: () throws -> Bool) throws {
+    static func waitUntil(
+        _ what: String, timeout: Double = 30, every interval: useconds_t = 5_000, _ condition: () throws -> Bool
+    ) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return }
-            usleep(5_000)
+            usleep(interval)
         }
         throw BenchFailure("timed out waiting for \(what)")
     }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -7,7 +7,6 @@ import Foundation
 /// loopback, the sender's pipe into a third process, timed from the first line written to
 /// the last message stored on the recipient.
 enum PipeBenchmark {
-    typealias P = BenchProcesses
 
     struct Result {
         let lines: Int
@@ -21,23 +20,9 @@ enum PipeBenchmark {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("confab-pipe-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let alice = root.appendingPathComponent("alice")
-        let bob = root.appendingPathComponent("bob")
-        _ = try P.command(confab, data: alice, ["init", "--name", "alice"])
-        _ = try P.command(confab, data: bob, ["init", "--name", "bob"])
-        let aliceKey = try P.key(confab, data: alice)
-        let bobKey = try P.key(confab, data: bob)
-        _ = try P.command(confab, data: alice, ["peers", "add", bobKey, "--name", "bob"])
-        _ = try P.command(confab, data: bob, ["peers", "add", aliceKey, "--name", "alice"])
-
-        let bobNode = try P.node(confab, data: bob, ["--listen", "127.0.0.1:0"])
-        defer { P.stop(bobNode.process) }
-        let aliceNode = try P.node(
-            confab, data: alice, ["--listen", "127.0.0.1:0", "--peer", "\(bobKey)@127.0.0.1:\(bobNode.port)"])
-        defer { P.stop(aliceNode.process) }
-        try P.waitUntil("alice's session with bob") {
-            try P.command(confab, data: alice, ["status", "--json"]).contains(bobKey)
-        }
+        let pair = try BenchProcesses.runningPair(confab, root: root)
+        defer { pair.stop() }
+        let (alice, bob, aliceKey) = (pair.alice, pair.bob, pair.aliceKey)
 
         let send = Process()
         send.executableURL = confab
@@ -56,16 +41,11 @@ enum PipeBenchmark {
         // The recipient's own store, read beside its node (WAL allows readers).
         let store = try Profile.open(DataDirectory(url: bob)).store
         let author = NodeID(hex: aliceKey)!
-        try P.waitUntil("bob to hold every line", timeout: 600) {
+        try BenchProcesses.waitUntil("bob to hold every line", timeout: 600) {
             try store.allClocks().values.reduce(0) { $0 + Int($1[author]) } >= lines + 1
         }
         let delivered = DispatchTime.now().uptimeNanoseconds
         return Result(
             lines: lines, sendSeconds: Double(sent - start) / 1e9, deliverSeconds: Double(delivered - start) / 1e9)
     }
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -205,3 +205,33 @@ if !CommandLine.arguments.contains("--no-sim") {
     }
     try SimulationBenchmark.run(verifyRate: verifyCeiling, only: only)
 }
+
+// A file between two `confab up` processes: MB/s beside a raw TCP copy of the same bytes on
+// loopback, and chat latency during the transfer beside the same without one.
+if !CommandLine.arguments.contains("--no-file") {
+    let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "confab")
+    if FileManager.default.isExecutableFile(atPath: confab.path) {
+        let megabytes =
+            ProcessInfo.processInfo.environment["CONFAB_BENCH_FILE_MB"].flatMap(Int.init)
+            ?? (count >= 20_000 ? 1000 : 100)
+        let file = try await FileBenchmark.run(confab: confab, megabytes: megabytes)
+        let mb = Double(file.bytes) / 1_048_576
+        let rate = mb / file.transferSeconds
+        let raw = mb / file.rawSeconds
+        let p = NetworkBenchmarks.percentile
+        print(
+            String(
+                format:
+                    "file %4d MiB node to node       %8.1f MiB/s (%.1f s; send-file encrypted it in %.1f s, %.0f MiB/s)   ceiling raw TCP copy %8.1f MiB/s   ratio %.2f",
+                Int(mb), rate, file.transferSeconds, file.importSeconds, mb / file.importSeconds, raw, rate / raw))
+        print(
+            String(
+                format:
+                    "chat latency during the transfer  p50 %6.2f ms  p99 %6.2f ms  max %6.2f ms (%d msgs)   idle p50 %6.2f ms p99 %6.2f ms",
+                p(file.busyLatency, 0.5), p(file.busyLatency, 0.99), file.busyLatency.last ?? .nan,
+                file.busyLatency.count, p(file.idleLatency, 0.5), p(file.idleLatency, 0.99)))
+    } else {
+        print("file transfer: skipped (no confab binary beside confab-bench; make bench builds it)")
+    }
+}

@@ -16,7 +16,8 @@ struct Confab: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self,
-            Send.self, Edit.self, Unsend.self, React.self, Watch.self, Members.self, Add.self, Remove.self, Leave.self,
+            Send.self, SendFile.self, Files.self, Save.self, Edit.self, Unsend.self, React.self, Watch.self,
+            Members.self, Add.self, Remove.self, Leave.self,
             List.self,
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,

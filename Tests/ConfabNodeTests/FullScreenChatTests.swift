@@ -21,8 +21,11 @@ import Glibc
         tmux = Tmux(directory: root)
     }
 
-    /// Starts `confab chat` for `node` in a tmux session named after it.
-    func openChat(_ node: NodeProcess, width: Int = 100, height: Int = 30, discovery: Bool = true) throws {
+    /// Starts `confab chat` for `node` in a tmux session named after it (files it saves go
+    /// to `downloads`, when given).
+    func openChat(
+        _ node: NodeProcess, width: Int = 100, height: Int = 30, discovery: Bool = true, downloads: URL? = nil
+    ) throws {
         let network =
             discovery
             ? "--discovery-port \(port) --beacon 127.255.255.255:\(port)"
@@ -30,7 +33,9 @@ import Glibc
         try tmux.start(
             session: node.name, width: width, height: height,
             command: "\(ConfabBinary.url.path) --data \(node.data.path) chat --listen 127.0.0.1:0 \(network)",
-            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"])
+            environment: ["TERM": "xterm-256color", "LANG": "C.UTF-8"].merging(
+                downloads.map { ["XDG_DOWNLOAD_DIR": $0.path] } ?? [:]
+            ) { _, new in new })
     }
 
     func pair() throws -> (NodeProcess, NodeProcess) {
@@ -46,12 +51,7 @@ import Glibc
         try await tmux.waitFor("alice", text: "No conversations yet")
         try await tmux.waitFor("alice", text: "Online · 1 peer")
 
-        // Ctrl+K: pick bob, create, and the new chat opens with the input focused.
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try await newConversationWithBob()
         try tmux.type("hello from alice", into: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("alice", text: "delivered ✓✓")
@@ -79,11 +79,7 @@ import Glibc
         try openChat(alice)
         try openChat(bob)
         try await tmux.waitFor("alice", text: "Online · 1 peer")
-        try tmux.press("C-k", in: "alice")
-        try await tmux.waitFor("alice", text: "bob")
-        try tmux.press("Space", in: "alice")
-        try tmux.press("Enter", in: "alice")
-        try await tmux.waitFor("alice", text: "Say hi to bob")
+        try await newConversationWithBob()
         try tmux.type(first, into: "alice")
         try tmux.press("Enter", in: "alice")
         try await tmux.waitFor("bob", text: first)
@@ -192,6 +188,49 @@ import Glibc
         try tmux.type("❤", into: "bob")
         try tmux.press("Enter", in: "bob")
         try await tmux.waitFor("alice", text: "👍 1 You · ❤️ 1 bob")
+    }
+
+    @Test func aFileAttachedInTheChatArrivesAndIsSavedWithEnter() async throws {
+        defer { tmux.stop() }
+        let (alice, bob) = try pair()
+        let downloads = root.appendingPathComponent("bob-downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let source = root.appendingPathComponent("outbox/slides.pdf")
+        try FileManager.default.createDirectory(
+            at: source.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let bytes = (0..<4_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        try Data(bytes).write(to: source)
+        try openChat(alice)
+        try openChat(bob, downloads: downloads)
+        try await tmux.waitFor("alice", text: "Online · 1 peer")
+        try await newConversationWithBob()
+
+        // /file and Tab: the path completes in the input bar; Enter sends it.
+        try tmux.type("/file \(source.deletingLastPathComponent().path)/sl", into: "alice")
+        try tmux.press("Tab", in: "alice")
+        try await tmux.waitFor("alice", text: "slides.pdf")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "📎 slides.pdf · 4.0 MB · application/pdf")
+        try await tmux.waitFor("alice", text: "✓ every recipient has it")
+
+        // Bob's chat shows it received; Ctrl+E picks it and Enter saves it.
+        try await tmux.waitFor("bob", text: "slides.pdf")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("bob", text: "received — save it: Ctrl+E, Enter")
+        try tmux.press("C-e", in: "bob")
+        try await tmux.waitFor("bob", text: "Enter save")
+        try tmux.press("Enter", in: "bob")
+        try await tmux.waitFor("bob", text: "Saved to \(downloads.path.prefix(40))")
+        #expect([UInt8](try Data(contentsOf: downloads.appendingPathComponent("slides.pdf"))) == bytes)
+    }
+
+    /// Ctrl+K in Alice's chat: pick Bob, create; the new chat opens with the input focused.
+    func newConversationWithBob() async throws {
+        try tmux.press("C-k", in: "alice")
+        try await tmux.waitFor("alice", text: "bob")
+        try tmux.press("Space", in: "alice")
+        try tmux.press("Enter", in: "alice")
+        try await tmux.waitFor("alice", text: "Say hi to bob")
     }
 
     /// Esc, then wait for the list's key hints: a key sent within 25 ms of Esc would be

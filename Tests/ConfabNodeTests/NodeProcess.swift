@@ -122,6 +122,14 @@ final class NodeProcess: @unchecked Sendable {
         self.process = nil
     }
 
+    /// SIGKILL: the process gets no chance to finish anything (a crash, a power cut).
+    func killHard() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
     deinit {
         if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }

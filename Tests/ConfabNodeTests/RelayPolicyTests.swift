@@ -1,11 +1,11 @@
 import ConfabCrypto
 import ConfabModel
-import ConfabStore
 import ConfabWire
 import Logging
 import Testing
 
 @testable import ConfabNode
+@testable import ConfabStore
 
 @Suite struct RelayPolicyTests {
     let relayKeys = SigningKeyPair.generate()
@@ -41,6 +41,23 @@ import Testing
         #expect(
             policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger, stranger], from: other)
                 == "not_allowed")
+    }
+
+    @Test func filesCountAgainstTheQuotaOnceEachUpToTheReserve() throws {
+        let policy = try policy { $0.quotaBytes = 1_000_000 }  // reserve: the last 100,000 bytes
+        func file(_ n: UInt8, size: UInt64) -> FileRecord {
+            let layout = FileLayout(size: size, chunkSize: 1 << 14)!
+            return FileRecord(
+                id: FileID(bytes: [UInt8](repeating: n, count: 32))!, layout: layout, manifest: nil,
+                held: ChunkSet(count: layout.chunkCount), accepted: false, readable: false, problem: nil)
+        }
+        #expect(policy.reserveFile(file(1, size: 800_000)))
+        #expect(policy.storedBytes == 800_000 + 16 * 49)
+        // Asked again (the next look for files to fetch), it is not counted twice.
+        #expect(policy.reserveFile(file(1, size: 800_000)))
+        #expect(policy.storedBytes == 800_000 + 16 * 49)
+        #expect(!policy.reserveFile(file(2, size: 100_000)), "it would reach into the reserve")
+        #expect(policy.reserveFile(file(3, size: 50_000)))
     }
 
     @Test func acceptAnyServesEveryone() throws {

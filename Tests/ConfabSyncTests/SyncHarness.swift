@@ -20,14 +20,24 @@ final class SyncHarness {
         let clock = VirtualClock()
         var id: NodeID { NodeID(keys.publicKey) }
 
-        init(name: String, seed: UInt8, role: NodeRole = .person) throws {
+        init(name: String, seed: UInt8, role: NodeRole = .person, filesDirectory: URL? = nil) throws {
             self.name = name
             keys = try SigningKeyPair(seed: [UInt8](repeating: seed, count: 32))
-            store = try ConfabStore.inMemory(identity: keys)
+            store = try ConfabStore.inMemory(identity: keys, filesDirectory: filesDirectory)
             engine = SyncEngine(store: store, role: role)
             engine.now = { [clock] in clock.now }
             // The harness's nodes are configured to trust each other as relays (the
             // person added the relay); tests of untrusted claims set this back.
+            engine.trustsRelay = { _ in true }
+        }
+
+        /// Another engine on an existing store (a node restarted), with the same identity.
+        init(name: String, store: ConfabStore) throws {
+            self.name = name
+            keys = store.identity
+            self.store = store
+            engine = SyncEngine(store: store, role: .person)
+            engine.now = { [clock] in clock.now }
             engine.trustsRelay = { _ in true }
         }
     }

@@ -13,39 +13,10 @@ import Testing
 /// its messenger and reaches the peer; what the peer writes comes back as lines.
 @Suite struct PlainChatInProcessTests {
     @Test func linesGoOutThroughTheMessengerAndRepliesComeBack() async throws {
-        let root = try ConfabBinary.temporaryDirectory("confab-plain")
-        defer { try? FileManager.default.removeItem(at: root) }
-        func options(_ name: String, peers: [String] = []) -> NodeOptions {
-            var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent(name)))
-            options.listenHost = "127.0.0.1"
-            options.listenPort = 0
-            options.discovery = false
-            options.staticPeers = peers
-            options.logger.logLevel = .critical
-            return options
-        }
-        let bobOptions = options("bob")
-        let bob = try Node(options: bobOptions, local: Profile.initialize(bobOptions.directory, name: "bob"))
-        let address = try await bob.start()
-        let bobEvents = bob.events()
-        let aliceOptions = options("alice", peers: ["\(bob.me.hex)@127.0.0.1:\(address.port!)"])
-        let alice = try Profile.initialize(aliceOptions.directory, name: "alice")
-        try alice.store.savePeer(bob.me, name: "bob")
-
-        let written = NIOLockedValueBox<[String]>([])
-        let chat = PlainChat(
-            local: alice, options: aliceOptions, write: { line in written.withLockedValue { $0.append(line) } })
-        let (lines, input) = AsyncStream.makeStream(of: String.self)
-        let running = Task { await chat.run(lines: lines) }
-        func waitFor(_ text: String) async throws {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !written.withLockedValue({ $0.contains { $0.contains(text) } }) {
-                guard ContinuousClock.now < deadline else {
-                    throw PlainChatFailure("no line with \"\(text)\" in \(written.withLockedValue { $0 })")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+        let pair = try await PlainChatPair()
+        defer { pair.remove() }
+        let (bob, bobEvents, input) = (pair.bob, pair.bobEvents, pair.input)
+        let waitFor = pair.waitFor
         try await waitFor("* bob is online")
         input.yield("/new bob")
         try await waitFor("new conversation with bob")
@@ -123,7 +94,7 @@ import Testing
         try await waitFor("is not one emoji")
         // Membership: the thread becomes a group of three, then alice leaves it.
         let carol = NodeID(SigningKeyPair.generate().publicKey)
-        try alice.store.savePeer(carol, name: "carol")
+        try pair.alice.store.savePeer(carol, name: "carol")
         input.yield("/members")
         try await waitFor("You (admin)")
         input.yield("/add carol")
@@ -141,11 +112,74 @@ import Testing
         try await waitFor("* You left")
         input.yield("/members")
         try await waitFor("You are no longer a member of this conversation")
+        await pair.quit()
+        #expect(!ControlServer.mightBeRunning(pair.aliceOptions.directory), "the chat's own node stopped with it")
+    }
+}
+
+/// Alice in the plain chat (with a node of its own) and Bob's node, in this process on
+/// loopback, Alice dialling Bob; what the chat writes is collected.
+struct PlainChatPair {
+    let root: URL
+    let bob: Node
+    let bobEvents: AsyncStream<NodeEvent>
+    let alice: Profile
+    let aliceOptions: NodeOptions
+    let input: AsyncStream<String>.Continuation
+    let written: NIOLockedValueBox<[String]>
+    let running: Task<Void, Never>
+
+    init() async throws {
+        let root = try ConfabBinary.temporaryDirectory("confab-plain")
+        self.root = root
+        func options(_ name: String, peers: [String] = []) -> NodeOptions {
+            var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent(name)))
+            options.listenHost = "127.0.0.1"
+            options.listenPort = 0
+            options.discovery = false
+            options.staticPeers = peers
+            options.logger.logLevel = .critical
+            return options
+        }
+        let bobOptions = options("bob")
+        let bob = try Node(options: bobOptions, local: Profile.initialize(bobOptions.directory, name: "bob"))
+        self.bob = bob
+        let address = try await bob.start()
+        bobEvents = bob.events()
+        let aliceOptions = options("alice", peers: ["\(bob.me.hex)@127.0.0.1:\(address.port!)"])
+        self.aliceOptions = aliceOptions
+        let alice = try Profile.initialize(aliceOptions.directory, name: "alice")
+        self.alice = alice
+        try alice.store.savePeer(bob.me, name: "bob")
+        let written = NIOLockedValueBox<[String]>([])
+        self.written = written
+        let chat = PlainChat(
+            local: alice, options: aliceOptions, write: { line in written.withLockedValue { $0.append(line) } })
+        let (lines, input) = AsyncStream.makeStream(of: String.self)
+        self.input = input
+        running = Task { await chat.run(lines: lines) }
+    }
+
+    /// Waits until the chat has written a line containing `text`.
+    var waitFor: @Sendable (String) async throws -> Void {
+        { [written] text in
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !written.withLockedValue({ $0.contains { $0.contains(text) } }) {
+                guard ContinuousClock.now < deadline else {
+                    throw PlainChatFailure("no line with \"\(text)\" in \(written.withLockedValue { $0 })")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    func quit() async {
         input.yield("/quit")
         await running.value
         await bob.stop()
-        #expect(!ControlServer.mightBeRunning(aliceOptions.directory), "the chat's own node stopped with it")
     }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
 }
 
 struct PlainChatFailure: Error, CustomStringConvertible {

@@ -20,7 +20,12 @@ import Testing
         .ping(42), .pong(42), .bye("done"),
         .typing(.init(conversation: conversation, active: true)),
         .typing(.init(conversation: conversation, active: false)),
+        .fileWant(.init(file: file, manifest: true, chunks: [0, 7, 16383])),
+        .fileManifest(file: file, manifest: [UInt8](repeating: 4, count: 64)),
+        .fileChunk(file: file, index: 3, data: [UInt8](repeating: 5, count: 100)),
+        .fileHave(.init(file: file, manifest: true, chunks: [0xff, 0x01])),
     ]
+    static let file = FileID(bytes: [UInt8](repeating: 9, count: 32))!
 
     @Test(arguments: samples) func roundTrip(_ message: SessionMessage) throws {
         #expect(try SessionCodec.decode(SessionCodec.encode(message)) == message)
@@ -80,6 +85,25 @@ import Testing
             typing.typing.active = true
             #expect(throws: WireError.self) { try SessionCodec.decode(try typing.serializedBytes() as [UInt8]) }
         }
+    }
+
+    @Test func fileMessageLimitsAreEnforced() throws {
+        func rejected(_ message: SessionMessage) -> Bool {
+            (try? SessionCodec.decode(SessionCodec.encode(message))) == nil
+        }
+        #expect(rejected(.fileWant(.init(file: Self.file, chunks: Array(0...SessionCodec.maxChunksPerWant)))))
+        #expect(!rejected(.fileWant(.init(file: Self.file, chunks: Array(0..<SessionCodec.maxChunksPerWant)))))
+        #expect(rejected(.fileWant(.init(file: Self.file, chunks: [FileLayout.maxChunks]))))
+        #expect(rejected(.fileManifest(file: Self.file, manifest: [UInt8](repeating: 0, count: 33))))
+        #expect(rejected(.fileManifest(file: Self.file, manifest: [UInt8](repeating: 0, count: 32 * 16385))))
+        let largest = FileLayout.maxChunkSize + FileLayout.tagLength
+        #expect(!rejected(.fileChunk(file: Self.file, index: 0, data: [UInt8](repeating: 0, count: largest))))
+        #expect(rejected(.fileChunk(file: Self.file, index: 0, data: [UInt8](repeating: 0, count: largest + 1))))
+        #expect(rejected(.fileChunk(file: Self.file, index: FileLayout.maxChunks, data: [])))
+        #expect(rejected(.fileHave(.init(file: Self.file, manifest: true, chunks: [UInt8](repeating: 0, count: 2049)))))
+        var shortID = Confab_V1_SessionMessage()
+        shortID.fileHave.fileID = Data(repeating: 1, count: 31)
+        #expect(throws: WireError.self) { try SessionCodec.decode(try shortID.serializedBytes() as [UInt8]) }
     }
 
     @Test func entriesAreSplitByCountAndBySize() throws {

@@ -32,6 +32,8 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// Set on a system line rather than a message: a change of the conversation's members
     /// (Protocol.md §4.8), written by `author`. Such a line has no text.
     public var membership: MembershipNote?
+    /// Set for a file message: the file, and how much of it is here. `text` is its name.
+    public var file: FileInfo?
 
     /// A text the message had, and when its author wrote it.
     public struct Version: Sendable, Equatable, Codable {

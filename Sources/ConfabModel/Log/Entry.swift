@@ -66,6 +66,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case react = 6
     /// A change of the conversation's members, or a new key for them (Protocol.md §4.8).
     case members = 7
+    /// A file: what it is and how to check it; its content travels in chunks outside the log.
+    case file = 8
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -86,6 +88,9 @@ public enum EntryBody: Sendable, Equatable {
     case react(sealed: [UInt8])
     /// Members added or removed, a leave, or a rekey (Protocol.md §4.8).
     case members(MembersBody)
+    /// A file (Protocol.md §17.2): its sealed description and the layout and id of its
+    /// content.
+    case file(FileBody)
     case unknown
 
     public var kind: EntryKind {
@@ -97,6 +102,7 @@ public enum EntryBody: Sendable, Equatable {
         case .unsend: return .unsend
         case .react: return .react
         case .members: return .members
+        case .file: return .file
         case .unknown: return .unknown
         }
     }
@@ -138,4 +144,19 @@ public struct CreateBody: Sendable, Equatable {
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }
+}
+
+/// A file entry's body (Protocol.md §17.2): what relays see — the content's layout and id —
+/// and the sealed `FilePlaintext` only members open.
+public struct FileBody: Sendable, Equatable {
+    /// XChaCha20-Poly1305 `nonce ‖ ciphertext ‖ tag` of the file's description.
+    public let sealed: [UInt8]
+    public let layout: FileLayout
+    public let fileID: FileID
+
+    public init(sealed: [UInt8], layout: FileLayout, fileID: FileID) {
+        self.sealed = sealed
+        self.layout = layout
+        self.fileID = fileID
+    }
 }

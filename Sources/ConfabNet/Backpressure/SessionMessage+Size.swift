@@ -19,6 +19,14 @@ extension SessionMessage {
             return 16 + reason.utf8.count
         case .want, .typing:
             return 64
+        case .fileWant(let want):
+            return 64 + want.chunks.count * 8
+        case .fileManifest(_, let manifest):
+            return 64 + manifest.count
+        case .fileChunk(_, _, let data):
+            return 64 + data.count
+        case .fileHave(let have):
+            return 64 + have.chunks.count
         case .ping, .pong:
             return 16
         }

@@ -49,7 +49,9 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             break
-        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing:
+        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .fileWant, .fileManifest,
+            .fileChunk,
+            .fileHave:
             context.fireChannelRead(data)
         }
     }

@@ -57,6 +57,12 @@ public struct SessionConfiguration: Sendable {
     public var maxOutboundBacklog = 8 << 20
     /// Replies that can wait (a Pong, an answer to Want) are held back while more than
     /// `high` bytes wait to be written, until fewer than `low` do.
+    /// File data (chunks, manifests) written down the pipeline and not yet taken by the
+    /// socket; the rest waits behind every other message (Protocol.md §17.5).
+    public var fileDataInFlight = 512 << 10
+    /// File data waiting to be sent beyond which the peer, which asked for it and does not
+    /// read it, is closed.
+    public var maxQueuedFileData = 16 << 20
     public var writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 512 << 10, high: 2 << 20)
     public var logger: Logger
 

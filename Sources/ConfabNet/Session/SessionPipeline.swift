@@ -5,7 +5,7 @@ import NIOCore
 ///
 /// From the head: byte counting, the outbound backlog limit, handshake (replaced by
 /// box-stream decrypt and encrypt once it is done), message framing in and out, keepalive,
-/// the rate limit when one is set, the inbox limit when one is set, and the session
+/// file data sent behind everything else, the rate limit when one is set, the inbox limit when one is set, and the session
 /// handler. Each has one job; the order is what makes errors from below skip the goodbye
 /// and errors from above send it.
 enum SessionPipeline {
@@ -58,6 +58,8 @@ enum SessionPipeline {
             ByteToMessageHandler(SessionMessageDecoder()),
             SessionMessageEncoder(logger: logger),
             KeepaliveHandler(pingInterval: configuration.pingInterval, deadPeerTimeout: configuration.deadPeerTimeout),
+            FileDataPacer(
+                inFlightLimit: configuration.fileDataInFlight, queueLimit: configuration.maxQueuedFileData),
         ])
         if let limiter = configuration.entryRateLimiter {
             try channel.pipeline.syncOperations.addHandler(EntryRateLimitHandler(limiter: limiter, logger: logger))

@@ -24,6 +24,11 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case changed
         /// A peer started (`active`) or stopped typing in `conversation` (Protocol.md §10.2).
         case typing
+        /// A file's content moved on here (`file`: how much is held, its state).
+        case file
+        /// How much of one of my files (`conversation`, `seq`) a recipient's node (`by`) holds
+        /// (`held` bytes; `complete` once whole), as that node said itself.
+        case filePeer = "file_peer"
     }
 
     public let event: Kind
@@ -37,6 +42,11 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var authorName: String?
     public var active: Bool?
     public var reaction: JSONOutput.Reaction?
+    public var file: JSONOutput.File?
+    /// The recipient, for `file_peer`.
+    public var by: NodeID?
+    public var held: UInt64?
+    public var complete: Bool?
 
     public init(_ event: NodeEvent) {
         switch event {
@@ -76,6 +86,18 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             self.author = typing.peer
             self.authorName = typing.name
             self.active = typing.active
+        case .file(let file):
+            self.event = .file
+            self.conversation = file.conversationID
+            self.seq = file.seq
+            self.file = JSONOutput.file(file)
+        case .filePeer(let conversation, let seq, let peer, let held, let complete):
+            self.event = .filePeer
+            self.conversation = conversation
+            self.seq = seq
+            self.by = peer
+            self.held = held
+            self.complete = complete
         }
     }
 
@@ -117,6 +139,14 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             return .typing(
                 TypingEvent(
                     conversation: conversation, peer: author, name: authorName ?? author.shortHex, active: active))
+        case .file:
+            guard let conversation, let seq, let author = file.flatMap({ NodeID(hex: $0.author) }) else { return nil }
+            return (try? store.files(in: conversation))?.first { $0.author == author && $0.seq == seq }.map {
+                .file($0)
+            }
+        case .filePeer:
+            guard let conversation, let seq, let by, let held else { return nil }
+            return .filePeer(conversation: conversation, seq: seq, peer: by, held: held, complete: complete ?? false)
         }
     }
 }
@@ -131,6 +161,8 @@ extension NodeEvent {
         case .status(let id, _, _): id == conversation
         case .changed(let id): id == nil || id == conversation
         case .typing(let typing): typing.conversation == conversation
+        case .file(let file): file.conversationID == conversation
+        case .filePeer(let id, _, _, _, _): id == conversation
         case .peerOnline, .peerOffline: true
         }
     }
@@ -139,6 +171,6 @@ extension NodeEvent {
 extension JSONOutput.Message: Equatable {
     public static func == (a: Self, b: Self) -> Bool {
         a.id == b.id && a.text == b.text && a.status == b.status && a.editedAt == b.editedAt
-            && a.deleted == b.deleted && a.replyTo == b.replyTo && a.reactions == b.reactions
+            && a.deleted == b.deleted && a.replyTo == b.replyTo && a.reactions == b.reactions && a.file == b.file
     }
 }

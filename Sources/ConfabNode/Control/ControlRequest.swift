@@ -10,6 +10,10 @@ public enum ControlRequest: Sendable, Equatable {
     case peers
     /// A message, a reply to `replyTo` when given (a message of the same conversation).
     case send(text: String, to: MessageTarget, replyTo: MessageRef? = nil)
+    /// A file of this machine (an absolute path), in `folder` of a tree sent.
+    case sendFile(path: String, folder: String, to: MessageTarget)
+    /// Fetch this file whatever its size.
+    case acceptFile(FileID)
     case create(participants: [NodeID], title: String?, firstMessage: String?)
     /// A new text for my message `target` (its seq) in `conversation`.
     case edit(conversation: ConversationID, target: UInt64, text: String)
@@ -38,6 +42,8 @@ public enum ControlRequest: Sendable, Equatable {
         case .status: "status"
         case .peers: "peers"
         case .send: "send"
+        case .sendFile: "send_file"
+        case .acceptFile: "accept_file"
         case .create: "create"
         case .edit: "edit"
         case .unsend: "unsend"
@@ -95,6 +101,9 @@ extension ControlEnvelope: Codable {
         var remove: RemoveParam?
         var add: [NodeID]?
         var history: Bool?
+        var path: String?
+        var folder: String?
+        var file: FileID?
     }
 
     /// `remove` is a flag for a reaction (take it back) and the keys leaving for a change
@@ -153,6 +162,17 @@ extension ControlEnvelope: Codable {
             default: throw Malformed(description: "send needs exactly one of params conversation and peer")
             }
             request = .send(text: try need(params.text, "text"), to: target, replyTo: params.replyTo)
+        case "send_file":
+            let target: MessageTarget
+            switch (params.conversation, params.peer) {
+            case (let conversation?, nil): target = .conversation(conversation)
+            case (nil, let peer?): target = .newConversation(with: peer)
+            default: throw Malformed(description: "send_file needs exactly one of params conversation and peer")
+            }
+            let path = try need(params.path, "path")
+            guard path.hasPrefix("/") else { throw Malformed(description: "send_file needs an absolute path") }
+            request = .sendFile(path: path, folder: params.folder ?? "", to: target)
+        case "accept_file": request = .acceptFile(try need(params.file, "file"))
         case "create":
             request = .create(
                 participants: try need(params.participants, "participants"), title: params.title,
@@ -229,6 +249,14 @@ extension ControlEnvelope: Codable {
             case .conversation(let id): params.conversation = id
             case .newConversation(let peer): params.peer = peer
             }
+        case .sendFile(let path, let folder, let target):
+            params.path = path
+            params.folder = folder.isEmpty ? nil : folder
+            switch target {
+            case .conversation(let id): params.conversation = id
+            case .newConversation(let peer): params.peer = peer
+            }
+        case .acceptFile(let file): params.file = file
         case .create(let participants, let title, let firstMessage):
             params.participants = participants
             params.title = title

@@ -182,6 +182,9 @@ public final class ControlServer: Sendable {
             case .peers: return reply(try await messenger.peers(), id)
             case .send(let text, let target, let replyTo):
                 return reply(try await messenger.send(text, to: target, replyTo: replyTo), id)
+            case .sendFile(let path, let folder, let target):
+                return reply(try await messenger.sendFile(at: path, folder: folder, to: target), id)
+            case .acceptFile(let file): try await messenger.acceptFile(file)
             case .create(let participants, let title, let firstMessage):
                 let created = try await messenger.create(with: participants, title: title, firstMessage: firstMessage)
                 return reply(created, id)

@@ -71,6 +71,31 @@ public enum JSONOutput {
         public let membership: Membership?
         /// The system line as a sentence ("Alice added Carol"), with `membership`.
         public let system: String?
+        /// Present for a file message (`text` is then the file's name).
+        public var file: File?
+    }
+
+    /// A file message's file, and how much of it is here (Protocol.md §17).
+    public struct File: Codable, Sendable, Equatable {
+        /// The file id, 64 hex characters; `confab save` takes any unique prefix of 4 or more.
+        public let id: String
+        public let conversation: String
+        public let author: String
+        public let seq: UInt64
+        /// The sender's name for it, on one line; absent when it could not be decrypted.
+        public let name: String?
+        /// Its folder, relative, `/`-separated, when it was sent as part of a folder.
+        public let folder: String?
+        public let mediaType: String?
+        public let size: UInt64
+        public let width: Int?
+        public let height: Int?
+        /// Bytes of it held here.
+        public let held: UInt64
+        /// `complete`, `fetching`, `waiting` (over the automatic-download limit: accept it with
+        /// `confab save`), `failed` (see `problem`), `unreadable` or `deleted`.
+        public let state: String
+        public let problem: String?
     }
 
     /// The original of a reply: its id, author and text now (`deleted` once its author
@@ -193,7 +218,7 @@ public enum JSONOutput {
                 },
             membership: m.membership.map {
                 Membership(added: $0.added.map(member), removed: $0.removed.map(member), left: $0.left)
-            }, system: m.membership?.sentence(by: m.authorName))
+            }, system: m.membership?.sentence(by: m.authorName), file: m.file.map(file))
     }
 
     static func quoted(_ quote: Quote, in conversation: ConversationID) -> Quoted {
@@ -206,6 +231,14 @@ public enum JSONOutput {
     public static func reaction(_ change: ReactionChange) -> Reaction {
         Reaction(
             reactor: change.reactor.hex, reactorName: change.reactorName, emoji: change.emoji, removed: change.removed)
+    }
+
+    public static func file(_ f: FileInfo) -> File {
+        File(
+            id: f.fileID.hex, conversation: f.conversationID.hex, author: f.author.hex, seq: f.seq, name: f.name,
+            folder: f.folder.isEmpty ? nil : f.folder, mediaType: f.mediaType.isEmpty ? nil : f.mediaType, size: f.size,
+            width: f.width > 0 ? f.width : nil, height: f.height > 0 ? f.height : nil, held: f.heldBytes,
+            state: f.state.rawValue, problem: f.problem)
     }
 
     public static func peer(_ p: Peer) -> PeerInfo {

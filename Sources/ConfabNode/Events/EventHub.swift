@@ -47,7 +47,7 @@ final class EventHub: Sendable {
         guard hasWatchers else { return }
         for entry in output.appended {
             switch entry.body {
-            case .message:
+            case .message, .file:
                 if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
                     emit(.message(message))
                 }

@@ -52,6 +52,14 @@ public final class AttachedMessenger: Messenger {
         try await connection.call(.react(conversation: conversation, target: target, emoji: emoji, removed: removed))
     }
 
+    public func sendFile(at path: String, folder: String, to target: MessageTarget) async throws -> SentFile {
+        try await connection.call(.sendFile(path: path, folder: folder, to: target))
+    }
+
+    public func acceptFile(_ file: FileID) async throws {
+        _ = try await connection.call(.acceptFile(file), as: ControlEmpty.self)
+    }
+
     public func create(
         with participants: [NodeID], title: String?, firstMessage: String?
     ) async throws -> CreatedConversation {

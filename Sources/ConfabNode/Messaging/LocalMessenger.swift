@@ -1,5 +1,6 @@
 import ConfabModel
 import ConfabStore
+import Foundation
 
 /// The messenger of this process: writes go straight into the store, and the node running
 /// in this process (if any) is handed what was written so it leaves at once. Without a
@@ -88,6 +89,50 @@ public struct LocalMessenger: Messenger {
         return ReactionSent(
             conversation: conversation, target: target.id(in: conversation), emoji: stored.change.emoji,
             removed: removed, seq: entry.seq, status: .sending)
+    }
+
+    public func sendFile(at path: String, folder: String, to target: MessageTarget) async throws -> SentFile {
+        let url = URL(fileURLWithPath: path)
+        let store = store
+        let maxSize = node?.options.maxFileSize ?? NodeOptions(directory: local.directory).maxFileSize
+        // Encrypting a large file takes seconds of disk and CPU: off the shared threads, so
+        // the node (and everything else) goes on meanwhile.
+        let (imported, header) = try await Blocking.run {
+            (try store.importFile(at: url, maxSize: maxSize), Self.header(of: url))
+        }
+        let name = url.lastPathComponent
+        let conversation: ConversationID
+        var created = false
+        switch target {
+        case .conversation(let id):
+            try MessageTarget.refuseOnlyBlocked(in: id, store: store)
+            conversation = id
+        case .newConversation(let peer):
+            try MessageTarget.refuseBlocked(peer, store: store)
+            conversation = try store.createConversation(with: [peer]).id
+            created = true
+        }
+        let dimensions = ImageDimensions.read(header)
+        let entry = try store.sendFile(
+            imported, name: name, folder: folder, mediaType: MediaType.guess(forName: name),
+            width: dimensions?.width ?? 0, height: dimensions?.height ?? 0, to: conversation)
+        if created { try await node?.changed(conversation) }
+        try await node?.didWrite([entry])
+        return SentFile(
+            conversation: conversation, seq: entry.seq, file: imported.fileID, name: name, size: imported.layout.size,
+            status: .sending, created: created)
+    }
+
+    public func acceptFile(_ file: FileID) async throws {
+        try store.acceptFile(file)
+        try await node?.refreshFiles()
+    }
+
+    /// The first bytes of a file, enough to read an image's dimensions.
+    private static func header(of url: URL) -> [UInt8] {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }
+        defer { try? handle.close() }
+        return [UInt8]((try? handle.read(upToCount: ImageDimensions.headerBytes)) ?? Data())
     }
 
     public func create(

@@ -33,6 +33,12 @@ public protocol Messenger: Sendable {
     ) async throws -> MembershipChange
     /// Leaves a group: nothing written there after reaches this node.
     func leave(_ conversation: ConversationID) async throws -> MembershipChange
+    /// Sends a file of this machine (`path`, absolute): encrypted into the store, then its
+    /// file message written (Protocol.md §17). `folder` places it in a folder sent as a tree.
+    /// Returns once the message is stored; peers fetch the content from then on.
+    func sendFile(at path: String, folder: String, to target: MessageTarget) async throws -> SentFile
+    /// Fetches a file whatever its size (one over the automatic-download limit waits for this).
+    func acceptFile(_ file: FileID) async throws
     /// Starts a conversation (a new thread), with an optional first message.
     func create(with participants: [NodeID], title: String?, firstMessage: String?) async throws -> CreatedConversation
     /// Marks a conversation read (clearing "marked unread") and writes a read receipt if one
@@ -104,6 +110,30 @@ public struct MembershipChange: Sendable, Equatable, Codable {
         self.conversation = conversation
         self.seq = seq
         self.status = status
+    }
+}
+
+/// A file message that was stored.
+public struct SentFile: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let seq: UInt64
+    public let file: FileID
+    public let name: String
+    public let size: UInt64
+    public let status: DeliveryStatus
+    public let created: Bool
+
+    public init(
+        conversation: ConversationID, seq: UInt64, file: FileID, name: String, size: UInt64, status: DeliveryStatus,
+        created: Bool
+    ) {
+        self.conversation = conversation
+        self.seq = seq
+        self.file = file
+        self.name = name
+        self.size = size
+        self.status = status
+        self.created = created
     }
 }
 

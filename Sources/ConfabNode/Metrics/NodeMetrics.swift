@@ -27,6 +27,8 @@ final class NodeMetrics: Sendable {
     let duplicatesReceived: Counter
     let entryBytesReceived: Counter
     let entriesOverRate: Counter
+    /// File chunks (and manifests) that did not match their names (Protocol.md §17.5).
+    let badChunks: Counter
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -44,6 +46,7 @@ final class NodeMetrics: Sendable {
         duplicatesReceived = Counter(label: "confab_entries_duplicate_total", factory: factory)
         entryBytesReceived = Counter(label: "confab_entry_bytes_received_total", factory: factory)
         entriesOverRate = Counter(label: "confab_entries_over_rate_total", factory: factory)
+        badChunks = Counter(label: "confab_file_chunks_bad_total", factory: factory)
     }
 
     /// Inputs refused or rejected, by reason: `quota`, `author_quota`, `not_allowed`,

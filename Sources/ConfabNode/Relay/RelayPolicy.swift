@@ -19,14 +19,20 @@ final class RelayPolicy: EntryAdmission {
     private let store: ConfabStore
     private let logger: Logger
     private var handAdded: Set<NodeID> = []
+    /// Bytes of stored entries and of files' content (allocated once fetching starts), both
+    /// under the quota.
     private(set) var storedBytes: Int
+    /// Files whose content counts in `storedBytes` already.
+    private var countedFiles: Set<FileID>
     private var usage = Usage.normal
 
     init(configuration: RelayConfiguration, store: ConfabStore, logger: Logger) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        storedBytes = try store.storedEntryBytes()
+        let files = try store.allocatedFiles()
+        countedFiles = Set(files.keys)
+        storedBytes = try store.storedEntryBytes() + files.values.reduce(0, +)
         try refreshAllowList()
         if let quota = configuration.quotaBytes { noteUsage(quota: quota) }
     }
@@ -70,6 +76,21 @@ final class RelayPolicy: EntryAdmission {
 
     func notStored(_ entry: EntryPeek, size: Int) {
         storedBytes -= size
+    }
+
+    /// Whether a file's content fits under the quota (files of every sender count against
+    /// it like entries, up to the reserve kept for known senders); if so it is counted from
+    /// now on, as its space is allocated before the first chunk comes (Protocol.md §17.3).
+    func reserveFile(_ record: FileRecord) -> Bool {
+        guard !countedFiles.contains(record.id) else { return true }
+        let bytes = Int(clamping: record.layout.storedSize)
+        if let quota = configuration.quotaBytes, storedBytes + bytes > quota - Self.reserve(of: quota) {
+            enter(.reserve, quota: quota)
+            return false
+        }
+        storedBytes += bytes
+        countedFiles.insert(record.id)
+        return true
     }
 
     // MARK: Quota

@@ -20,6 +20,12 @@ public actor Node {
     public nonisolated let local: Profile
     public nonisolated let options: NodeOptions
     let engine: SyncEngine
+    /// Files' content: what to fetch from whom, what to serve (Protocol.md §17).
+    let files: FileExchange
+    nonisolated let writer: ChunkWriter
+    /// When each file's progress was last published, to pace the events.
+    var fileEventAt: [FileID: ContinuousClock.Instant] = [:]
+    var filePeerEventAt: [String: ContinuousClock.Instant] = [:]
     let group: MultiThreadedEventLoopGroup
     let logger: Logger
     let operations: NodeOperations
@@ -66,6 +72,11 @@ public actor Node {
         engine.trustsRelay = Self.relayTrust(store: local.store, networkKey: options.networkKey, allow: chosen)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
+        files = Self.fileExchange(store: local.store, options: options, policy: operations.policy)
+        files.shares = { [engine] in try engine.sharesFiles(of: $0, with: $1) }
+        writer = ChunkWriter(store: local.store) { [continuation = inboxContinuation] in
+            continuation.yield(.chunksWritten($0))
+        }
 
         var configuration = SessionConfiguration(
             identity: local.identity, networkKey: options.networkKey, logger: logger)
@@ -105,6 +116,10 @@ public actor Node {
         try await startOperations()
         externalChanges = try local.store.externalChangeCounter()
         try local.store.pruneStrangers()
+        local.store.content.removeTemporaryFiles()
+        try local.store.removeOrphanedFiles()
+        try local.store.sweepContent()
+        applyFiles(try files.refresh())
         chosenPeers = Set(try local.store.chosenPeers().map(\.id))
         let messenger = self.messenger
         let logger = self.logger
@@ -229,6 +244,7 @@ public actor Node {
         case .opened(let session):
             guard admitOpened(session), admitSession(session) else { return }
             engine.peerConnected(session.remote)
+            files.peerConnected(session.remote)
             // An accepted connection comes from the dialler's ephemeral port, which is no
             // address to dial: where it accepts sessions is known once its Hello arrives.
             updatePresence(
@@ -246,11 +262,18 @@ public actor Node {
                 if reason == "shutdown" { peerLeaving(session.remote) }
             }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
-            apply(try engine.handle(message, from: session.remote), replyTo: session)
+            switch message {
+            case .fileWant, .fileManifest, .fileChunk, .fileHave:
+                applyFiles(try files.handle(message, from: session.remote))
+            default:
+                apply(try engine.handle(message, from: session.remote), replyTo: session)
+                if case .hello = message { applyFiles(try files.peerReady(session.remote)) }
+            }
         case .closed(let session, let error):
             guard !forgetRefused(session) else { return }
             engine.peerDisconnected(session.remote)
             for key in typingTable.peerGone(session.remote) { emitTyping(key, active: false) }
+            applyFiles(try files.peerDisconnected(session.remote))
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false)
         case .beacon(let beacon, let from):
@@ -271,6 +294,11 @@ public actor Node {
                     host: host, port: Int(beacon.tcpPort), remote: beacon.node, known: chosen, now: .now,
                     failed: { [weak self] in Task { await self?.answerBeacon(of: beacon.node) } })
             if !dialing { answerBeacon(of: beacon.node) }
+        case .chunksWritten(let results):
+            for result in results {
+                applyFiles(
+                    try files.written(result.file, chunks: result.chunks, bytes: result.bytes, result: result.outcome))
+            }
         }
     }
 
@@ -288,6 +316,11 @@ public actor Node {
         stopTyping(output.appended)
         hub.publish(output, store: local.store)
         recordOperations(output, from: session)
+        if output.appended.contains(where: { $0.kind == .file || $0.kind == .unsend }) {
+            do { applyFiles(try files.entriesArrived(output.appended)) } catch {
+                logger.error("could not look for files to fetch: \(error)")
+            }
+        }
     }
 
     // MARK: Local writes
@@ -339,6 +372,7 @@ public actor Node {
             try? await Task.sleep(for: .milliseconds(300))
             ticks += 1
             do { apply(try engine.tick()) } catch { logger.error("could not write a delivered receipt: \(error)") }
+            do { applyFiles(try files.tick()) } catch { logger.error("file exchange: \(error)") }
             if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
             // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
             if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }

@@ -23,4 +23,9 @@ public enum NodeEvent: Sendable, Equatable {
     /// The store changed in a way no other event describes: a flag, a conversation started
     /// or deleted, or (nil) a write by another process. Front ends read it again.
     case changed(ConversationID?)
+    /// A file's content moved on here: more of it held, complete, or stopped (`problem`).
+    case file(FileInfo)
+    /// How much of a file of mine (the file message at `seq`) a recipient's own node holds,
+    /// as it told this node in a session; `complete` once it holds it whole.
+    case filePeer(conversation: ConversationID, seq: UInt64, peer: NodeID, held: UInt64, complete: Bool)
 }

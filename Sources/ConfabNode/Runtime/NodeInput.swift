@@ -1,13 +1,15 @@
 import ConfabNet
+import ConfabSync
 import ConfabWire
 import NIOCore
 
-/// What arrives from the network, in order.
+/// What arrives from the network, in order, and what the chunk writer finished.
 enum NodeInput: Sendable {
     case opened(PeerSession)
     case message(PeerSession, SessionMessage)
     case closed(PeerSession, (any Error)?)
     case beacon(Beacon, SocketAddress)
+    case chunksWritten([ChunkWrites.Result])
 }
 
 /// Turns session callbacks (on NIO threads) into ordered node inputs. The stream itself is

@@ -28,6 +28,8 @@ public struct NodeOptions: Sendable {
     /// the rest aside until the author's budget refills; nil: no limit. A relay ignores it
     /// (its `--rate` limits each peer instead).
     public var authorRateLimit: AuthorRateLimit? = .default
+    /// No file larger is sent or fetched (Protocol.md §17.3).
+    public var maxFileSize: UInt64 = 4 << 30
     /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
     public var metricsAddress: String?
 

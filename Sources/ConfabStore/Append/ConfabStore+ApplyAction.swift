@@ -16,7 +16,9 @@ extension ConfabStore {
                 db.cachedStatement(sql: "SELECT kind FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"),
                 arguments: position)
         else { return }
-        guard kind == EntryKind.message.rawValue else {
+        // A file can be deleted for everyone like a message, but not edited (Protocol.md §17.2).
+        let actionable = entry.kind == .unsend ? [EntryKind.message, .file] : [.message]
+        guard actionable.contains(where: { $0.rawValue == kind }) else {
             let name = EntryKind(rawValue: kind).map { "\($0)" } ?? "kind \(kind)"
             throw AppendRejection.badTarget("(seq \(target)) is not a message but a \(name) entry")
         }
@@ -89,6 +91,7 @@ extension ConfabStore {
                 """
         ).execute(arguments: [entry.timestamp] + position)
         guard db.changesCount > 0 else { return }
+        try forgetFileMessage(position, db: db)
         try db.cachedStatement(
             sql: "DELETE FROM message_version WHERE conversationId = ? AND author = ? AND target = ?"
         ).execute(arguments: position)

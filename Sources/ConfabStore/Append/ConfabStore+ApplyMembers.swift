@@ -100,14 +100,14 @@ extension ConfabStore {
         return learned
     }
 
-    /// Messages, edits, deletions and reactions held but unread for want of a key, taken
+    /// Messages, edits, deletions, reactions and files held but unread for want of a key, taken
     /// again now that more keys are held: in display order, which follows causal order, so
     /// a message comes before its edits and before the reactions and replies of others
     /// that name it. Edits and reactions are taken again whole; both keep only what an
     /// author's higher seq decides, so taking one twice changes nothing.
     private func readAgain(_ conversation: ConversationID, db: Database, context: BatchContext) throws {
         guard let log = try context.membershipLog(conversation, db: db) else { return }
-        let kinds = [EntryKind.message, .edit, .unsend, .react].map(\.rawValue)
+        let kinds = [EntryKind.message, .edit, .unsend, .react, .file].map(\.rawValue)
         for row in try Row.fetchAll(
             db,
             sql: """
@@ -131,6 +131,9 @@ extension ConfabStore {
                 try applyUnsend(entry, target: target, db: db)
             case .react(let sealed):
                 try applyReaction(entry, sealed: sealed, epoch: epoch, db: db, context: context)
+            case .file(let file):
+                try insertFileMessage(
+                    entry, file: file, clockSum: row["clockSum"], epoch: epoch, db: db, context: context)
             default:
                 break
             }

@@ -151,6 +151,9 @@ extension ConfabStore {
             try applyReaction(entry, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
         case .members(let members):
             try applyMembers(entry, members, clockSum: order, db: db, context: context)
+        case .file(let file):
+            try insertFileMessage(
+                entry, file: file, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
         case .create, .unknown:
             break
         }

@@ -13,6 +13,15 @@ extension ConfabStore {
         try Self.checkText(text)
         return try writer.write { db in
             let current = try self.requireOwnMessage(target, in: conversation, db: db)
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM file_message WHERE conversationId = ? AND author = ? AND seq = ?",
+                    arguments: [conversation.bytes, self.me.bytes, target]) == nil
+            else {
+                throw StoreError.invalidInput(
+                    "message \(target) is a file, which cannot be edited; delete it for everyone (unsend) and send it again"
+                )
+            }
             guard current != text else { throw StoreError.invalidInput("the new text is the same as the message's") }
             let key = try self.sealingKey(in: conversation, db: db, now: now)
             let content = try Self.content(
@@ -27,10 +36,13 @@ extension ConfabStore {
 
     /// Writes a deletion for everyone of my message `target` (Protocol.md §4.5).
     public func unsendMessage(_ target: UInt64, in conversation: ConversationID, now: Date = Date()) throws -> Entry {
-        try writer.write { db in
+        let entry = try writer.write { db in
             _ = try self.requireOwnMessage(target, in: conversation, db: db)
             return try self.authorEntry(in: conversation, body: .unsend(target: target), db: db, now: now)
         }
+        // A file deleted for everyone leaves this disk too (Protocol.md §17.2).
+        try removeOrphanedFiles()
+        return entry
     }
 
     /// My latest message in `conversation` that is still there to edit or delete.

@@ -76,7 +76,10 @@ extension ConfabStore {
         if let last = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT author, seq, text, timestamp, deletedAt FROM message
+                    SELECT author, seq, text, timestamp, deletedAt,
+                        EXISTS (SELECT 1 FROM file_message f WHERE f.conversationId = message.conversationId
+                            AND f.author = message.author AND f.seq = message.seq) AS isFile
+                    FROM message
                     WHERE conversationId = ? AND author NOT IN \(Self.blockedAuthorsSQL)
                     AND NOT \(Self.hiddenByRemovalSQL("message"))
                     ORDER BY clockSum DESC, timestamp DESC, author DESC, seq DESC LIMIT 1
@@ -94,7 +97,7 @@ extension ConfabStore {
             }
             lastMessage = .init(
                 author: author, isMine: isMine,
-                text: text
+                text: text.map { last["isFile"] ? "📎 " + $0 : $0 }
                     ?? ((last["deletedAt"] as Int64?) != nil
                         ? ChatMessage.deletedText : "(message could not be decrypted)"),
                 sentAt: Date(milliseconds: last["timestamp"]),

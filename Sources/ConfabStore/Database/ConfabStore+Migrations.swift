@@ -329,6 +329,44 @@ extension ConfabStore {
                 }
             }
         }
+        // Files (Protocol.md §17): a file's content is stored once per file id (`file`,
+        // with which chunks are held and synced), whatever number of file entries name it
+        // (`file_message`, one per entry, with what a member opened of its description).
+        // Relays keep `file_message` rows without a description: they serve a file only to
+        // peers that should have a conversation naming it.
+        migrator.registerMigration("v9-files") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE file (
+                        id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 32),
+                        size INTEGER NOT NULL,
+                        chunkSize INTEGER NOT NULL,
+                        manifest BLOB,
+                        held BLOB NOT NULL DEFAULT x'',
+                        heldCount INTEGER NOT NULL DEFAULT 0,
+                        complete INTEGER NOT NULL DEFAULT 0,
+                        accepted INTEGER NOT NULL DEFAULT 0,
+                        addedAt INTEGER NOT NULL,
+                        completedAt INTEGER,
+                        problem TEXT
+                    ) WITHOUT ROWID;
+                    CREATE TABLE file_message (
+                        conversationId BLOB NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        fileId BLOB NOT NULL,
+                        name TEXT,
+                        folder TEXT,
+                        mediaType TEXT,
+                        fileKey BLOB,
+                        sha256 BLOB,
+                        width INTEGER NOT NULL DEFAULT 0,
+                        height INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (conversationId, author, seq)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX file_message_file ON file_message(fileId);
+                    """)
+        }
         return migrator
     }
 }

@@ -12,6 +12,8 @@ public final class ConfabStore: Sendable {
     /// opens conversation keys sealed to us.
     public let identity: SigningKeyPair
     public var me: NodeID { NodeID(identity.publicKey) }
+    /// Files' encrypted content, beside the database (Protocol.md §17.6).
+    public let content: ContentStore
 
     /// Opens (creating if needed) the store at `path` in WAL mode with full fsync, so a
     /// transaction that returned survives a crash or power loss.
@@ -25,17 +27,24 @@ public final class ConfabStore: Sendable {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let pool = try DatabasePool(path: path, configuration: config)
-        try self.init(writer: pool, identity: identity)
+        let files = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("files")
+        try self.init(writer: pool, identity: identity, content: ContentStore(directory: files))
     }
 
-    /// An in-memory store, for tests.
-    public static func inMemory(identity: SigningKeyPair) throws -> ConfabStore {
-        try ConfabStore(writer: DatabaseQueue(), identity: identity)
+    /// An in-memory store, for tests; file content goes to `filesDirectory` (a fresh
+    /// temporary folder, made when first written, unless given).
+    public static func inMemory(identity: SigningKeyPair, filesDirectory: URL? = nil) throws -> ConfabStore {
+        try ConfabStore(writer: DatabaseQueue(), identity: identity, content: filesDirectory.map(ContentStore.init))
     }
 
-    init(writer: any DatabaseWriter, identity: SigningKeyPair) throws {
+    init(writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil) throws {
         self.writer = writer
         self.identity = identity
+        self.content =
+            content
+            ?? ContentStore(
+                directory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "confab-files-\(UUID().uuidString)"))
         try Self.migrator.migrate(writer)
         try writer.write { db in try self.checkOwner(db) }
     }

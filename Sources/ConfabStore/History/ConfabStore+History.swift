@@ -85,6 +85,7 @@ extension ConfabStore {
             message.replyTo = try people.quote(MessageRef(author: replyAuthor, seq: row["replySeq"]))
         }
         if !message.isDeleted { message.reactions = try people.reactions(to: message.ref) }
+        message.file = try fileInfo(conversation, author: author, seq: seq, db: db)
         if let editedAt = row["editedAt"] as Int64? {
             message.editedAt = Date(milliseconds: editedAt)
             if !message.isDeleted {

@@ -21,6 +21,15 @@ extension ConfabStore {
                         AND o.author = entry.author AND o.seq = entry.seq)
                     """,
                 arguments: [conversation.bytes])
+            // Files go with their messages, except mine still waiting to reach anyone: peers
+            // will ask for their content.
+            try db.execute(
+                sql: """
+                    DELETE FROM file_message WHERE conversationId = ? AND NOT EXISTS (
+                        SELECT 1 FROM outbox o WHERE o.conversationId = file_message.conversationId
+                        AND o.author = file_message.author AND o.seq = file_message.seq)
+                    """,
+                arguments: [conversation.bytes])
             try db.execute(
                 sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [conversation.bytes])
             try db.execute(
@@ -30,5 +39,6 @@ extension ConfabStore {
                     """,
                 arguments: [now.millisecondsSince1970, conversation.bytes])
         }
+        try removeOrphanedFiles()
     }
 }

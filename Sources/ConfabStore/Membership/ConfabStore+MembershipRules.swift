@@ -12,7 +12,7 @@ extension ConfabStore {
             {
                 throw AppendRejection.badMembership(problem)
             }
-        case .message, .edit, .react:
+        case .message, .edit, .react, .file:
             guard view.epochInForce != nil else {
                 throw AppendRejection.badMembership(
                     "sealed while no key was sealed to exactly the members its author knew of (a rekey was due)")

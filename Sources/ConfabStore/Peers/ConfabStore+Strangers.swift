@@ -26,7 +26,8 @@ extension ConfabStore {
                     WHERE them.nodeId = \(alias).id AND them.nodeId != \(me)
                         AND (c.creator = \(me) OR EXISTS (
                             SELECT 1 FROM entry e
-                            WHERE e.conversationId = c.id AND e.author = \(me) AND e.kind = \(EntryKind.message.rawValue)))))
+                            WHERE e.conversationId = c.id AND e.author = \(me)
+                                AND e.kind IN (\(EntryKind.message.rawValue), \(EntryKind.file.rawValue))))))
             """
     }
 

@@ -43,9 +43,13 @@ extension ConfabStore {
             try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND kind = ? AND seq > ? AND seq <= ?
+                        SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND kind IN (?, ?)
+                            AND seq > ? AND seq <= ?
                         """),
-                arguments: [conversation.bytes, author.bytes, EntryKind.message.rawValue, baseline[author], seq]) != nil
+                arguments: [
+                    conversation.bytes, author.bytes, EntryKind.message.rawValue, EntryKind.file.rawValue,
+                    baseline[author], seq,
+                ]) != nil
         }
         guard unacknowledged else { return nil }
         let readClock = read ? others : previous.read

@@ -15,6 +15,12 @@ public enum ChatEffect: Equatable, Sendable {
     case send(ConversationID, text: String, replyTo: MessageRef? = nil)
     /// A new text for my message `seq`.
     case edit(ConversationID, seq: UInt64, text: String)
+    /// Send a file, or a folder as a tree (`/file PATH` in the input bar).
+    case sendFile(ConversationID, path: String)
+    /// Save a received file, or accept one waiting for it, then save it.
+    case saveFile(FileInfo)
+    /// Complete the path being typed after `/file ` (Tab); the answer is `.completion`.
+    case completePath(String)
     /// Delete my message `seq` for everyone; confirmed by the user already.
     case unsend(ConversationID, seq: UInt64)
     /// My reaction `emoji` to a message, added or taken back.

@@ -34,6 +34,10 @@ public enum ChatUpdate: Sendable {
     case typing(TypingEvent)
     /// The node went away: nobody is shown typing any more.
     case typingCleared
+    /// How much of one of my files a recipient's node holds (`complete` once whole).
+    case filePeer(ConversationID, seq: UInt64, peer: NodeID, held: UInt64, complete: Bool)
+    /// The input bar's text with the path completed (Tab after `/file `).
+    case completion(String)
     /// A short message for the status line (an error the user should see, a confirmation).
     case notice(String)
 }

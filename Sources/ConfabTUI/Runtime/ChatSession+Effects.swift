@@ -44,6 +44,24 @@ extension ChatSession {
             _ = try await messenger.edit(seq, in: id, text: text)
             guard let message = try store.message(id, author: local.me, seq: seq) else { return [] }
             return state.apply(.messageChanged(message))
+        case .sendFile(let id, let path):
+            let sent = try await FileActions.send(path, to: id, messenger: messenger)
+            var effects: [ChatEffect] = []
+            for file in sent {
+                if let message = try store.message(id, author: local.me, seq: file.seq) {
+                    effects += state.apply(.message(message))
+                }
+            }
+            let what = sent.count == 1 ? sent[0].name : "\(sent.count) files"
+            return effects + state.apply(.notice("Sent \(TextSanitizer.line(what)); recipients fetch it from here"))
+        case .saveFile(let file):
+            switch try await FileActions.save(file, store: store, messenger: messenger) {
+            case .saved(let url): return state.apply(.notice("Saved to \(url.path)"))
+            case .fetching:
+                return state.apply(.notice("Fetching it — Ctrl+E, Enter again saves it once it is here"))
+            }
+        case .completePath(let input):
+            return state.apply(.completion(FileActions.complete(input)))
         case .unsend(let id, let seq):
             _ = try await messenger.unsend(seq, in: id)
             guard let message = try store.message(id, author: local.me, seq: seq) else { return [] }

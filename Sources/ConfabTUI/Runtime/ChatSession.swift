@@ -236,6 +236,14 @@ public final class ChatSession {
         case .members(let line):
             // Members, names and the history's system line all change: read it again.
             try await reload(line.conversationID)
+        case .file(let file):
+            // The file message shows how much of it is here: it reads anew.
+            if let message = try local.store.message(file.conversationID, author: file.author, seq: file.seq) {
+                try await perform(state.apply(.messageChanged(message)))
+            }
+        case .filePeer(let conversation, let seq, let peer, let held, let complete):
+            try await perform(
+                state.apply(.filePeer(conversation, seq: seq, peer: peer, held: held, complete: complete)))
         }
     }
 

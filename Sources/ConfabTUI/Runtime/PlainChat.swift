@@ -110,6 +110,9 @@ public final class PlainChat {
           /reply [MSG] TEXT  answer a message, quoted above yours (default: the newest from someone else)
           /react [MSG] EMOJI react to a message with an emoji (same default); /unreact takes it back
                              MSG: ^N for the Nth newest message here (^1 the newest), or an id from history --json
+          /file PATH         send a file, or a folder as a tree, to the open conversation
+          /files             the files of the open conversation, with their ids
+          /save ID [FOLDER]  save a received file (into FOLDER, else Downloads); fetches it first if needed
           /new NAME [NAME…]  start a conversation with these peers
           /members           who is in the open conversation, and its admin
           /add NAME… [--history]  add people here (--history: they can read what came before)
@@ -143,6 +146,9 @@ public final class PlainChat {
             case "reply": try await reply(argument)
             case "react": try await react(argument, removed: false)
             case "unreact": try await react(argument, removed: true)
+            case "file": try await sendFile(argument)
+            case "files": try listFiles()
+            case "save": try await saveFile(argument)
             case "new": try await create(argument.split(separator: " ").map(String.init))
             case "members": try listMembers()
             case "add": try await changeMembers(argument, adding: true)
@@ -204,6 +210,60 @@ public final class PlainChat {
         guard let (open, message) = try lastOwnMessage() else { return }
         _ = try await messenger.unsend(message.seq, in: open)
         write("Deleted for everyone: \(text(of: message))")
+    }
+
+    private func sendFile(_ path: String) async throws {
+        guard let open else {
+            write("no conversation is open — /open NAME first")
+            return
+        }
+        guard !path.isEmpty else {
+            write("/file PATH — a file, or a folder sent as a tree")
+            return
+        }
+        for file in try await FileActions.send(path, to: open, messenger: messenger) {
+            write(
+                "[\(timestamps.time(Date()))] You: 📎 \(TextSanitizer.line(file.name)) · \(ByteSize.format(Int(clamping: file.size))) (file \(String(file.file.hex.prefix(12))))"
+            )
+        }
+    }
+
+    private func listFiles() throws {
+        guard let open else {
+            write("no conversation is open — /open NAME first")
+            return
+        }
+        let files = try local.store.files(in: open)
+        guard !files.isEmpty else {
+            write("No files here yet — /file PATH sends one")
+            return
+        }
+        for file in files {
+            let state = file.author == local.me ? "sent" : file.stateText(save: "/save \(file.shortID)")
+            write("\(file.shortID)  \(file.summary) — \(state)")
+        }
+    }
+
+    private func saveFile(_ argument: String) async throws {
+        let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let prefix = parts.first, prefix.count >= 4, prefix.allSatisfy(\.isHexDigit) else {
+            write("/save ID [FOLDER] — the id /files shows")
+            return
+        }
+        let matches = try local.store.files(matching: prefix)
+        guard Set(matches.map(\.fileID)).count == 1,
+            let file = matches.first(where: { $0.name != nil }) ?? matches.first
+        else {
+            write(
+                matches.isEmpty
+                    ? "no file \(prefix) here — /files lists them" : "\(prefix) names several files: give more of it")
+            return
+        }
+        let folder = parts.count > 1 ? URL(fileURLWithPath: FileActions.expand(parts[1])) : FileActions.downloads
+        switch try await FileActions.save(file, into: folder, store: local.store, messenger: messenger) {
+        case .saved(let url): write("saved to \(url.path)")
+        case .fetching: write("fetching \(file.shortID) — /save \(file.shortID) again once it is received")
+        }
     }
 
     private func list(all: Bool) {
@@ -342,7 +402,18 @@ public final class PlainChat {
         case .peerOffline(let peer):
             announcedOnline.remove(peer.id)
             write("* \(TextSanitizer.line(peer.name)) went offline")
-        case .changed:
+        case .file(let file) where file.conversationID == open && file.author != local.me:
+            // Arrival is the message line; what follows is its end, not each step.
+            if file.state == .complete {
+                write("  📎 \(TextSanitizer.line(file.name ?? "file")) received — /save \(file.shortID)")
+            } else if file.state == .failed {
+                write("  📎 \(TextSanitizer.line(file.name ?? "file")) \(file.stateText)")
+            }
+        case .filePeer(let conversation, let seq, let peer, _, true) where conversation == open:
+            let name = (try? local.store.peer(peer))??.name ?? peer.shortHex
+            let file = (try? local.store.message(conversation, author: local.me, seq: seq))??.text ?? "your file"
+            write("  📎 \(TextSanitizer.line(name)) has \(TextSanitizer.line(file))")
+        case .changed, .file, .filePeer:
             break
         case .typing:
             // Plain lines are read by screen readers and kept in logs: "is typing…" every
@@ -384,6 +455,9 @@ public final class PlainChat {
     private func text(of message: ChatMessage) -> String {
         if let system = message.systemLine { return TextSanitizer.line(system) }
         if message.isDeleted { return ChatMessage.deletedText }
+        if let file = message.file {
+            return file.summary + (message.isMine ? "" : " — " + file.stateText(save: "/save \(file.shortID)"))
+        }
         return message.text.map(TextSanitizer.line) ?? "(could not be decrypted)"
     }
 }

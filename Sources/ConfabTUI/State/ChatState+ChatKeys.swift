@@ -30,6 +30,7 @@ extension ChatState {
 
     private mutating func handlePlainChatKey(_ key: Key) -> [ChatEffect] {
         switch key {
+        case .enter where input.text.hasPrefix("/file"): return sendFile()
         case .enter: return send()
         case .control("e"): startSelection()
         case .altEnter:
@@ -88,6 +89,20 @@ extension ChatState {
             return []
         }
         return [.edit(chat.id, seq: seq, text: text)]
+    }
+
+    /// `/file PATH`: the file (or folder) goes as a file message.
+    private mutating func sendFile() -> [ChatEffect] {
+        guard let chat else { return [] }
+        let path = input.text.dropFirst("/file".count).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard input.text == "/file" || input.text.hasPrefix("/file ") else { return send() }
+        guard !path.isEmpty else {
+            notice = "/file PATH sends a file or a folder (Tab completes the path)"
+            return []
+        }
+        input.clear()
+        notice = "Sending \(TextSanitizer.line(path))…"
+        return stopTyping() + [.sendFile(chat.id, path: path)]
     }
 
     /// Sends what is typed unless it is blank. Trailing newlines go (an Alt+Enter too

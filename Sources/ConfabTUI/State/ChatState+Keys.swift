@@ -14,6 +14,9 @@ extension ChatState {
         let effects: [ChatEffect]
         if let overlay {
             effects = handleOverlayKey(key, overlay)
+        } else if focus == .chat, key == .tab, input.text.hasPrefix("/file ") {
+            // Tab completes the path after /file instead of moving to the list.
+            effects = [.completePath(input.text)]
         } else if let global = handleGlobalKey(key) {
             effects = global
         } else {

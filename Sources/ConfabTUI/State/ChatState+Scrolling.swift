@@ -15,7 +15,8 @@ extension ChatState {
     func messageList(_ chat: OpenChat, context: RenderContext) -> MessageListView {
         MessageListView(
             messages: chat.messages, width: layout.chatWidth, isGroup: isGroup(chat.id), highlight: chat.highlight,
-            context: context, metrics: chat.metrics)
+            context: context, metrics: chat.metrics, fileRecipients: chat.fileRecipients,
+            recipientCount: summary(chat.id)?.participants.count ?? 1)
     }
 
     /// Measures the open chat's new messages for the current width, once.

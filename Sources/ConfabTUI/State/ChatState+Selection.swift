@@ -1,7 +1,7 @@
 import ConfabModel
 
 /// Ctrl+E: select a message in the chat and act on it — reply, react, jump to what a reply
-/// quotes, and for my own messages edit or delete for everyone.
+/// quotes, save a file someone sent, and for my own messages edit or delete for everyone.
 extension ChatState {
     /// Messages of the loaded page that can be selected, oldest first.
     private var selectable: [ChatMessage] { chat?.messages ?? [] }
@@ -9,6 +9,14 @@ extension ChatState {
     /// Whether I can still edit or delete `message`.
     private func isActionable(_ message: ChatMessage) -> Bool {
         message.isMine && !message.isDeleted && message.text != nil
+    }
+
+    /// A file someone sent that can be saved now (or accepted, or tried again).
+    private func savableFile(_ message: ChatMessage) -> FileInfo? {
+        guard !message.isMine, !message.isDeleted, let file = message.file,
+            [.complete, .waiting, .failed].contains(file.state)
+        else { return nil }
+        return file
     }
 
     /// Ctrl+E: select the newest message.
@@ -47,6 +55,8 @@ extension ChatState {
             overlay = .react(ReactPanel(conversation: chat.id, message: selected))
         case .character("g"):
             return jumpToOriginal(of: selected)
+        case .enter where savableFile(selected) != nil, .character("s") where savableFile(selected) != nil:
+            return saveSelected(selected)
         case .enter:
             if selected.replyTo != nil { return jumpToOriginal(of: selected) }
             return editSelected(selected)
@@ -66,9 +76,20 @@ extension ChatState {
         return []
     }
 
+    private mutating func saveSelected(_ message: ChatMessage) -> [ChatEffect] {
+        guard let file = savableFile(message) else { return [] }
+        endSelection()
+        notice = file.state == .complete ? "Saving \(file.name.map(TextSanitizer.line) ?? "the file")…" : "Fetching it…"
+        return [.saveFile(file)]
+    }
+
     private mutating func editSelected(_ message: ChatMessage) -> [ChatEffect] {
         guard isActionable(message) else {
             notice = "Only your own messages can be edited"
+            return []
+        }
+        guard message.file == nil else {
+            notice = "A file cannot be edited: d deletes it for everyone"
             return []
         }
         endSelection()
@@ -85,7 +106,10 @@ extension ChatState {
     private mutating func noteSelection(_ message: ChatMessage) {
         var keys = ["r reply", "+ react"]
         if message.replyTo != nil { keys.append("g original") }
-        if isActionable(message) { keys += ["e edit", "d delete for everyone"] }
+        if savableFile(message) != nil { keys.append("Enter save") }
+        if isActionable(message) {
+            keys += message.file == nil ? ["e edit", "d delete for everyone"] : ["d delete for everyone"]
+        }
         let whose = message.isMine ? "Your message" : "\(TextSanitizer.line(message.authorName))'s message"
         notice = "\(whose): \(keys.joined(separator: " · ")) · Esc done"
     }

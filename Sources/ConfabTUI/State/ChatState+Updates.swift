@@ -48,6 +48,16 @@ extension ChatState {
             typing = [:]
         case .notice(let text):
             notice = text
+        case .filePeer(let id, let seq, let peer, let held, let complete):
+            guard var chat, chat.id == id else { break }
+            let key = "\(id.hex)/\(me.hex)/\(seq)"
+            chat.fileRecipients[key, default: FileRecipients()].held[peer] = held
+            if complete { chat.fileRecipients[key, default: FileRecipients()].complete.insert(peer) }
+            self.chat = chat
+        case .completion(let text):
+            guard focus == .chat, input.text.hasPrefix("/file ") else { break }
+            input.clear()
+            input.insert(text)
         }
         return effects + settle()
     }

@@ -43,7 +43,7 @@ extension ConversationSummary.LastMessage {
     init(_ message: ChatMessage) {
         self.init(
             author: message.author, isMine: message.isMine,
-            text: message.text
+            text: message.text.map { message.file != nil && !message.isDeleted ? "📎 " + $0 : $0 }
                 ?? (message.isDeleted ? ChatMessage.deletedText : MessageBubble.undecryptable),
             sentAt: message.sentAt, status: message.status)
     }

@@ -27,6 +27,8 @@ struct OpenChat: Sendable {
     /// Messages arrived (or the chat was opened unread) that have not been marked read.
     var needsRead = false
     var metrics = MessageMetrics()
+    /// How far recipients got with my files, by message id, as their nodes said.
+    var fileRecipients: [String: FileRecipients] = [:]
     /// Messages that arrived while the first page was being loaded; the page may have
     /// been read from the store before they were written.
     var arrivedWhileLoading: [ChatMessage] = []

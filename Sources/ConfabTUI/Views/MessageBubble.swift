@@ -19,13 +19,16 @@ struct MessageBubble {
     let showsAuthor: Bool
     let isHighlighted: Bool
     let context: RenderContext
+    /// For my file: how far its recipients got.
+    var recipients: FileRecipients? = nil
+    var recipientCount = 1
 
-    /// Bubbles take at most three quarters of the pane, so the sides stay apparent.
     /// The text as it wraps inside the bubble.
     func rows() -> [String] {
-        Self.rows(of: message, width: width)
+        Self.rows(of: message, width: width, fileState: fileState)
     }
 
+    /// Bubbles take at most three quarters of the pane, so the sides stay apparent.
     private static func textWidth(_ width: Int) -> Int { max(1, max(6, width * 3 / 4) - 2) }
 
     /// The reply's quote, cut to one row of the bubble.
@@ -54,12 +57,26 @@ struct MessageBubble {
         return kept + "…"
     }
 
-    private static func rows(of message: ChatMessage, width: Int) -> [String] {
+    /// A file's second line: how much of it is here, or for mine how far recipients got.
+    private var fileState: String? {
+        guard let file = message.file, !message.isDeleted else { return nil }
+        if message.isMine { return (recipients ?? FileRecipients()).text(size: file.size, count: recipientCount) }
+        return file.stateText(save: "Ctrl+E, Enter")
+    }
+
+    /// A file takes its summary's rows and exactly one more, whatever its state says, so
+    /// progress never changes how tall it is.
+    private static func rows(of message: ChatMessage, width: Int, fileState: String? = nil) -> [String] {
         let textWidth = textWidth(width)
         if let system = message.systemLine {
             return TextWrap.wrap(TextSanitizer.line(system), width: max(1, width - 2))
         }
         if message.isDeleted { return TextWrap.wrap(ChatMessage.deletedText, width: textWidth) }
+        if let file = message.file {
+            let state = fileState ?? ""
+            return TextWrap.wrap(file.summary, width: textWidth)
+                + [DisplayWidth.truncate(state, to: textWidth)]
+        }
         guard let text = message.text else { return TextWrap.wrap(Self.undecryptable, width: textWidth) }
         return TextWrap.wrap(lines: TextSanitizer.lines(text), width: textWidth)
     }

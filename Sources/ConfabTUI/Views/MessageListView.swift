@@ -18,6 +18,8 @@ struct MessageListView {
     let highlight: String?
     let context: RenderContext
     var metrics = MessageMetrics()
+    var fileRecipients: [String: FileRecipients] = [:]
+    var recipientCount = 1
 
     private var parameters: MessageMetrics.Parameters {
         MessageMetrics.Parameters(width: width, isGroup: isGroup, calendar: context.calendar)
@@ -62,7 +64,7 @@ struct MessageListView {
                 if block.separator > 0 { content.lines.append(separator(message.sentAt)) }
                 let bubble = MessageBubble(
                     message: message, width: width, showsAuthor: isGroup, isHighlighted: message.id == highlight,
-                    context: context)
+                    context: context, recipients: fileRecipients[message.id], recipientCount: recipientCount)
                 content.lines += bubble.lines()
             }
             content.ranges.append(start + block.separator..<end)

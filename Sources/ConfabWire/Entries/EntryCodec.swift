@@ -57,6 +57,13 @@ public enum EntryCodec {
             content.react = body
         case .members(let members):
             content.members = encodeMembers(members)
+        case .file(let file):
+            var body = Confab_V1_FileBody()
+            body.sealed = Data(file.sealed)
+            body.size = file.layout.size
+            body.chunkSize = UInt32(file.layout.chunkSize)
+            body.fileID = Data(file.fileID.bytes)
+            content.file = body
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -151,6 +158,8 @@ public enum EntryCodec {
             body = .receipt(
                 delivered: try decodeClock(receipt.delivered, what: "delivered clock"),
                 read: try decodeClock(receipt.read, what: "read clock"))
+        case .file(let file):
+            body = .file(try decodeFile(file))
         case .none:
             body = .unknown
         }
@@ -173,6 +182,22 @@ public enum EntryCodec {
         guard sealed.count <= limit else { throw .tooLarge("sealed reaction", limit: limit, actual: sealed.count) }
         guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed reaction") }
         return [UInt8](sealed)
+    }
+
+    /// What a relay can check of a file entry (Protocol.md §17.2): a layout within the limits
+    /// and an id of the right length; the description is sealed.
+    private static func decodeFile(_ file: Confab_V1_FileBody) throws(WireError) -> FileBody {
+        guard file.sealed.count <= FileCipher.maxSealedBytes else {
+            throw .tooLarge("sealed file description", limit: FileCipher.maxSealedBytes, actual: file.sealed.count)
+        }
+        guard file.sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed file description") }
+        guard let layout = FileLayout(size: file.size, chunkSize: UInt64(file.chunkSize)) else {
+            throw .malformed("file layout (\(file.size) bytes in chunks of \(file.chunkSize))")
+        }
+        guard let fileID = FileID(bytes: file.fileID) else {
+            throw .malformed("file id (\(file.fileID.count) bytes, want 32)")
+        }
+        return FileBody(sealed: [UInt8](file.sealed), layout: layout, fileID: fileID)
     }
 
     /// An edit or an unsend names an earlier entry of its own author's log: seq 1 is the

@@ -9,4 +9,7 @@ enum EntryDomain {
     static let keyCommitment: [UInt8] = Array("confab/conversation-key/v1".utf8) + [0]
     static let epochKey: [UInt8] = Array("confab/epoch-key/v1".utf8) + [0]
     static let names: [UInt8] = Array("confab/names/v1".utf8) + [0]
+    static let fileMessage: [UInt8] = Array("confab/file-message/v1".utf8) + [0]
+    static let fileChunk: [UInt8] = Array("confab/file-chunk/v1".utf8) + [0]
+    static let fileID: [UInt8] = Array("confab/file-id/v1".utf8) + [0]
 }

@@ -144,6 +144,14 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     set {body = .members(newValue)}
   }
 
+  var file: Confab_V1_FileBody {
+    get {
+      if case .file(let v)? = body {return v}
+      return Confab_V1_FileBody()
+    }
+    set {body = .file(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -154,6 +162,7 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     case unsend(Confab_V1_UnsendBody)
     case react(Confab_V1_ReactBody)
     case members(Confab_V1_MembersBody)
+    case file(Confab_V1_FileBody)
 
   }
 
@@ -484,6 +493,61 @@ nonisolated struct Confab_V1_MemberName: Sendable {
   init() {}
 }
 
+/// A file (Protocol.md §17.2). What a relay sees: the content's layout and id, enough to
+/// fetch and check every chunk; the rest is sealed for members.
+nonisolated struct Confab_V1_FileBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// AEAD-sealed FilePlaintext; additional data "confab/file-message/v1" || 0x00 || conversation || author || seq
+  var sealed: Data = Data()
+
+  /// plaintext bytes; at most 16384 * chunk_size
+  var size: UInt64 = 0
+
+  /// a power of two, 2^14 ... 2^19
+  var chunkSize: UInt32 = 0
+
+  /// 32 bytes: BLAKE2b-256 over size, chunk size and the chunk names (§17.1)
+  var fileID: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The plaintext inside FileBody.sealed.
+nonisolated struct Confab_V1_FilePlaintext: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the sender's name for the file: never a path (§17.7)
+  var name: String = String()
+
+  /// for a file sent in a folder: its folder's relative path, '/'-separated
+  var folder: String = String()
+
+  /// e.g. "image/png"; may be empty
+  var mediaType: String = String()
+
+  /// 32 bytes: the file key its chunks are encrypted with
+  var key: Data = Data()
+
+  /// 32 bytes: SHA-256 of the whole plaintext
+  var sha256: Data = Data()
+
+  /// an image's dimensions, 0 when unknown
+  var width: UInt32 = 0
+
+  var height: UInt32 = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "confab.v1"
@@ -560,7 +624,7 @@ nonisolated extension Confab_V1_SignedEntry: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0\u{2}\u{2}file\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -665,6 +729,19 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
           self.body = .members(v)
         }
       }()
+      case 24: try {
+        var v: Confab_V1_FileBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .file(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .file(v)
+        }
+      }()
       default: break
       }
     }
@@ -721,6 +798,10 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
     case .members?: try {
       guard case .members(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 22)
+    }()
+    case .file?: try {
+      guard case .file(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
     }()
     case nil: break
     }
@@ -1368,6 +1449,111 @@ nonisolated extension Confab_V1_MemberName: SwiftProtobuf.Message, SwiftProtobuf
   static func ==(lhs: Confab_V1_MemberName, rhs: Confab_V1_MemberName) -> Bool {
     if lhs.key != rhs.key {return false}
     if lhs.name != rhs.name {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FileBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FileBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0\u{1}size\0\u{3}chunk_size\0\u{3}file_id\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.chunkSize) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.fileID) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    if self.size != 0 {
+      try visitor.visitSingularUInt64Field(value: self.size, fieldNumber: 2)
+    }
+    if self.chunkSize != 0 {
+      try visitor.visitSingularUInt32Field(value: self.chunkSize, fieldNumber: 3)
+    }
+    if !self.fileID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.fileID, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FileBody, rhs: Confab_V1_FileBody) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.chunkSize != rhs.chunkSize {return false}
+    if lhs.fileID != rhs.fileID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FilePlaintext: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FilePlaintext"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}folder\0\u{3}media_type\0\u{1}key\0\u{1}sha256\0\u{1}width\0\u{1}height\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.folder) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.mediaType) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.key) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.sha256) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.folder.isEmpty {
+      try visitor.visitSingularStringField(value: self.folder, fieldNumber: 2)
+    }
+    if !self.mediaType.isEmpty {
+      try visitor.visitSingularStringField(value: self.mediaType, fieldNumber: 3)
+    }
+    if !self.key.isEmpty {
+      try visitor.visitSingularBytesField(value: self.key, fieldNumber: 4)
+    }
+    if !self.sha256.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sha256, fieldNumber: 5)
+    }
+    if self.width != 0 {
+      try visitor.visitSingularUInt32Field(value: self.width, fieldNumber: 6)
+    }
+    if self.height != 0 {
+      try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FilePlaintext, rhs: Confab_V1_FilePlaintext) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.folder != rhs.folder {return false}
+    if lhs.mediaType != rhs.mediaType {return false}
+    if lhs.key != rhs.key {return false}
+    if lhs.sha256 != rhs.sha256 {return false}
+    if lhs.width != rhs.width {return false}
+    if lhs.height != rhs.height {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

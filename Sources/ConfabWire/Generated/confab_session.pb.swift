@@ -147,6 +147,38 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .typing(newValue)}
   }
 
+  var fileWant: Confab_V1_FileWant {
+    get {
+      if case .fileWant(let v)? = kind {return v}
+      return Confab_V1_FileWant()
+    }
+    set {kind = .fileWant(newValue)}
+  }
+
+  var fileManifest: Confab_V1_FileManifest {
+    get {
+      if case .fileManifest(let v)? = kind {return v}
+      return Confab_V1_FileManifest()
+    }
+    set {kind = .fileManifest(newValue)}
+  }
+
+  var fileChunk: Confab_V1_FileChunk {
+    get {
+      if case .fileChunk(let v)? = kind {return v}
+      return Confab_V1_FileChunk()
+    }
+    set {kind = .fileChunk(newValue)}
+  }
+
+  var fileHave: Confab_V1_FileHave {
+    get {
+      if case .fileHave(let v)? = kind {return v}
+      return Confab_V1_FileHave()
+    }
+    set {kind = .fileHave(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -159,6 +191,10 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case bye(Confab_V1_Bye)
     case forkProof(Confab_V1_ForkProof)
     case typing(Confab_V1_Typing)
+    case fileWant(Confab_V1_FileWant)
+    case fileManifest(Confab_V1_FileManifest)
+    case fileChunk(Confab_V1_FileChunk)
+    case fileHave(Confab_V1_FileHave)
 
   }
 
@@ -331,6 +367,77 @@ nonisolated struct Confab_V1_Typing: Sendable {
   init() {}
 }
 
+/// Asks for a file's manifest and chunks by index (Protocol.md §17.5).
+nonisolated struct Confab_V1_FileWant: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 32 bytes
+  var fileID: Data = Data()
+
+  var manifest: Bool = false
+
+  /// at most 256, each < 16384
+  var chunks: [UInt32] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A file's manifest: the names (BLAKE2b-256) of its encrypted chunks, in order.
+nonisolated struct Confab_V1_FileManifest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var fileID: Data = Data()
+
+  /// 32 bytes per chunk
+  var manifest: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// One encrypted chunk of a file.
+nonisolated struct Confab_V1_FileChunk: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var fileID: Data = Data()
+
+  var index: UInt32 = 0
+
+  /// ciphertext and tag, at most 2^19 + 16 bytes
+  var data: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// What the sender holds of a file: a hint of where to ask, never evidence.
+nonisolated struct Confab_V1_FileHave: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  var fileID: Data = Data()
+
+  var manifest: Bool = false
+
+  /// bitmap, bit i = chunks[i / 8] >> (i % 8) & 1
+  var chunks: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// What a UDP discovery beacon says. The datagram is `"CFB1" ‖ Beacon` (Protocol.md §11.1):
 /// these bytes, encoded, are Beacon.content, signed by `node_key` in Beacon.signature.
 nonisolated struct Confab_V1_BeaconContent: Sendable {
@@ -383,7 +490,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{4}\u{7}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -508,6 +615,58 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .typing(v)
         }
       }()
+      case 16: try {
+        var v: Confab_V1_FileWant?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .fileWant(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .fileWant(v)
+        }
+      }()
+      case 17: try {
+        var v: Confab_V1_FileManifest?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .fileManifest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .fileManifest(v)
+        }
+      }()
+      case 18: try {
+        var v: Confab_V1_FileChunk?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .fileChunk(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .fileChunk(v)
+        }
+      }()
+      case 19: try {
+        var v: Confab_V1_FileHave?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .fileHave(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .fileHave(v)
+        }
+      }()
       default: break
       }
     }
@@ -554,6 +713,22 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .typing?: try {
       guard case .typing(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .fileWant?: try {
+      guard case .fileWant(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
+    }()
+    case .fileManifest?: try {
+      guard case .fileManifest(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+    }()
+    case .fileChunk?: try {
+      guard case .fileChunk(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+    }()
+    case .fileHave?: try {
+      guard case .fileHave(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
     }()
     case nil: break
     }
@@ -912,6 +1087,161 @@ nonisolated extension Confab_V1_Typing: SwiftProtobuf.Message, SwiftProtobuf._Me
   static func ==(lhs: Confab_V1_Typing, rhs: Confab_V1_Typing) -> Bool {
     if lhs.conversationID != rhs.conversationID {return false}
     if lhs.active != rhs.active {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FileWant: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FileWant"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}file_id\0\u{1}manifest\0\u{1}chunks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.fileID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.manifest) }()
+      case 3: try { try decoder.decodeRepeatedUInt32Field(value: &self.chunks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.fileID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.fileID, fieldNumber: 1)
+    }
+    if self.manifest != false {
+      try visitor.visitSingularBoolField(value: self.manifest, fieldNumber: 2)
+    }
+    if !self.chunks.isEmpty {
+      try visitor.visitPackedUInt32Field(value: self.chunks, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FileWant, rhs: Confab_V1_FileWant) -> Bool {
+    if lhs.fileID != rhs.fileID {return false}
+    if lhs.manifest != rhs.manifest {return false}
+    if lhs.chunks != rhs.chunks {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FileManifest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FileManifest"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}file_id\0\u{1}manifest\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.fileID) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.manifest) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.fileID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.fileID, fieldNumber: 1)
+    }
+    if !self.manifest.isEmpty {
+      try visitor.visitSingularBytesField(value: self.manifest, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FileManifest, rhs: Confab_V1_FileManifest) -> Bool {
+    if lhs.fileID != rhs.fileID {return false}
+    if lhs.manifest != rhs.manifest {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FileChunk: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FileChunk"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}file_id\0\u{1}index\0\u{1}data\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.fileID) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.index) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.data) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.fileID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.fileID, fieldNumber: 1)
+    }
+    if self.index != 0 {
+      try visitor.visitSingularUInt32Field(value: self.index, fieldNumber: 2)
+    }
+    if !self.data.isEmpty {
+      try visitor.visitSingularBytesField(value: self.data, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FileChunk, rhs: Confab_V1_FileChunk) -> Bool {
+    if lhs.fileID != rhs.fileID {return false}
+    if lhs.index != rhs.index {return false}
+    if lhs.data != rhs.data {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_FileHave: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".FileHave"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}file_id\0\u{1}manifest\0\u{1}chunks\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.fileID) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.manifest) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.chunks) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.fileID.isEmpty {
+      try visitor.visitSingularBytesField(value: self.fileID, fieldNumber: 1)
+    }
+    if self.manifest != false {
+      try visitor.visitSingularBoolField(value: self.manifest, fieldNumber: 2)
+    }
+    if !self.chunks.isEmpty {
+      try visitor.visitSingularBytesField(value: self.chunks, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_FileHave, rhs: Confab_V1_FileHave) -> Bool {
+    if lhs.fileID != rhs.fileID {return false}
+    if lhs.manifest != rhs.manifest {return false}
+    if lhs.chunks != rhs.chunks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -19,6 +19,10 @@ public enum SessionCodec {
     public static let maxClocksPerMessage = 4096
     public static let maxFeatures = 32
     public static let maxFeatureBytes = 64
+    /// Chunk indices one FileWant may name (Protocol.md §17.4).
+    public static let maxChunksPerWant = 256
+    /// A FileHave bitmap: one bit per chunk of the largest file.
+    public static let maxHaveBytes = FileLayout.maxChunks / 8
 
     /// A `Bye` reason's limit, in bytes of UTF-8 (Protocol.md §10.7).
     public static let maxByeReasonBytes = 256
@@ -100,6 +104,29 @@ public enum SessionCodec {
             t.conversationID = Data(typing.conversation.bytes)
             t.active = typing.active
             wire.typing = t
+        case .fileWant(let want):
+            var w = Confab_V1_FileWant()
+            w.fileID = Data(want.file.bytes)
+            w.manifest = want.manifest
+            w.chunks = want.chunks.map { UInt32($0) }
+            wire.fileWant = w
+        case .fileManifest(let file, let manifest):
+            var m = Confab_V1_FileManifest()
+            m.fileID = Data(file.bytes)
+            m.manifest = Data(manifest)
+            wire.fileManifest = m
+        case .fileChunk(let file, let index, let data):
+            var c = Confab_V1_FileChunk()
+            c.fileID = Data(file.bytes)
+            c.index = UInt32(index)
+            c.data = Data(data)
+            wire.fileChunk = c
+        case .fileHave(let have):
+            var h = Confab_V1_FileHave()
+            h.fileID = Data(have.file.bytes)
+            h.manifest = have.manifest
+            h.chunks = Data(have.chunks)
+            wire.fileHave = h
         }
         return try! wire.serializedBytes()
     }
@@ -230,8 +257,36 @@ public enum SessionCodec {
         case .typing(let t):
             guard let id = ConversationID(bytes: t.conversationID) else { throw .malformed("conversation id") }
             return .typing(.init(conversation: id, active: t.active))
+        case .fileWant(let w):
+            guard w.chunks.count <= maxChunksPerWant else {
+                throw .tooLarge("file want", limit: maxChunksPerWant, actual: w.chunks.count)
+            }
+            guard w.chunks.allSatisfy({ $0 < FileLayout.maxChunks }) else { throw .malformed("chunk index") }
+            return .fileWant(.init(file: try fileID(w.fileID), manifest: w.manifest, chunks: w.chunks.map { Int($0) }))
+        case .fileManifest(let m):
+            let limit = FileLayout.maxChunks * FileLayout.chunkNameLength
+            guard m.manifest.count <= limit else {
+                throw .tooLarge("file manifest", limit: limit, actual: m.manifest.count)
+            }
+            guard m.manifest.count % FileLayout.chunkNameLength == 0 else { throw .malformed("file manifest length") }
+            return .fileManifest(file: try fileID(m.fileID), manifest: [UInt8](m.manifest))
+        case .fileChunk(let c):
+            let limit = FileLayout.maxChunkSize + FileLayout.tagLength
+            guard c.data.count <= limit else { throw .tooLarge("file chunk", limit: limit, actual: c.data.count) }
+            guard c.index < FileLayout.maxChunks else { throw .malformed("chunk index") }
+            return .fileChunk(file: try fileID(c.fileID), index: Int(c.index), data: [UInt8](c.data))
+        case .fileHave(let h):
+            guard h.chunks.count <= maxHaveBytes else {
+                throw .tooLarge("file have bitmap", limit: maxHaveBytes, actual: h.chunks.count)
+            }
+            return .fileHave(.init(file: try fileID(h.fileID), manifest: h.manifest, chunks: [UInt8](h.chunks)))
         case .none:
             return nil
         }
+    }
+
+    private static func fileID(_ bytes: Data) throws(WireError) -> FileID {
+        guard let id = FileID(bytes: bytes) else { throw .malformed("file id") }
+        return id
     }
 }

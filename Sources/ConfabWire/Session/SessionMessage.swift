@@ -19,6 +19,14 @@ public enum SessionMessage: Sendable, Equatable {
     /// The sender's person is typing in a conversation (or stopped): ephemeral, for a
     /// direct session only (Protocol.md §10.2).
     case typing(Typing)
+    /// Asks for a file's manifest and chunks (Protocol.md §17.5).
+    case fileWant(FileWant)
+    /// A file's chunk names, in order.
+    case fileManifest(file: FileID, manifest: [UInt8])
+    /// One encrypted chunk of a file.
+    case fileChunk(file: FileID, index: Int, data: [UInt8])
+    /// What the sender holds of a file: where to ask, never evidence.
+    case fileHave(FileHave)
 
     public struct Hello: Sendable, Equatable {
         public var version: UInt32
@@ -70,6 +78,42 @@ public enum SessionMessage: Sendable, Equatable {
             self.conversation = conversation
             self.author = author
             self.after = after
+        }
+    }
+}
+
+extension SessionMessage {
+    public struct FileWant: Sendable, Equatable {
+        public var file: FileID
+        public var manifest: Bool
+        public var chunks: [Int]
+
+        public init(file: FileID, manifest: Bool = false, chunks: [Int] = []) {
+            self.file = file
+            self.manifest = manifest
+            self.chunks = chunks
+        }
+    }
+
+    public struct FileHave: Sendable, Equatable {
+        public var file: FileID
+        public var manifest: Bool
+        /// Bitmap, bit i of byte i / 8, least significant first (`ChunkSet`).
+        public var chunks: [UInt8]
+
+        public init(file: FileID, manifest: Bool, chunks: [UInt8]) {
+            self.file = file
+            self.manifest = manifest
+            self.chunks = chunks
+        }
+    }
+
+    /// Whether the message carries file content: sent behind everything else, so that file
+    /// data never holds up the messages of a conversation (Protocol.md §17.5).
+    public var isFileData: Bool {
+        switch self {
+        case .fileChunk, .fileManifest: return true
+        default: return false
         }
     }
 }

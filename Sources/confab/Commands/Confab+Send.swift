@@ -125,23 +125,15 @@ extension Confab {
         private func waitForDelivery(
             _ sent: SentMessage, events: AsyncStream<NodeEvent>, store: ConfabStore
         ) async throws {
-            let status = try await withThrowingTaskGroup(of: DeliveryStatus?.self) { group in
-                group.addTask {
-                    let current = try store.deliveryStatus(sent.conversation, seq: sent.seq) ?? .sending
-                    if current >= .delivered { return current }
-                    for await event in events {
-                        if case .status(sent.conversation, sent.seq, let status) = event, status >= .delivered {
-                            return status
-                        }
+            let status = try await Deadline.within(timeout) { () async throws -> DeliveryStatus? in
+                let current = try store.deliveryStatus(sent.conversation, seq: sent.seq) ?? .sending
+                if current >= .delivered { return current }
+                for await event in events {
+                    if case .status(sent.conversation, sent.seq, let status) = event, status >= .delivered {
+                        return status
                     }
-                    return nil
                 }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(timeout))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+                return nil
             }
             if let status {
                 if !output.json { Console.out(HumanOutput.label(status)) }

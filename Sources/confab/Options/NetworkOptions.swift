@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfabModel
 import ConfabNode
 import ConfabWire
 import Foundation
@@ -39,6 +40,11 @@ struct NetworkOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(
+        help: ArgumentHelp(
+            "No file larger is sent or fetched (default 4GiB; at most 8GiB).", valueName: "SIZE"))
+    var maxFileSize: String?
+
     func validate() throws {
         if let key = networkKey, NetworkKey(text: key) == nil {
             throw ValidationError(
@@ -48,6 +54,11 @@ struct NetworkOptions: ParsableArguments {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard (1...65535).contains(discoveryPort) else { throw ValidationError("--discovery-port must be 1–65535") }
+        if let maxFileSize {
+            guard let bytes = ByteSize.parse(maxFileSize), bytes > 0, UInt64(bytes) <= FileLayout.maxSize else {
+                throw ValidationError("--max-file-size must be a size from 1 byte to 8GiB (e.g. 500MB, 2GiB)")
+            }
+        }
         _ = try listenAddress()
     }
 
@@ -79,6 +90,7 @@ struct NetworkOptions: ParsableArguments {
         options.discoveryPort = discoveryPort
         options.beaconTargets = beacons
         options.staticPeers = peers
+        if let bytes = maxFileSize.flatMap(ByteSize.parse) { options.maxFileSize = UInt64(bytes) }
         let setting = try NetworkKeySetting.resolve(flag: networkKey, directory: directory)
         options.networkKey = setting.key
         var logger = Logger(label: "confab")

@@ -82,7 +82,8 @@ enum HumanOutput {
             var body =
                 message.isDeleted
                 ? [Style.dim(ChatMessage.deletedText)]
-                : message.text.map(TextSanitizer.lines) ?? ["(message could not be decrypted)"]
+                : message.file.map { [$0.summary, Style.dim(message.isMine ? "sent" : $0.stateText)] }
+                    ?? message.text.map(TextSanitizer.lines) ?? ["(message could not be decrypted)"]
             if message.editedAt != nil, !message.isDeleted, let lastLine = body.popLast() {
                 body.append(lastLine + "  " + Style.dim("(edited)"))
             }
@@ -160,6 +161,22 @@ extension HumanOutput {
             let who = TextSanitizer.line(event.authorName ?? event.author?.shortHex ?? "?")
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  \(who) "
                 + (event.active == true ? "is typing…" : "stopped typing")
+        case .file:
+            guard let file = event.file else { return "file" }
+            let name = file.name.map(TextSanitizer.line) ?? "a file"
+            let state =
+                switch file.state {
+                case "fetching":
+                    "\(ProgressBar.text(Double(file.held) / Double(max(file.size, 1)))) \(ByteSize.format(Int(clamping: file.held))) of \(ByteSize.format(Int(clamping: file.size)))"
+                case "complete": "received — confab save \(file.id.prefix(12))"
+                default: file.state + (file.problem.map { ": " + TextSanitizer.line($0) } ?? "")
+                }
+            return "\(Style.dim(String(file.conversation.prefix(8))))  📎 \(name) \(state)"
+        case .filePeer:
+            let held = ByteSize.format(Int(clamping: event.held ?? 0))
+            return "\(Style.dim(event.conversation?.shortHex ?? ""))  your file #\(event.seq ?? 0): "
+                + (event.complete == true
+                    ? "\(event.by?.shortHex ?? "?") holds it whole" : "\(event.by?.shortHex ?? "?") holds \(held)")
         }
     }
 
