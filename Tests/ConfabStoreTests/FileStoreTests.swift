@@ -21,6 +21,33 @@ func writeSampleFile(
 
 @Suite("Files in the store")
 struct FileStoreTests {
+    @Test func aFileIsSealedInTheEpochInForceAndReadByWhoeverHoldsItsKey() throws {
+        let scratch = try TemporaryDirectory()
+        func store(_ keys: SigningKeyPair, _ name: String) throws -> ConfabStore {
+            try ConfabStore.inMemory(identity: keys, filesDirectory: scratch.url.appendingPathComponent(name))
+        }
+        let (alice, bob, carol, dave) = (
+            try store(Keys.alice, "a"), try store(Keys.bob, "b"), try store(Keys.carol, "c"), try store(Keys.mallory, "d")
+        )
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "look")
+        let first = try alice.importFile(at: try writeSampleFile(scratch, name: "one.bin", size: 40_000).url)
+        _ = try alice.sendFile(first, name: "before.pdf", to: id)
+        try sync(id, from: alice, to: bob)
+        // Carol is added with the history: the file came before the key that opens it, and
+        // is read once the add hands that key over. Dave, added without, never reads it.
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], shareHistory: true)
+        _ = try alice.changeMembers(of: id, add: [Keys.mallory.id])
+        for other in [bob, carol, dave] { try sync(id, from: alice, to: other, invited: other !== bob) }
+        func names(_ store: ConfabStore) throws -> [String] { try store.files(in: id).compactMap(\.name) }
+        #expect(try names(carol) == ["before.pdf"])
+        #expect(try names(dave).isEmpty)
+        // A file in the latest epoch: every member now reads it.
+        let second = try carol.importFile(at: try writeSampleFile(scratch, name: "two.bin", size: 40_000, seed: 2).url)
+        _ = try carol.sendFile(second, name: "after.pdf", to: id)
+        for other in [alice, bob, dave] { try sync(id, from: carol, to: other) }
+        for member in [alice, bob, dave] { #expect(try names(member).contains("after.pdf")) }
+    }
+
     @Test func aSentFileIsHeldWholeAndAReceivedOneWaitsForItsChunks() throws {
         let scratch = try TemporaryDirectory()
         let alice = try ConfabStore.inMemory(
