@@ -2,7 +2,7 @@ import CLibFuzzerDriver
 import ConfabCrypto
 import ConfabModel
 // @testable for the store's database connection, which the harness resets between inputs
-// (run.sh always builds the fuzzers in debug, where testable imports are allowed).
+// (run.sh builds the fuzzers with -enable-testing, which testable imports need).
 @testable import ConfabStore
 import ConfabSync
 import ConfabWire
