@@ -25,11 +25,17 @@ shift
 cd "$(dirname "$0")"
 work=.build/fuzz
 
+# -c release: optimised code runs 1.2x (crypto-bound targets) to 2.6x (FuzzBoxStream) more
+# executions per second than a debug build; the product has no assert() or #if DEBUG that
+# -O would drop, and preconditions, overflow traps, bounds checks and ASan all stay.
+# -enable-testing: FuzzSyncSession reads the store's connection through @testable import.
 # -parse-as-library: the targets have no top-level code, libFuzzer drives them.
 # -use-ld=lld: gold also links them but prints a warning per ASan helper symbol.
+build_flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
+    -Xswiftc -enable-testing)
 echo "== building fuzzers"
-swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
-bin_dir=$(swift build -c debug --show-bin-path)
+swift build "${build_flags[@]}"
+bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
 
 if [[ $# -gt 0 ]]; then
     targets=("$@")

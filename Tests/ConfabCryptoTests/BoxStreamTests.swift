@@ -87,6 +87,22 @@ struct BoxStreamTests {
         #expect(try decryptor.feed([UInt8]()).goodbye)
     }
 
+    /// Chunks with contiguous storage are read through a pointer; any other collection (here
+    /// a lazy view) is copied first and must decode the same, a frame cut included.
+    @Test func nonContiguousChunksDecodeLikeContiguousOnes() throws {
+        let vector = try BoxStreamVector.load()
+        let wire = try vector.wire()
+        var decryptor = try vector.decryptor()
+        let cut = BoxStream.headerLength + 3
+        let first = try decryptor.feed(wire[..<cut].lazy.map { $0 })
+        #expect(first.frames.isEmpty)
+        #expect(decryptor.bufferedByteCount == 3)
+        let rest = try decryptor.feed(wire[cut...].lazy.map { $0 })
+        #expect(rest.frames == (try vector.plaintexts()))
+        #expect(rest.goodbye)
+        #expect(throws: BoxStreamError.dataAfterGoodbye) { try decryptor.feed([UInt8(0)].lazy.map { $0 }) }
+    }
+
     @Test func randomDataSurvivesArbitraryChunking() throws {
         var (encryptor, decryptor) = try Self.pair()
         var generator = SystemRandomNumberGenerator()

@@ -1,7 +1,7 @@
 import GRDB
 
 // @testable for the store's database connection, which is reset between inputs (run.sh
-// always builds the fuzzers in debug, where testable imports are allowed).
+// builds the fuzzers with -enable-testing, which testable imports need).
 @testable import ConfabStore
 
 /// The store every input of a session fuzzer starts from. What one input makes the code

@@ -50,6 +50,18 @@ public struct BoxStreamDecryptor: Sendable {
     /// any byte after the goodbye. Frames completed earlier in the same chunk are dropped
     /// with it, as the connection is to be closed anyway.
     public mutating func feed(_ chunk: some Collection<UInt8>) throws(BoxStreamError) -> Output {
+        // Callers in other modules (NIO's ByteBufferView, arrays) reach this generic code
+        // unspecialised, where copying the chunk element by element costs more than
+        // decrypting it; their bytes are contiguous, so they are read through a pointer.
+        if let result = chunk.withContiguousStorageIfAvailable({ feedResult($0) }) { return try result.get() }
+        return try Array(chunk).withUnsafeBufferPointer { feedResult($0) }.get()
+    }
+
+    private mutating func feedResult(_ chunk: UnsafeBufferPointer<UInt8>) -> Result<Output, BoxStreamError> {
+        Result { () throws(BoxStreamError) -> Output in try feed(contiguous: chunk) }
+    }
+
+    private mutating func feed(contiguous chunk: UnsafeBufferPointer<UInt8>) throws(BoxStreamError) -> Output {
         if case .failed(let error) = state { throw error }
         var frames: [[UInt8]] = []
         var index = chunk.startIndex
@@ -79,10 +91,9 @@ public struct BoxStreamDecryptor: Sendable {
 
     /// Moves bytes from `chunk` into `pending` until it holds `target` bytes or the chunk
     /// runs out; returns where reading stopped.
-    private mutating func take<C: Collection<UInt8>>(from chunk: C, at index: C.Index, upTo target: Int) -> C.Index {
-        let wanted = target - pending.count
-        let end = chunk.index(index, offsetBy: wanted, limitedBy: chunk.endIndex) ?? chunk.endIndex
-        pending.append(contentsOf: chunk[index..<end])
+    private mutating func take(from chunk: UnsafeBufferPointer<UInt8>, at index: Int, upTo target: Int) -> Int {
+        let end = min(index + (target - pending.count), chunk.endIndex)
+        pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[index..<end]))
         return end
     }
 

@@ -23,14 +23,18 @@ extension ConfabStore {
 
     /// The proofs held for conversations in `conversations` (all when nil).
     public func forkProofs(in conversations: Set<ConversationID>? = nil) throws -> [ForkProof] {
+        // Asked at every Hello: the statement is prepared once per connection, and the two
+        // entries of a proof are copied out only for the conversations asked about.
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT conversationId, author, seq, first, second FROM fork_proof")
-                .map {
-                    ForkProof(
-                        conversation: $0.conversationID("conversationId"), author: $0.nodeID("author"), seq: $0["seq"],
-                        first: $0["first"], second: $0["second"])
-                }
-                .filter { conversations?.contains($0.conversation) ?? true }
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT conversationId, author, seq, first, second FROM fork_proof")
+            ).compactMap { row in
+                let conversation = row.conversationID("conversationId")
+                guard conversations?.contains(conversation) ?? true else { return nil }
+                return ForkProof(
+                    conversation: conversation, author: row.nodeID("author"), seq: row["seq"],
+                    first: row["first"], second: row["second"])
+            }
         }
     }
 

@@ -53,6 +53,13 @@ public struct KeyDecoder: Sendable {
     }
 
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
+        // Callers in other modules reach this generic code unspecialised, where iterating
+        // element by element costs more than decoding; contiguous bytes are read through a
+        // pointer instead.
+        bytes.withContiguousStorageIfAvailable { decode($0) } ?? decode(bytes)
+    }
+
+    private mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
         var keys: [Key] = []
         for byte in bytes {
             consume(byte, into: &keys)

@@ -3,8 +3,9 @@ import Testing
 @testable import ConfabTUI
 
 @Suite struct KeyDecoderTests {
-    /// Decodes `bytes` fed at once, then fed one byte per read: both must give `expected`
-    /// (a read may end anywhere).
+    /// Decodes `bytes` fed at once, then fed one byte per read, then as a sequence without
+    /// contiguous storage (decoded element by element rather than through a pointer): all
+    /// must give `expected` (a read may end anywhere).
     private func expectKeys(
         _ bytes: [UInt8], _ expected: [Key], flush: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -18,6 +19,11 @@ import Testing
         for byte in bytes { splitKeys += split.feed([byte]) }
         if flush { splitKeys += split.flushPendingEscape() }
         #expect(splitKeys == expected, "fed byte by byte", sourceLocation: sourceLocation)
+
+        var lazy = KeyDecoder()
+        var lazyKeys = lazy.feed(bytes.lazy.map { $0 })
+        if flush { lazyKeys += lazy.flushPendingEscape() }
+        #expect(lazyKeys == expected, "fed as a non-contiguous sequence", sourceLocation: sourceLocation)
     }
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
