@@ -4,29 +4,37 @@
 public struct MembershipLog: Sendable, Equatable {
     public let create: MembershipEvent
     public private(set) var changes: [MembershipEvent]
+    /// The members of everything held.
+    public private(set) var current: Membership
+    /// Every key that was ever named a member, whether or not the change that named it took
+    /// effect: only they can hold entries in the conversation, so only they appear in clocks.
+    public private(set) var everMembers: Set<NodeID>
+    /// The members of the create alone. With `current`, what nearly every entry's view is
+    /// (its author had seen every change, or there are none): kept, so that judging each
+    /// entry of a batch does not fold the changes again.
+    private let createOnly: Membership
 
     public init(create: MembershipEvent, changes: [MembershipEvent] = []) {
         self.create = create
         self.changes = changes.sorted { $0.order < $1.order }
+        createOnly = Membership(create: create, changes: [])
+        current = Membership(create: create, changes: self.changes)
+        everMembers = self.changes.reduce(into: Set(create.add)) { $0.formUnion($1.add) }
     }
 
     public mutating func insert(_ change: MembershipEvent) {
         let index = changes.firstIndex { change.order < $0.order } ?? changes.count
         changes.insert(change, at: index)
+        current = Membership(create: create, changes: changes)
+        everMembers.formUnion(change.add)
     }
-
-    /// The members of everything held.
-    public var current: Membership { Membership(create: create, changes: changes) }
 
     /// The members as an entry whose causal clock is `clock` saw them.
     public func view(_ clock: VectorClock) -> Membership {
-        Membership(create: create, changes: changes.lazy.filter { $0.isCovered(by: clock) })
-    }
-
-    /// Every key that was ever named a member, whether or not the change that named it took
-    /// effect: only they can hold entries in the conversation, so only they appear in clocks.
-    public var everMembers: Set<NodeID> {
-        changes.reduce(into: Set(create.add)) { $0.formUnion($1.add) }
+        let covered = changes.filter { $0.isCovered(by: clock) }
+        if covered.count == changes.count { return current }
+        if covered.isEmpty { return createOnly }
+        return Membership(create: create, changes: covered)
     }
 
     /// The keys each epoch was sealed to, by epoch.

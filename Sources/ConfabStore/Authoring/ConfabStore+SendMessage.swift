@@ -70,7 +70,10 @@ extension ConfabStore {
     }
 
     static func checkText(_ text: String) throws {
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        // Blank when every scalar is white space: what trimming it would leave empty, found
+        // at the first other scalar rather than by copying the text (run for every message
+        // received).
+        guard text.unicodeScalars.contains(where: { !CharacterSet.whitespacesAndNewlines.contains($0) }) else {
             throw StoreError.invalidInput("the message is empty")
         }
         guard text.utf8.count <= Limits.maxMessageTextBytes else {
