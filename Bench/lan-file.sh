@@ -47,12 +47,14 @@ free=$(df -Pk "$work" | awk 'NR == 2 {print $4}')
 payload=$work/payload.bin
 head -c "$((mib << 20))" /dev/urandom >"$payload"
 digest=$(sha256sum "$payload" | cut -d' ' -f1)
+sync -f "$payload" # its writeback would otherwise slow the first copy
 
-# raw_copy TAG VAR: sets VAR to the seconds taken to copy the payload from host 1 to a file on
-# host 2 over one TCP connection, from connecting until the receiver has written the last
-# byte and closed. (Not in a subshell: the listener must be in `pids` for the cleanup.)
+# raw_copy TAG VAR [DEST]: sets VAR to the seconds taken to copy the payload from host 1 to a
+# file on host 2 (or to DEST, e.g. /dev/null for the link alone) over one TCP connection,
+# from connecting until the receiver has written the last byte and closed. (Not in a
+# subshell: the listener must be in `pids` for the cleanup.)
 raw_copy() {
-    local tag=$1 listener seconds out=$work/raw.out
+    local tag=$1 listener seconds out=${3:-$work/raw.out}
     ip netns exec "${tag}h2" python3 - "$subnet.2" "$out" <<'PY' &
 import socket, sys
 server = socket.socket()
@@ -91,8 +93,10 @@ print(f"{time.monotonic() - start:.4f}")
 PY
     )
     wait "$listener" || { echo "lan-file: the raw copy's listener failed" >&2; exit 1; }
-    [[ $(stat -c %s "$out") == $((mib << 20)) ]] || { echo "lan-file: the raw copy wrote $(stat -c %s "$out") bytes, not $((mib << 20))" >&2; exit 1; }
-    rm -f "$out"
+    if [[ -f $out ]]; then
+        [[ $(stat -c %s "$out") == $((mib << 20)) ]] || { echo "lan-file: the raw copy wrote $(stat -c %s "$out") bytes, not $((mib << 20))" >&2; exit 1; }
+        rm -f "$out"
+    fi
     printf -v "$2" %s "$seconds"
 }
 
@@ -105,18 +109,22 @@ one_run() {
         # A gigabit NIC on each host: 1 Gbit/s leaves each one, through a queue of at most 10 ms.
         for i in 1 2; do ip netns exec "${tag}h$i" tc qdisc add dev eth0 root tbf rate 1gbit burst 256kb latency 10ms; done
     fi
-    local raw_before raw_after
+    local raw_before raw_after raw_link load
+    load=$(cut -d' ' -f1 /proc/loadavg)
     raw_copy "$tag" raw_before
+    raw_copy "$tag" raw_link /dev/null
 
     cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/$tag-h$i" "$@"; }
     cli 1 init --name alice >/dev/null
     cli 2 init --name bob >/dev/null
     # Over the automatic-download limit otherwise: bob takes files of any size here.
     cli 2 files --auto-download 100GB >/dev/null
+    local nodes=()
     for i in 1 2; do
         ip netns exec "${tag}h$i" "$confab" --data "$work/$tag-h$i" up --listen "$subnet.$i:7461" \
             --discovery-port 7460 --log-level "${LOG_LEVEL:-warning}" >>"$work/$tag-h$i.log" 2>&1 &
         pids+=("$!")
+        nodes+=("$!")
     done
     local deadline=$((SECONDS + 60))
     until cli 1 peers --json 2>/dev/null | grep -q '"bob"' && cli 2 peers --json 2>/dev/null | grep -q '"alice"'; do
@@ -127,9 +135,10 @@ one_run() {
     conversation=$(cli 1 send bob "hello" --wait --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["conversation"])')
 
     local figures
-    figures=$(python3 - "$confab" "$work" "$tag" "$conversation" "$payload" <<'PY'
-import json, queue, signal, subprocess, sys, threading, time
+    figures=$(python3 - "$confab" "$work" "$tag" "$conversation" "$payload" "${nodes[@]}" <<'PY'
+import json, os, queue, signal, subprocess, sys, threading, time
 confab, work, tag, conversation, payload = sys.argv[1:6]
+node_pids = sys.argv[6:8]
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 children = []
 
@@ -170,6 +179,14 @@ def next_event(deadline):
     return event
 
 sender = None
+
+def cpu_seconds():
+    """User and system CPU-seconds of alice's and bob's `confab up` so far."""
+    result = []
+    for pid in node_pids:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        result.append((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))
+    return result
 
 def send(text, timeout=30.0):
     """Milliseconds from writing the line to alice's `send --lines` until bob's watch shows it."""
@@ -219,6 +236,7 @@ try:
         transfer.wait()
         fail(f"send-file printed nothing (exit code {transfer.returncode})")
     file_id = acknowledged["ack"]["file"]
+    cpu_start = cpu_seconds()
     # Chat during the transfer: one message after another, 20 ms apart, until bob holds it.
     busy = []
     while file_id not in complete and "exited" not in acknowledged:
@@ -231,6 +249,7 @@ try:
     deadline = time.monotonic() + 60
     while file_id not in complete and time.monotonic() < deadline:
         next_event(deadline)
+    cpu = [after - before for before, after in zip(cpu_start, cpu_seconds())]
     while "exited" not in acknowledged and time.monotonic() < deadline:
         time.sleep(0.01)
     if file_id not in complete:
@@ -244,6 +263,7 @@ try:
         "waited": acknowledged["exited"] - acknowledged["at"],
         "idle": sorted(idle),
         "busy": sorted(busy),
+        "cpu": cpu,
     }))
 finally:
     for child in children:
@@ -268,21 +288,23 @@ PY
     lan_teardown
     rm -rf "$work/$tag-h1" "$work/$tag-h2"
 
-    python3 - "$shape" "$mib" "$raw_before" "$raw_after" "$figures" <<'PY'
-import json, sys
+    python3 - "$shape" "$mib" "$raw_before" "$raw_after" "$raw_link" "$load" "$figures" <<'PY'
+import json, os, sys
 shape, mib = sys.argv[1], int(sys.argv[2])
-raw = min(float(sys.argv[3]), float(sys.argv[4]))
-figures = json.loads(sys.argv[5])
+before, after, link = (mib / float(seconds) for seconds in sys.argv[3:6])
+load, figures = sys.argv[6], json.loads(sys.argv[7])
 def p(values, q):
     return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
-rate, ceiling = mib / figures["transfer"], mib / raw
+rate, ceiling = mib / figures["transfer"], max(before, after)
 label = {"veth": "veth (unshaped)", "gigabit": "gigabit (tbf 1 Gbit/s)"}[shape]
-print(f"lan file {mib:4d} MiB, {label}: node to node {rate:8.1f} MiB/s ({figures['transfer']:.1f} s; "
-      f"send-file --wait returned {figures['waited']:.1f} s after its message; SHA-256 of the saved file matches)   "
-      f"ceiling raw TCP copy {ceiling:8.1f} MiB/s (best of {mib / float(sys.argv[3]):.1f} before, "
-      f"{mib / float(sys.argv[4]):.1f} after)   ratio {rate / ceiling:.2f}")
-print(f"  send-file import (encrypted into the store before the message) {figures['import']:.1f} s, "
-      f"{mib / figures['import']:.0f} MiB/s")
+print(f"lan file {mib:4d} MiB, {label}: node to node {rate:7.1f} MiB/s ({figures['transfer']:.1f} s)   "
+      f"ceiling raw TCP copy to a file {ceiling:7.1f} MiB/s ({before:.1f} before, {after:.1f} after; "
+      f"the link alone {link:.1f})   ratio {rate / ceiling:.2f}")
+print(f"  send-file encrypted it into the store in {figures['import']:.1f} s ({mib / figures['import']:.0f} MiB/s) "
+      f"before its message; --wait returned {figures['waited']:.1f} s after the message; the saved copy's SHA-256 matches")
+alice, bob = figures["cpu"]
+print(f"  CPU during the transfer: alice {alice:.1f} s, bob {bob:.1f} s ({alice / mib * 1000:.1f} and "
+      f"{bob / mib * 1000:.1f} ms per MiB); load average {load} at the start, {os.cpu_count()} cores")
 busy, idle = figures["busy"], figures["idle"]
 print(f"  chat latency during the transfer  p50 {p(busy, 0.5):6.2f} ms  p99 {p(busy, 0.99):6.2f} ms  "
       f"max {busy[-1] if busy else float('nan'):6.2f} ms ({len(busy)} msgs)   idle p50 {p(idle, 0.5):6.2f} ms "
