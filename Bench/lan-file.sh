@@ -37,7 +37,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "lan-file: interrupted" >&2; exit 130' INT TERM
 
 # Free space for the source, the raw copy, both stores' encrypted copies and the saved file.
 need=$(((mib * 5 + 200) * 1024))
