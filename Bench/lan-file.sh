@@ -26,6 +26,9 @@ subnet=10.239.0
 [[ -x $confab ]] || { echo "lan-file: no confab binary at $confab (swift build -c release --product confab)" >&2; exit 1; }
 [[ $mib =~ ^[1-9][0-9]*$ ]] || { echo "lan-file: MIB must be a positive number of MiB, not \"$mib\"" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "lan-file: needs python3" >&2; exit 1; }
+for shape in $shapes; do
+    case $shape in veth | gigabit) ;; *) echo "lan-file: unknown shape \"$shape\" in SHAPES (veth, gigabit)" >&2; exit 2 ;; esac
+done
 work=$(mktemp -d /tmp/confab-lanfile.XXXXXX)
 pids=()
 namespaces=()
@@ -47,7 +50,7 @@ free=$(df -Pk "$work" | awk 'NR == 2 {print $4}')
 payload=$work/payload.bin
 head -c "$((mib << 20))" /dev/urandom >"$payload"
 digest=$(sha256sum "$payload" | cut -d' ' -f1)
-sync -f "$payload" # its writeback would otherwise slow the first copy
+sync "$payload" # its writeback would otherwise slow the first copy
 
 # raw_copy TAG VAR [DEST]: sets VAR to the seconds taken to copy the payload from host 1 to a
 # file on host 2 (or to DEST, e.g. /dev/null for the link alone) over one TCP connection,
@@ -217,8 +220,11 @@ try:
             fail(f"idle message {index} did not reach bob in 30 s")
         idle.append(latency)
 
+    # Given up on at 2 MiB/s (and 5 minutes more): the file would be stuck, not slow.
+    limit = 300 + os.path.getsize(payload) / (2 << 20)
     start = time.monotonic()
-    transfer = node(1, "send-file", "bob", payload, "--wait", "--json", "--timeout", "7200", stdout=subprocess.PIPE)
+    transfer = node(1, "send-file", "bob", payload, "--wait", "--json", "--timeout", str(int(limit)),
+                    stdout=subprocess.PIPE)
     acknowledged = {}
 
     def read_transfer():
@@ -232,6 +238,8 @@ try:
     threading.Thread(target=read_transfer, daemon=True).start()
     while "at" not in acknowledged:
         next_event(time.monotonic() + 0.01)
+        if time.monotonic() - start > limit:
+            fail(f"send-file had not written its message after {limit:.0f} s")
     if acknowledged["ack"] is None:
         transfer.wait()
         fail(f"send-file printed nothing (exit code {transfer.returncode})")
@@ -244,6 +252,8 @@ try:
         if latency is None:
             fail(f"message busy {len(busy)} did not reach bob in 120 s during the transfer")
         busy.append(latency)
+        if time.monotonic() - start > limit:
+            fail(f"bob did not hold the file {limit:.0f} s after send-file started")
         if file_id not in complete:
             time.sleep(0.02)
     deadline = time.monotonic() + 60
@@ -254,6 +264,8 @@ try:
         time.sleep(0.01)
     if file_id not in complete:
         fail("bob's watch never said the file was complete")
+    if "exited" not in acknowledged:
+        fail("send-file --wait had not returned 60 s after bob held the file")
     if transfer.returncode != 0:
         fail(f"send-file --wait exited with {transfer.returncode}")
     print(json.dumps({
@@ -314,7 +326,6 @@ PY
 
 run=0
 for shape in $shapes; do
-    case $shape in veth | gigabit) ;; *) echo "lan-file: unknown shape \"$shape\" (veth, gigabit)" >&2; exit 2 ;; esac
     run=$((run + 1))
     one_run "lf$$r$run" "$shape"
 done
