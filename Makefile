@@ -48,6 +48,7 @@ bench: deps
 	$(SWIFT) build -c release --product confab-bench
 	.build/release/confab-bench
 	Bench/lan-group.sh 20 20
+	Bench/lan-file.sh
 	Bench/lan-discovery.sh
 
 FUZZ_SECONDS ?= 60
