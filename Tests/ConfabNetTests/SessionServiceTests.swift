@@ -49,6 +49,28 @@ struct SessionServiceTests {
         }
     }
 
+    /// Both ends' sockets hold at most `unsentLimit` bytes unsent, so a message written during
+    /// a file transfer waits behind that and the pacer's file data only, not behind the
+    /// megabytes a kernel would queue by default.
+    @Test func bothEndsLimitWhatTheKernelHoldsUnsent() async throws {
+        try await withEventLoopGroup { group in
+            let alice = try await TestNode.start(Keys.alice, group: group)
+            let bob = try await TestNode.start(Keys.bob, group: group)
+            let dialled = try await bob.dial(alice)
+            try await eventually("both open") { alice.delegate.opened.count == 1 && bob.delegate.opened.count == 1 }
+            let accepted = try #require(alice.service.session(with: bob.id))
+            for session in [dialled, accepted] {
+                let limit = try await session.channel.getOption(SessionPipeline.unsentLimit).get()
+                #expect(
+                    limit
+                        == SocketOptionValue(
+                            SessionConfiguration(identity: Keys.alice, networkKey: .default).unsentLimit))
+            }
+            try await alice.shutdown()
+            try await bob.shutdown()
+        }
+    }
+
     @Test func keepaliveKeepsAQuietSessionOpenAndIsNeverDelivered() async throws {
         try await withEventLoopGroup { group in
             let fast: (inout SessionConfiguration) -> Void = {

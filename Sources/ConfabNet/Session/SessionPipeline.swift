@@ -9,6 +9,10 @@ import NIOCore
 /// handler. Each has one job; the order is what makes errors from below skip the goodbye
 /// and errors from above send it.
 enum SessionPipeline {
+    /// The socket option `SessionConfiguration.unsentLimit` sets: TCP_NOTSENT_LOWAT (25 in
+    /// Linux's netinet/tcp.h).
+    static let unsentLimit = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 25))
+
     enum Role {
         case initiator(remote: NodeID, dialPromise: EventLoopPromise<PeerSession>)
         case responder

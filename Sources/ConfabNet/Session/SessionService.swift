@@ -33,6 +33,7 @@ public final class SessionService: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     do {
@@ -79,6 +80,7 @@ public final class SessionService: Sendable {
             let connected = ClientBootstrap(group: promise.futureResult.eventLoop)
                 .connectTimeout(core.configuration.handshakeTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try SessionPipeline.install(
