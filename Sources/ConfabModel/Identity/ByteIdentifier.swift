@@ -25,6 +25,13 @@ extension ByteIdentifier {
     public var shortHex: String { String(hex.prefix(8)) }
     public var description: String { hex }
 
+    /// The bytes go to the hasher as one buffer. The synthesized hash fed them one at a
+    /// time, and keys and conversation ids are looked up in dictionaries several times for
+    /// every entry a node takes in.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }
