@@ -84,11 +84,7 @@ struct FileExchangeTests {
         #expect(try carol.plaintext(of: sent.file) == sent.bytes)
         bob.exchange.window = 4 * 16_400
         // Carol now damages every chunk she sends, and claims to hold everything.
-        harness.tamper = { from, _, message in
-            guard from === carol, case .fileChunk(let file, let index, var data) = message else { return message }
-            data[0] ^= 0xff
-            return .fileChunk(file: file, index: index, data: data)
-        }
+        harness.damageChunks(from: carol)
         harness.connect(bob, carol)
         harness.connect(bob, alice)
         try harness.run()
@@ -110,11 +106,7 @@ struct FileExchangeTests {
         // after those already sent arrive.
         bob.exchange.window = 16 * 16_400
         harness.closesAfterInFlight = true
-        harness.tamper = { from, _, message in
-            guard from === carol, case .fileChunk(let file, let index, var data) = message else { return message }
-            data[0] ^= 0xff
-            return .fileChunk(file: file, index: index, data: data)
-        }
+        harness.damageChunks(from: carol)
         harness.connect(bob, carol)
         try harness.run()
         #expect(harness.chunksSent(by: carol, to: bob) > 4)

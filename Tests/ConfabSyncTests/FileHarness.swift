@@ -196,6 +196,15 @@ final class FileHarness {
         }
     }
 
+    /// Every chunk `node` sends from now on arrives with its first byte flipped.
+    func damageChunks(from node: Node) {
+        tamper = { from, _, message in
+            guard from === node, case .fileChunk(let file, let index, var data) = message else { return message }
+            data[0] ^= 0xff
+            return .fileChunk(file: file, index: index, data: data)
+        }
+    }
+
     /// Chunks each node sent, by receiver.
     func chunksSent(by node: Node, to other: Node? = nil) -> Int {
         log.filter { entry in
