@@ -73,8 +73,11 @@ for target in "${targets[@]}"; do
     [[ -f "Sources/$target/asan.options" ]] && asan_options=$(<"Sources/$target/asan.options")
     [[ -n "${FUZZ_RUNS:-}" ]] && limits+=(-runs="$FUZZ_RUNS")
     echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})"
-    # -timeout: an input that takes over 10 s counts as a hang, i.e. a failure.
-    if ASAN_OPTIONS="$asan_options" "$binary" "${limits[@]}" -timeout=10 -print_final_stats=1 \
+    # -timeout: an input that takes over FUZZ_TIMEOUT s (10 by default) counts as a hang,
+    # i.e. a failure. It is wall-clock time: a long run at low priority on a busy machine
+    # can be kept off the CPU that long (FuzzHandshake "hung" once at 7.1 million runs on an
+    # input that replays in milliseconds), so such a run may want more.
+    if ASAN_OPTIONS="$asan_options" "$binary" "${limits[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "${dirs[@]}" >"$log" 2>&1; then
         echo "   ok: $(grep -m1 -E '^Done [0-9]+ runs' "$log" || echo 'finished')," \
             "corpus $(find "${dirs[0]}" -type f | wc -l) inputs"
