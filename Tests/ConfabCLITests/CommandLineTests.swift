@@ -40,7 +40,7 @@ import Testing
         #expect(typo.stderr.contains("no command named \"sned\" — did you mean \"send\"?"))
         let unknown = try alice.run(["frobnicate"])
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.contains("no command named \"frobnicate\""))
+        #expect(unknown.stderr.contains("no command named \"frobnicate\" — run \"confab --help\" for the list"))
         #expect(!unknown.stderr.contains("did you mean"))
         // Real commands, options and help still go to the parser.
         #expect(try alice.run(["whoami"]).status == 0)

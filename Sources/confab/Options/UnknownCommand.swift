@@ -27,7 +27,7 @@ struct UnknownCommand: Error, CustomStringConvertible {
 
     var description: String {
         let hint = suggestion.map { "did you mean \"\($0)\"? " } ?? ""
-        return "no command named \"\(word)\" — \(hint)(run \"confab --help\" for the list)"
+        return "no command named \"\(word)\" — \(hint)run \"confab --help\" for the list"
     }
 
     /// Edit distance counting a swap of two neighbours as one ("sned" is one from "send").
