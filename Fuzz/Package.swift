@@ -20,11 +20,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "CLibFuzzerDriver"),
-        // The store a session fuzzer's every input starts from, restored between inputs.
+        // What the session fuzzers share: the store every input starts from, restored between
+        // inputs, and how an input is read as session messages.
         .target(
             name: "FuzzStoreSnapshot",
             dependencies: [
                 .product(name: "ConfabStore", package: "Confab"),
+                .product(name: "ConfabWire", package: "Confab"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

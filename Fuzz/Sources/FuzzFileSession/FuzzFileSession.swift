@@ -71,14 +71,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var writes: [FileOutput.ChunkWrite] = []
     writes += (try? exchange.peerReady(peer))?.writes ?? []
     writes += (try? exchange.refresh())?.writes ?? []
-    var offset = 1
-    while offset + 2 <= input.count {
-        let length = Int(input[offset]) << 8 | Int(input[offset + 1])
-        offset += 2
-        let end = min(input.count, offset + length)
-        let unit = input[offset..<end]
-        offset = end
-        guard let message = try? SessionCodec.decode(unit) else { continue }
+    for message in sessionMessages(in: input) {
         writes += (try? exchange.handle(message, from: peer))?.writes ?? []
     }
     _ = try? exchange.tick()

@@ -46,14 +46,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     engine.trustsRelay = { _ in input.count % 2 == 0 }
     engine.peerConnected(peer)
     _ = try? engine.handle(.hello(.init(displayName: "peer", role: .relay, listenPort: 1)), from: peer)
-    var offset = 1
-    while offset + 2 <= input.count {
-        let length = Int(input[offset]) << 8 | Int(input[offset + 1])
-        offset += 2
-        let end = min(input.count, offset + length)
-        let unit = input[offset..<end]
-        offset = end
-        guard let message = try? SessionCodec.decode(unit) else { continue }
+    for message in sessionMessages(in: input) {
         _ = try? engine.handle(message, from: peer)
     }
     _ = try? engine.outstandingEntries()
