@@ -149,6 +149,8 @@ public actor Node {
         await running?.value
         hub.finish()
         try? await group.shutdownGracefully()
+        // Entries received since the last synced commit, on disk before the store is let go.
+        do { try local.store.syncReceived() } catch { logger.error("could not sync the store: \(error)") }
         lock.release()
         logger.info("node stopped")
     }
@@ -316,7 +318,7 @@ public actor Node {
         stopTyping(output.appended)
         hub.publish(output, store: local.store)
         recordOperations(output, from: session)
-        if output.appended.contains(where: { $0.kind == .file || $0.kind == .unsend }) {
+        if FileExchange.concerns(output.appended) {
             do { applyFiles(try files.entriesArrived(output.appended)) } catch {
                 logger.error("could not look for files to fetch: \(error)")
             }
@@ -374,6 +376,11 @@ public actor Node {
             do { apply(try engine.tick()) } catch { logger.error("could not write a delivered receipt: \(error)") }
             do { applyFiles(try files.tick()) } catch { logger.error("file exchange: \(error)") }
             if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
+            // Entries received are committed without waiting for fsync (they can be fetched
+            // again); within a second, the commits since the last fsync get one.
+            if ticks % 3 == 0 {
+                do { try local.store.syncReceived() } catch { logger.error("could not sync the store: \(error)") }
+            }
             // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
             if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
             // Another process (a CLI command while no node ran, a restored backup) committed:
@@ -437,6 +444,10 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
+        let commits = local.store.commitStatistics
+        status.commits = .init(
+            transactions: commits.transactions, writes: commits.writes, largestBatch: commits.largestBatch,
+            synced: commits.synced, pendingSync: commits.pendingSync)
         if let discovery {
             status.beacons.port = options.discoveryPort
             status.beacons.listening = discovery.localAddresses.map(\.display)

@@ -24,6 +24,30 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public var traffic = Traffic()
     /// Where discovery listens and where beacons go now (empty when discovery is off).
     public var beacons = Beacons()
+    /// The store's transactions since the node started, and the writes they held: under
+    /// load, several writes share one commit (Protocol.md §8.0).
+    public var commits = Commits()
+
+    public struct Commits: Sendable, Codable, Equatable {
+        public var transactions = 0
+        public var writes = 0
+        public var largestBatch = 0
+        /// Transactions that waited for fsync (every one holding a write of mine).
+        public var synced = 0
+        /// Whether entries received since the last synced commit are not on disk yet
+        /// (they are within a second).
+        public var pendingSync = false
+
+        public init(
+            transactions: Int = 0, writes: Int = 0, largestBatch: Int = 0, synced: Int = 0, pendingSync: Bool = false
+        ) {
+            self.transactions = transactions
+            self.writes = writes
+            self.largestBatch = largestBatch
+            self.synced = synced
+            self.pendingSync = pendingSync
+        }
+    }
 
     public struct Beacons: Sendable, Codable, Equatable {
         /// The UDP port, 0 when discovery is off.

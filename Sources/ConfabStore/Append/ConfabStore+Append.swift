@@ -35,7 +35,9 @@ extension ConfabStore {
         for (index, result) in zip(fresh, ParallelDecode.decode(fresh.map { batch[$0] }, using: Self.decode)) {
             decoded[index] = result
         }
-        return try writer.write { db in
+        // Not synced before it returns: all of it could be fetched again from its authors
+        // (Protocol.md §8.0), and the node's next synced commit, within a second, takes it.
+        return try write(durable: false) { db in
             let context = BatchContext(keepsOthers: keepsOthers, now: now, invitations: invitations)
             let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {

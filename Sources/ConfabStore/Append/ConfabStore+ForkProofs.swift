@@ -10,7 +10,7 @@ extension ConfabStore {
     /// new here and concerns a conversation held here (so it is worth passing on).
     public func recordForkProof(first: [UInt8], second: [UInt8], now: Date = Date()) throws -> ForkProof? {
         guard let proof = ForkProof.verify(first: first, second: second) else { return nil }
-        return try writer.write { db in
+        return try write { db in
             guard
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"),

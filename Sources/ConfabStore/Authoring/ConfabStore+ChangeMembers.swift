@@ -16,7 +16,7 @@ extension ConfabStore {
         let add = add.uniqued()
         let remove = remove.uniqued()
         guard !add.isEmpty || !remove.isEmpty else { throw StoreError.invalidInput("nobody to add or remove") }
-        return try writer.write { db in
+        return try write { db in
             let membership = try self.requireMembership(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
             func name(_ key: NodeID) -> String { names[key] ?? key.shortHex }
@@ -50,7 +50,7 @@ extension ConfabStore {
     /// Leaves `conversation`: a members entry that removes my own key and starts no epoch
     /// (the one leaving must not choose the next key; the next member to write rekeys).
     public func leave(_ conversation: ConversationID, now: Date = Date()) throws -> Entry {
-        try writer.write { db in
+        try write { db in
             _ = try self.requireMembership(conversation, db: db)
             return try self.authorEntry(
                 in: conversation, body: .members(MembersBody(remove: [self.me])), db: db, now: now)

@@ -11,7 +11,7 @@ extension ConfabStore {
         _ target: UInt64, in conversation: ConversationID, text: String, now: Date = Date()
     ) throws -> Entry {
         try Self.checkText(text)
-        return try writer.write { db in
+        return try write { db in
             let current = try self.requireOwnMessage(target, in: conversation, db: db)
             guard
                 try Bool.fetchOne(
@@ -36,7 +36,7 @@ extension ConfabStore {
 
     /// Writes a deletion for everyone of my message `target` (Protocol.md §4.5).
     public func unsendMessage(_ target: UInt64, in conversation: ConversationID, now: Date = Date()) throws -> Entry {
-        let entry = try writer.write { db in
+        let entry = try write { db in
             _ = try self.requireOwnMessage(target, in: conversation, db: db)
             return try self.authorEntry(in: conversation, body: .unsend(target: target), db: db, now: now)
         }

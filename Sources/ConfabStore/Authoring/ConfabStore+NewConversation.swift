@@ -28,7 +28,7 @@ extension ConfabStore {
             CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
         }
         let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
-        let message = try writer.write { db -> Entry? in
+        let message = try write { db -> Entry? in
             let sealedNames = try MembershipCipher.sealNames(
                 try self.memberNames(members, db: db), key: key, conversationID: id, author: self.me, seq: 1)
             let create = EntryCodec.sign(

@@ -17,7 +17,7 @@ extension ConfabStore {
             throw StoreError.invalidInput(
                 "\"\(TextSanitizer.line(emoji))\" is not one emoji; a reaction is a single emoji such as 👍")
         }
-        return try writer.write { db in
+        return try write { db in
             try self.requireMessage(target, in: conversation, for: "react to", db: db)
             let mine = try self.myReactions(to: target, in: conversation, db: db)
             if removed {

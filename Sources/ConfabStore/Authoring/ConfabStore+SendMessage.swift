@@ -12,7 +12,7 @@ extension ConfabStore {
         _ text: String, to conversation: ConversationID, replyTo: MessageRef? = nil, now: Date = Date()
     ) throws -> Entry {
         try Self.checkText(text)
-        return try writer.write { db in
+        return try write { db in
             if let replyTo { try self.requireMessage(replyTo, in: conversation, for: "reply to", db: db) }
             return try self.authorMessage(text, in: conversation, replyTo: replyTo, db: db, now: now)
         }
@@ -21,7 +21,7 @@ extension ConfabStore {
     /// Several messages in one transaction (`send --lines` reading a fast pipe).
     public func sendMessages(_ texts: [String], to conversation: ConversationID, now: Date = Date()) throws -> [Entry] {
         for text in texts { try Self.checkText(text) }
-        return try writer.write { db in try self.authorMessages(texts, in: conversation, db: db, now: now) }
+        return try write { db in try self.authorMessages(texts, in: conversation, db: db, now: now) }
     }
 
     /// A run of my messages in one conversation: what every one of them shares (the key,

@@ -9,7 +9,7 @@ extension ConfabStore {
     }
 
     public func setMetaValue(_ key: String, _ value: String) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [key, value])

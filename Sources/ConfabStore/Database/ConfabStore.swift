@@ -8,6 +8,8 @@ import GRDB
 /// its methods, which are each one transaction.
 public final class ConfabStore: Sendable {
     let writer: any DatabaseWriter
+    /// Every write goes through it, so that writes waiting together share a commit.
+    let commits: GroupCommit
     /// The node's own identity: the author of what this store writes, and the key that
     /// opens conversation keys sealed to us.
     public let identity: SigningKeyPair
@@ -15,13 +17,13 @@ public final class ConfabStore: Sendable {
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
 
-    /// Opens (creating if needed) the store at `path` in WAL mode with full fsync, so a
-    /// transaction that returned survives a crash or power loss.
+    /// Opens (creating if needed) the store at `path` in WAL mode. Each commit sets how it
+    /// waits for the disk (`GroupCommit`): a write of mine survives a crash or a power loss
+    /// once it returned; entries received survive a crash, and a power loss a second later.
     public convenience init(path: String, identity: SigningKeyPair) throws {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // What is deleted (a message unsent by its author, a conversation deleted here)
             // is overwritten with zeros in the file, not merely unlinked (Protocol.md §4.5).
             try db.execute(sql: "PRAGMA secure_delete = ON")
@@ -39,6 +41,7 @@ public final class ConfabStore: Sendable {
 
     init(writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil) throws {
         self.writer = writer
+        self.commits = GroupCommit(writer: writer)
         self.identity = identity
         self.content =
             content
@@ -46,7 +49,28 @@ public final class ConfabStore: Sendable {
                 directory: FileManager.default.temporaryDirectory.appendingPathComponent(
                     "confab-files-\(UUID().uuidString)"))
         try Self.migrator.migrate(writer)
-        try writer.write { db in try self.checkOwner(db) }
+        try write { db in try self.checkOwner(db) }
+    }
+
+    /// Runs `body` in a transaction, committed before this returns, and on disk (fsync)
+    /// unless `durable` is false; writes waiting together share one (`GroupCommit`). `body`
+    /// must not write through the store itself.
+    func write<T>(durable: Bool = true, _ body: (Database) throws -> T) throws -> T {
+        try commits.write(durable: durable, body)
+    }
+
+    /// Transactions committed since the store opened, the writes they held, and how many of
+    /// them waited for fsync; `pendingSync` when the last one did not.
+    public var commitStatistics: (transactions: Int, writes: Int, largestBatch: Int, synced: Int, pendingSync: Bool) {
+        let counts = commits.statistics
+        return (counts.transactions, counts.writes, counts.largestBatch, counts.synced, counts.pendingSync)
+    }
+
+    /// Puts on disk what was committed without waiting for fsync (entries received from
+    /// peers), if anything was; the node calls it every second. Returns whether it had to.
+    @discardableResult
+    public func syncReceived() throws -> Bool {
+        try commits.syncIfNeeded()
     }
 
     /// A store belongs to one identity: opening it with another key would mix two people's

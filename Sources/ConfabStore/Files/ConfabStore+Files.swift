@@ -63,7 +63,7 @@ extension ConfabStore {
 
     /// The manifest, once it checked against the file id.
     public func recordManifest(_ id: FileID, manifest: [UInt8]) throws -> FileRecord? {
-        try writer.write { db in
+        try write { db in
             try db.cachedStatement(sql: "UPDATE file SET manifest = ? WHERE id = ? AND manifest IS NULL")
                 .execute(arguments: [manifest, id.bytes])
             try self.markCompleteIfHeld(id, db: db)
@@ -74,7 +74,7 @@ extension ConfabStore {
     /// Chunks whose bytes were written and synced: from now on they are held. The record
     /// returned leaves the manifest out (the caller has it; it may be 512 KiB).
     public func recordHeld(_ id: FileID, chunks: [Int], now: Date = Date()) throws -> FileRecord? {
-        try writer.write { db in
+        try write { db in
             guard var record = try self.fileRecord(id, db: db, manifest: false) else { return nil }
             for index in chunks { record.held.insert(index) }
             try db.cachedStatement(sql: "UPDATE file SET held = ?, heldCount = ? WHERE id = ?")
@@ -96,7 +96,7 @@ extension ConfabStore {
 
     /// Why fetching a file stopped (nil: it may go on).
     public func setFileProblem(_ id: FileID, _ problem: String?) throws {
-        try writer.write { db in
+        try write { db in
             try db.cachedStatement(sql: "UPDATE file SET problem = ? WHERE id = ?").execute(arguments: [
                 problem, id.bytes,
             ])
@@ -105,7 +105,7 @@ extension ConfabStore {
 
     /// The person wants this file whatever its size.
     public func acceptFile(_ id: FileID) throws {
-        try writer.write { db in
+        try write { db in
             try db.cachedStatement(sql: "UPDATE file SET accepted = 1, problem = NULL WHERE id = ?")
                 .execute(arguments: [id.bytes])
         }
@@ -117,7 +117,7 @@ extension ConfabStore {
     /// only once the deletion is committed.
     @discardableResult
     public func removeOrphanedFiles() throws -> [FileID] {
-        let orphans = try writer.write { db in
+        let orphans = try write { db in
             let ids = try [UInt8].fetchAll(
                 db,
                 sql: """

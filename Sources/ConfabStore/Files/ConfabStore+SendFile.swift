@@ -45,7 +45,7 @@ extension ConfabStore {
             name: name, folder: folder, mediaType: mediaType, key: file.key, sha256: file.sha256, width: width,
             height: height)
         if let problem = description.problem { throw StoreError.invalidInput(problem) }
-        return try writer.write { db in
+        return try write { db in
             // Before the seq is taken: it may write a rekey first (Protocol.md §4.8.4).
             let key = try self.sealingKey(in: conversation, db: db, now: now)
             try db.execute(

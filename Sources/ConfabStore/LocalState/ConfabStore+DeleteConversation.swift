@@ -8,7 +8,7 @@ extension ConfabStore {
     /// them bring the conversation back. My own entries that no node has yet are kept (as
     /// ciphertext only) so that my log still reaches the others without a gap.
     public func deleteConversation(_ conversation: ConversationID, now: Date = Date()) throws {
-        try writer.write { db in
+        try write { db in
             try self.requireConversation(conversation, db: db)
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
             for table in ["message_version", "mention", "reaction"] {

@@ -3,7 +3,7 @@ import GRDB
 
 extension ConfabStore {
     public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) throws {
-        try writer.write { db in
+        try write { db in
             try self.requireConversation(conversation, db: db)
             try db.execute(
                 sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)", arguments: [conversation.bytes])

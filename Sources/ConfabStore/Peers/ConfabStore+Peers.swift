@@ -25,7 +25,7 @@ extension ConfabStore {
             throw StoreError.invalidInput("the name is longer than \(Limits.maxNameBytes) bytes")
         }
         guard id != me else { throw StoreError.invalidInput("that key is this node's own identity") }
-        try writer.write { db in
+        try write { db in
             try self.checkChosenName(name, for: id, db: db)
             try db.execute(
                 sql: """
@@ -64,7 +64,7 @@ extension ConfabStore {
         _ id: NodeID, suggestedName: String, address: String?, now: Date = Date()
     ) throws -> NodeID? {
         guard id != me else { return nil }
-        return try writer.write { db -> NodeID? in
+        return try write { db -> NodeID? in
             var conflict: NodeID?
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
             if !known {

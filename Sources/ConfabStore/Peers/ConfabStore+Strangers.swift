@@ -55,7 +55,7 @@ extension ConfabStore {
     /// seen most recently. Returns how many were forgotten.
     @discardableResult
     public func pruneStrangers(now: Date = Date()) throws -> Int {
-        try writer.write { db in
+        try write { db in
             let cutoff = now.addingTimeInterval(-Self.strangerLifetime).millisecondsSince1970
             try db.execute(
                 sql: """

@@ -12,7 +12,7 @@ extension ConfabStore {
     /// remembered under its short key, so it can be blocked before it ever shows up.
     public func setTrust(_ id: NodeID, _ trust: Peer.Trust, now: Date = Date()) throws {
         guard id != me else { throw StoreError.invalidInput("that key is this node's own identity") }
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO peer(id, name, nameSkeleton, trust, addedAt) VALUES (?, ?, ?, ?, ?)

@@ -9,7 +9,7 @@ extension ConfabStore {
     /// when messages arrived that no receipt of mine covers yet.
     @discardableResult
     public func acknowledgeDelivery(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
-        try writer.write { db in try self.receiptIfNeeded(conversation, read: false, db: db, now: now) }
+        try write { db in try self.receiptIfNeeded(conversation, read: false, db: db, now: now) }
     }
 
     /// Whether this node can read what is written now: it holds the key of the epoch in

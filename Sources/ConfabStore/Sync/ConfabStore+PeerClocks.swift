@@ -23,6 +23,6 @@ extension ConfabStore {
                 arguments: [conversation.bytes, me.bytes, upTo]) ?? false
         }
         guard waiting else { return 0 }
-        return try writer.write { db in try self.removeFromOutbox(conversation, upTo: upTo, db: db) }
+        return try write { db in try self.removeFromOutbox(conversation, upTo: upTo, db: db) }
     }
 }

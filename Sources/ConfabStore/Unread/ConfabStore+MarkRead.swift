@@ -9,7 +9,7 @@ extension ConfabStore {
     /// and, when that covers anything new from others, appends a coalesced receipt entry.
     @discardableResult
     public func markRead(_ conversation: ConversationID, now: Date = Date()) throws -> Entry? {
-        try writer.write { db in
+        try write { db in
             try db.cachedStatement(
                 sql: "UPDATE local_state SET markedUnread = 0 WHERE conversationId = ?"
             ).execute(arguments: [conversation.bytes])

@@ -31,6 +31,19 @@ import Testing
         let traffic = try await bob.status().traffic
         #expect(traffic.entriesStored == 2 && traffic.entriesReceived == 2 && traffic.duplicatesReceived == 0)
         #expect(traffic.bytesPerEntryStored > 100)
+        // Every write went through the store's one write path, counted over the control socket
+        // as `status --json` shows it: alice wrote the create entry and the message, at least.
+        let commits = try await attached.status().commits
+        #expect(commits.transactions >= 1 && commits.writes >= 2 && commits.writes >= commits.transactions)
+        #expect(commits.largestBatch >= 1)
+        // Bob committed what he received without waiting for fsync; his node syncs it within
+        // a second (his delivered receipt, a write of his own, may already have).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await bob.status().commits.pendingSync, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let bobCommits = try await bob.status().commits
+        #expect(!bobCommits.pendingSync && bobCommits.synced >= 1)
         // The reply goes the other way through bob's own (in-process) messenger.
         let reply = try await bob.messenger.send("hi alice", to: .conversation(sent.conversation))
         #expect(!reply.created)
