@@ -210,6 +210,45 @@ struct MembershipTests {
         #expect(try !texts(bob, id).contains("without bob"))
     }
 
+    @Test func aReactionOrFileWrittenWhileARekeyWasDueIsRefusedAsAMessageIs() throws {
+        let (alice, bob, carol, id) = try trio()
+        let welcome = try alice.sendMessage("welcome carol", to: id, now: at(3))
+        try sync(id, from: alice, to: carol)
+        try sync(id, from: alice, to: bob)
+        _ = try bob.leave(id, now: at(3))
+        try sync(id, from: bob, to: alice)
+        try sync(id, from: bob, to: carol)
+        // Carol writes without the rekey her own node would put first: sealed under the key
+        // of the epoch bob could read, which is no longer in force.
+        let key = try epochKeys(carol, id).last.map(SecureBytes.init)
+        let stale = try #require(key)
+        let target = MessageRef(author: welcome.author, seq: welcome.seq)
+        let seq = try carol.clock(of: id)[Keys.carol.id] + 1
+        let reaction = EntryBody.react(
+            sealed: try ConversationCipher.sealReaction(
+                ReactionContent(target: target, emoji: "👍", removed: false), key: stale, conversationID: id,
+                author: Keys.carol.id, seq: seq))
+        let layout = try #require(FileLayout(size: 100, chunkSize: 1 << 14))
+        let manifest = Hash.blake2b([1], length: 32)
+        let file = EntryBody.file(
+            FileBody(
+                sealed: try FileCipher.sealDescription(
+                    FileDescription(
+                        name: "stale.txt", key: [UInt8](repeating: 9, count: 32),
+                        sha256: [UInt8](repeating: 1, count: 32)),
+                    key: stale, conversationID: id, author: Keys.carol.id, seq: seq),
+                layout: layout, fileID: FileCipher.fileID(layout: layout, manifest: manifest)))
+        for body in [reaction, file] {
+            let forged = EntryCodec.encode(
+                EntryCodec.sign(try nextDraft(carol, in: id, body: body, now: at(4)), with: Keys.carol))
+            try expectAppendRejected(forged, by: alice, .badMembership)
+        }
+        // Her own node rekeys first, and the same reaction is taken.
+        let taken = try carol.react("👍", to: target, in: id, now: at(5))
+        try sync(id, from: carol, to: alice)
+        #expect(try alice.reaction(in: id, reactor: Keys.carol.id, seq: taken.seq)?.target == target)
+    }
+
     @Test func aChangeArrivingBeforeTheChangeItFollowsWaitsForIt() throws {
         let (alice, bob, carol, id) = try trio()
         _ = try carol.leave(id, now: at(3))

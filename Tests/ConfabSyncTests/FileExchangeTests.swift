@@ -172,6 +172,39 @@ struct FileExchangeTests {
             ])
     }
 
+    @Test func aFormerMemberIsAnsweredAsIfTheFileWereUnknownEvenOneSentBeforeItsRemoval() throws {
+        let (harness, alice, bob, carol) = try FileHarness.trio()
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        let id = try conversation(harness, alice, with: [bob, carol])
+        let before = try alice.sendFile(size: 20_000, to: id)
+        try harness.wrote([before.entry], at: alice)
+        try harness.run()
+        #expect(try carol.plaintext(of: before.file) == before.bytes)
+        // A member is served the file: what it asks is answered.
+        let asked = SessionMessage.fileWant(.init(file: before.file, manifest: true, chunks: []))
+        #expect(try alice.exchange.handle(asked, from: carol.id).sends[carol.id]?.isEmpty == false)
+
+        let removal = try alice.store.changeMembers(of: id, add: [], remove: [carol.id], shareHistory: false)
+        try harness.wrote([removal], at: alice)
+        try harness.run()
+        let after = try alice.sendFile(size: 20_000, to: id)
+        try harness.wrote([after.entry], at: alice)
+        try harness.run()
+        #expect(try bob.plaintext(of: after.file) == after.bytes)
+
+        // Carol, removed, asks for both: nothing of either, the answer an unknown file gets.
+        var answers: [SessionMessage] = []
+        for file in [before.file, after.file] {
+            let output = try alice.exchange.handle(
+                .fileWant(.init(file: file, manifest: true, chunks: [0])), from: carol.id)
+            answers += output.sends[carol.id] ?? []
+        }
+        #expect(answers.count == 2)
+        #expect(answers.first == .fileHave(.init(file: before.file, manifest: false, chunks: [])))
+        #expect(answers.last == .fileHave(.init(file: after.file, manifest: false, chunks: [])))
+    }
+
     @Test func aPeerIsNeverAskedForMoreThanTheWindow() throws {
         let (harness, alice, bob, _) = try FileHarness.trio()
         harness.connect(alice, bob)

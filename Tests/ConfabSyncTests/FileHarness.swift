@@ -93,8 +93,10 @@ final class FileHarness {
 
     /// A node wrote entries: offered to its peers, and its exchange looks for files.
     func wrote(_ entries: [Entry], at node: Node) throws {
-        dispatch(try node.base.engine.didWrite(entries), from: node, replyTo: nil)
-        dispatch(try node.exchange.refresh(), from: node)
+        let output = try node.base.engine.didWrite(entries)
+        dispatch(output, from: node, replyTo: nil)
+        // As the node does with what it wrote.
+        dispatch(try node.exchange.entriesArrived(output.appended), from: node)
     }
 
     /// The person accepted a file, say: the exchange looks again.
@@ -167,7 +169,8 @@ final class FileHarness {
             }
             dispatch(output, from: to, replyTo: from)
             if case .hello = decoded { dispatch(try to.exchange.peerReady(from.id), from: to) }
-            if output.appended.contains(where: { $0.kind == .file }) { dispatch(try to.exchange.refresh(), from: to) }
+            // As the node does.
+            dispatch(try to.exchange.entriesArrived(output.appended), from: to)
         }
     }
 

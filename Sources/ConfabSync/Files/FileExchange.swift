@@ -136,10 +136,17 @@ public final class FileExchange {
         return output
     }
 
+    /// Whether entries stored change what the exchange fetches or serves: a file to fetch, a
+    /// file deleted for everyone, or a change of members (who may be served from now on).
+    public static func concerns(_ entries: [Entry]) -> Bool {
+        entries.contains { [.file, .unsend, .members].contains($0.kind) }
+    }
+
     /// Entries were stored: file entries may name content to fetch. One naming content held
     /// whole already (the same file sent again) has nothing to fetch; its author, if
     /// connected, is told so, so that it knows this recipient holds it.
     public func entriesArrived(_ entries: [Entry]) throws -> FileOutput {
+        guard Self.concerns(entries) else { return FileOutput() }
         var any = false
         for peer in peers.keys { peers[peer]?.served = [:] }
         if entries.contains(where: { $0.kind == .unsend }) {
