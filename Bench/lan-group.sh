@@ -3,7 +3,8 @@
 # bridge, finding each other by subnet broadcast; one group of all N; every node pipes M
 # lines into `confab send CONV --lines` at the same moment. Prints the time from the first
 # write until every node holds every message, CPU-seconds per distinct entry per node,
-# copies received per entry stored, bytes on the wire per entry, and peak RSS per node.
+# copies received per entry stored, bytes on the wire per entry, peak RSS per node, and the
+# store commits per node (writes per commit, and the share that waited for fsync).
 #
 #   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
 #                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs)
@@ -111,21 +112,27 @@ while [[ -z $converged ]]; do
     }
 done
 
-cpu=0; wire=0; rss_max=0; received=0; duplicates=0; stored=0
+cpu=0; wire=0; rss_max=0; received=0; duplicates=0; stored=0; transactions=0; writes=0; synced=0
 for i in $(seq 1 "$nodes"); do
     pid=${pids[$((i - 1))]}
     cpu=$(python3 -c "print($cpu + $(cpu_seconds "$pid") - ${cpu_before[$i]})")
     wire=$((wire + $(wire_bytes "$i") - ${wire_before[$i]}))
     rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
     ((rss > rss_max)) && rss_max=$rss
-    read -r r d s < <(cli "$i" status --json | python3 -c 'import json,sys; t=json.load(sys.stdin)["traffic"]; print(t["entriesReceived"], t["duplicatesReceived"], t["entriesStored"])')
+    read -r r d s t w y < <(cli "$i" status --json | python3 -c '
+import json, sys
+status = json.load(sys.stdin)
+t, c = status["traffic"], status["commits"]
+print(t["entriesReceived"], t["duplicatesReceived"], t["entriesStored"], c["transactions"], c["writes"], c["synced"])')
     received=$((received + r)); duplicates=$((duplicates + d)); stored=$((stored + s))
+    transactions=$((transactions + t)); writes=$((writes + w)); synced=$((synced + y))
 done
-python3 - "$nodes" "$lines" "$start" "$written" "$converged" "$cpu" "$wire" "$rss_max" "$received" "$duplicates" "$stored" <<'PY'
+python3 - "$nodes" "$lines" "$start" "$written" "$converged" "$cpu" "$wire" "$rss_max" "$received" "$duplicates" "$stored" \
+    "$transactions" "$writes" "$synced" <<'PY'
 import sys
 n, m = int(sys.argv[1]), int(sys.argv[2])
 start, written, converged, cpu, wire = map(float, sys.argv[3:8])
-rss, received, duplicates, stored = map(int, sys.argv[8:12])
+rss, received, duplicates, stored, transactions, writes, synced = map(int, sys.argv[8:15])
 distinct = n * m
 entries = stored / n  # distinct entries a node stored: the messages, receipts, the create entry
 print(f"lan group: {n} nodes, {m} lines each, {distinct} messages ({entries:.0f} distinct entries per node)")
@@ -135,4 +142,6 @@ print(f"  CPU per distinct entry per node {cpu / max(stored, 1) * 1000:8.3f} ms 
 print(f"  entries received {received}, copies already held {duplicates}, stored {stored}: {duplicates / max(stored, 1):.2f} copies per entry stored")
 print(f"  wire bytes per distinct entry per node {wire / max(stored, 1):8.0f}")
 print(f"  peak RSS per node (max) {rss / 1024:8.1f} MiB")
+print(f"  store commits per node   {transactions / n:8.0f}   ({writes / max(transactions, 1):.2f} writes each; "
+      f"{synced / max(transactions, 1) * 100:.0f}% waited for fsync)")
 PY

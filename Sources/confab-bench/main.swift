@@ -104,8 +104,9 @@ let verifyTime = try measure {
 }
 row("entries decoded + verified", count, verifyTime, ceilingName: "verify", ceiling: verifyCeiling)
 
-// Store appends: Alice writes a real log, Bob's file-backed store (WAL, fsync per
-// transaction, FTS5 index) takes it in sync-sized batches.
+// Store appends: Alice writes a real log, Bob's file-backed store (WAL, FTS5 index) takes
+// it in sync-sized batches, committed without fsync as received entries are (Protocol.md
+// §8.0); his own sends below each wait for one.
 for i in 0..<count {
     _ = try aliceStore.sendMessage("message \(i) about the weekend hike and the café", to: conversation)
 }
