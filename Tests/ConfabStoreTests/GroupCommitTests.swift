@@ -131,6 +131,22 @@ struct GroupCommitTests {
         #expect(try bob.history(id).compactMap(\.text) == ["one", "two"])
     }
 
+    @Test func entriesOfMineGivenBackToARestoredKeyWaitForFsync() throws {
+        let original = try makeStore(Keys.alice)
+        let (id, _) = try original.createConversation(with: [Keys.bob.id], firstMessage: "one")
+        let log = try original.entries(in: id, author: Keys.alice.id, after: 0)
+        let directory = try TemporaryDirectory()
+        let restored = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let before = restored.commitStatistics
+        for result in try restored.append(batch: log) {
+            #expect(throws: Never.self) { try result.get() }
+        }
+        // Lost again to a power loss, they would let this key write its next seq anew: a fork.
+        let after = restored.commitStatistics
+        #expect(after.synced == before.synced + 1 && !after.pendingSync)
+        #expect(try synchronousSetting(restored) == 2)
+    }
+
     @Test func aWriteOfMineCommittedWithReceivedEntriesMakesTheirCommitWaitForFsync() throws {
         let (alice, bob, id, directories) = try fileBackedPair()
         defer { withExtendedLifetime(directories) {} }

@@ -37,7 +37,12 @@ extension ConfabStore {
         }
         // Not synced before it returns: all of it could be fetched again from its authors
         // (Protocol.md §8.0), and the node's next synced commit, within a second, takes it.
-        return try write(durable: false) { db in
+        // Unless it holds entries of mine given back (a restored key): losing those again
+        // and writing on would fork my own log.
+        let givesBackMine = decoded.contains { result in
+            if case .success(let entry)? = result { entry.author == me } else { false }
+        }
+        return try write(durable: givesBackMine) { db in
             let context = BatchContext(keepsOthers: keepsOthers, now: now, invitations: invitations)
             let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {
