@@ -132,21 +132,21 @@ public final class SyncEngine {
         var output = SyncOutput()
         let conversations = Set(entries.map(\.conversationID))
         let changed = Set(entries.filter { $0.kind == .members }.map(\.conversationID))
+        var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations {
                 let sharing = try sharing(conversation, with: peer)
                 guard sharing != .none else { continue }
+                let here = try held.of(conversation, in: store)
                 // A member just added has not heard of the conversation: it is invited
                 // with a clock first, and answers for all of it (§12 step 3).
                 if changed.contains(conversation), peers[peer]?.theirs[conversation] == nil,
                     peers[peer]?.announced[conversation] == nil
                 {
-                    output.push(
-                        announcement([conversation: sharing.capping(try store.clock(of: conversation))], to: peer),
-                        to: peer)
+                    output.push(announcement([conversation: sharing.capping(here.clock)], to: peer), to: peer)
                     continue
                 }
-                output.push(try missingEntries(conversation, for: peer, onlyMine: true), to: peer)
+                output.push(try missingEntries(conversation, for: peer, onlyMine: true, held: here), to: peer)
             }
         }
         return output
@@ -155,9 +155,11 @@ public final class SyncEngine {
     /// Another process wrote to these conversations: offer what peers lack.
     public func offer(_ conversations: Set<ConversationID>) throws -> SyncOutput {
         var output = SyncOutput()
+        var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations.sorted() where try shouldShare(conversation, with: peer) {
-                output.push(try missingEntries(conversation, for: peer, onlyMine: false), to: peer)
+                let here = try held.of(conversation, in: store)
+                output.push(try missingEntries(conversation, for: peer, onlyMine: false, held: here), to: peer)
             }
         }
         return output
@@ -618,8 +620,10 @@ public final class SyncEngine {
     /// `onlyMine`: only this node's own entries (the eager path, §12.5); what they depend
     /// on comes from its authors, or by the lazy path. By default, every author's while
     /// the peer's request for the conversation stands, and only mine otherwise.
+    /// `held`: what the store holds of the conversation, when the caller read it already
+    /// (once for all the peers it offers to; nothing is written in between).
     private func missingEntries(
-        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool? = nil
+        _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool? = nil, held: HeldHere? = nil
     ) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
         let onlyMine = onlyMine ?? !state.stillWants(conversation)
@@ -628,15 +632,16 @@ public final class SyncEngine {
             peers[peer]?.starved.insert(conversation)
             return []
         }
+        let here = try held ?? HeldHere(conversation, in: store)
         // A former member is sent nothing written after its removal.
-        let mine = try sharing(conversation, with: peer).capping(store.clock(of: conversation))
+        let mine = try sharing(conversation, with: peer).capping(here.clock)
         let theirs = state.theirs[conversation] ?? VectorClock()
         var sent = (state.sent[conversation] ?? VectorClock()).merging(theirs)
         let me = store.me
         let written = state.written[conversation] ?? 0
         // My entries nobody has been seen to take are offered once per session, whatever
         // the peer's clock claims: only what was really sent counts as sent (§9).
-        if let unsent = try store.firstUnsentSeq(in: conversation), unsent > written, unsent - 1 < sent[me] {
+        if let unsent = here.firstUnsent, unsent > written, unsent - 1 < sent[me] {
             sent[me] = max(unsent - 1, written)
         }
         typealias Candidate = (author: NodeID, seq: UInt64, clockSum: UInt64, raw: [UInt8])
