@@ -72,6 +72,28 @@ enum NetworkBenchmarks {
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
+        if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil, case .conversation(let id) = bob {
+            // The parts of a send, one at a time, as `LocalMessenger.send` runs them.
+            let store = pair.alice.local.store
+            var lookup: [Double] = []
+            var write: [Double] = []
+            var hand: [Double] = []
+            for i in 0..<200 {
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                _ = try store.otherParticipants(of: id)
+                let t1 = DispatchTime.now().uptimeNanoseconds
+                let entry = try store.sendMessage("detail \(i)", to: id)
+                let t2 = DispatchTime.now().uptimeNanoseconds
+                try await pair.alice.didWrite([entry])
+                let t3 = DispatchTime.now().uptimeNanoseconds
+                lookup.append(Double(t1 - t0) / 1e6)
+                write.append(Double(t2 - t1) / 1e6)
+                hand.append(Double(t3 - t2) / 1e6)
+            }
+            print(
+                "  participants lookup p50 \(percentile(lookup.sorted(), 0.5)) ms, sendMessage p50 "
+                    + "\(percentile(write.sorted(), 0.5)) ms, node.didWrite p50 \(percentile(hand.sorted(), 0.5)) ms")
+        }
         await pair.alice.stop()
         await pair.bob.stop()
         if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil {

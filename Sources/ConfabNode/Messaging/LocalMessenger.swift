@@ -221,7 +221,8 @@ extension MessageTarget {
     /// Writing only to blocked peers would queue messages that never leave (their sessions
     /// are refused), so it is refused up front; a group with anyone else is fine.
     static func refuseOnlyBlocked(in conversation: ConversationID, store: ConfabStore) throws {
-        let participants = try store.conversation(conversation)?.participants ?? []
+        // On every send: the participants and their trust alone, not the whole summary.
+        let participants = try store.otherParticipants(of: conversation)
         try refuse(participants.map { ($0.name, $0.id, $0.trust) })
     }
 

@@ -53,6 +53,12 @@ extension ConfabStore {
 
     /// Participants in the creator's order (the creator first); empty when the
     /// conversation is not held.
+    /// The other participants, with their names and trust here: one query, where the
+    /// conversation's whole summary (`conversation(_:)`) reads its last message and counts.
+    public func otherParticipants(of conversation: ConversationID) throws -> [ConversationSummary.Participant] {
+        try writer.read { db in try participantNames(conversation: conversation, db: db) }
+    }
+
     public func participants(of conversation: ConversationID) throws -> [NodeID] {
         try writer.read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
     }
