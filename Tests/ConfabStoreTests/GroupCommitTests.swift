@@ -54,22 +54,15 @@ struct GroupCommitTests {
     }
 
     @Test func aWriteThatFailsIsUndoneAloneAndTheRestOfItsCommitStands() throws {
-        let directory = try TemporaryDirectory()
-        let store = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
-        let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
+        let (store, id, directory) = try storeWithConversation()
+        defer { withExtendedLifetime(directory) {} }
 
-        let results = commitTogether(
-            store,
-            [
-                { _ = try store.sendMessage("before", to: id) },
-                {
-                    try store.write { db in
-                        try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('half-written', 'x')")
-                        throw StoreError.invalidInput("refused halfway")
-                    }
-                },
-                { _ = try store.sendMessage("after", to: id) },
-            ])
+        let results = messagesAround(in: id, of: store) {
+            try store.write { db in
+                try db.execute(sql: "INSERT INTO meta(key, value) VALUES ('half-written', 'x')")
+                throw StoreError.invalidInput("refused halfway")
+            }
+        }
 
         #expect(results[0] == nil)
         #expect(results[1] == "refused halfway")
@@ -82,19 +75,14 @@ struct GroupCommitTests {
     }
 
     @Test func aCommitRolledBackUnderneathFailsEveryWriteInItAndStoresNoneOfThem() throws {
-        let directory = try TemporaryDirectory()
-        let store = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
-        let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
+        let (store, id, directory) = try storeWithConversation()
+        defer { withExtendedLifetime(directory) {} }
 
-        // The second does what SQLite does by itself on a full disk or an I/O error: the
-        // whole transaction rolled back in the middle of the batch.
-        let results = commitTogether(
-            store,
-            [
-                { _ = try store.sendMessage("before", to: id) },
-                { try store.write { db in try db.execute(sql: "ROLLBACK") } },
-                { _ = try store.sendMessage("after", to: id) },
-            ])
+        // The middle write does what SQLite does by itself on a full disk or an I/O error:
+        // the whole transaction rolled back in the middle of the batch.
+        let results = messagesAround(in: id, of: store) {
+            try store.write { db in try db.execute(sql: "ROLLBACK") }
+        }
 
         // Nobody is told their write was saved: "before" was rolled back with the rest, and
         // "after" never ran outside the transaction.
@@ -147,6 +135,24 @@ struct GroupCommitTests {
         #expect(try synchronousSetting(restored) == 2)
     }
 
+    @Test func anEntryThatOnlyClaimsToBeMineDoesNotMakeItsCommitWaitForFsync() throws {
+        // What a peer says of an entry's author counts only once the signature says so: an
+        // entry naming alice as its author with a signature that does not verify is refused
+        // before the commit is chosen, and the batch stays unsynced like any other.
+        let original = try makeStore(Keys.alice)
+        let (id, _) = try original.createConversation(with: [Keys.bob.id], firstMessage: "one")
+        var forged = try #require(try original.entries(in: id, author: Keys.alice.id, after: 0).first)
+        forged[forged.count - 1] ^= 0x01  // the signature is the entry's last bytes
+        let directory = try TemporaryDirectory()
+        let restored = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let before = restored.commitStatistics
+        let results = try restored.append(batch: [forged])
+        #expect(throws: AppendRejection.self) { try results[0].get() }
+        let after = restored.commitStatistics
+        #expect(after.synced == before.synced)
+        #expect(try synchronousSetting(restored) == 1)
+    }
+
     @Test func aWriteOfMineCommittedWithReceivedEntriesMakesTheirCommitWaitForFsync() throws {
         let (alice, bob, id, directories) = try fileBackedPair()
         defer { withExtendedLifetime(directories) {} }
@@ -166,6 +172,29 @@ struct GroupCommitTests {
         #expect(try synchronousSetting(bob) == 2)
         #expect(try bob.syncReceived() == false)
     }
+}
+
+/// A store on disk (alice's) with a conversation holding her message "first", and its
+/// directory, removed when the test lets go of it.
+private func storeWithConversation() throws -> (ConfabStore, ConversationID, TemporaryDirectory) {
+    let directory = try TemporaryDirectory()
+    let store = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+    let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
+    return (store, id, directory)
+}
+
+/// `middle` committed together with a message "before" it and one "after" it; each one's
+/// error text, in that order.
+private func messagesAround(
+    in id: ConversationID, of store: ConfabStore, _ middle: @escaping @Sendable () throws -> Void
+) -> [String?] {
+    commitTogether(
+        store,
+        [
+            { _ = try store.sendMessage("before", to: id) },
+            middle,
+            { _ = try store.sendMessage("after", to: id) },
+        ])
 }
 
 /// Two stores on disk sharing a conversation alice started (its create entry not yet at
