@@ -59,12 +59,8 @@ public final class ConfabStore: Sendable {
         try commits.write(durable: durable, body)
     }
 
-    /// Transactions committed since the store opened, the writes they held, and how many of
-    /// them waited for fsync; `pendingSync` when the last one did not.
-    public var commitStatistics: (transactions: Int, writes: Int, largestBatch: Int, synced: Int, pendingSync: Bool) {
-        let counts = commits.statistics
-        return (counts.transactions, counts.writes, counts.largestBatch, counts.synced, counts.pendingSync)
-    }
+    /// What the store has committed since it opened (`CommitStatistics`).
+    public var commitStatistics: CommitStatistics { commits.statistics }
 
     /// Puts on disk what was committed without waiting for fsync (entries received from
     /// peers), if anything was; the node calls it every second. Returns whether it had to.

@@ -19,24 +19,12 @@ import GRDB
 /// commit fsyncs the log with everything before it, and `syncIfNeeded` makes one when none
 /// came, so what is not durable yet stays so only briefly.
 final class GroupCommit: @unchecked Sendable {
-    /// Counts since the store opened: transactions committed and the writes they held.
-    struct Statistics: Equatable, Sendable {
-        var transactions = 0
-        var writes = 0
-        /// The most writes one transaction has held.
-        var largestBatch = 0
-        /// Transactions that waited for fsync.
-        var synced = 0
-        /// Whether a commit since the last synced one did not wait for fsync.
-        var pendingSync = false
-    }
-
     private let writer: any DatabaseWriter
     // Guards everything below; writers wait on it for their commit.
     private let condition = NSCondition()
     private var queued: [any QueuedWrite] = []
     private var committing = false
-    private var counts = Statistics()
+    private var counts = CommitStatistics()
     /// The connection's `synchronous` setting as last set here, nil before the first commit;
     /// only the committer reads or changes it. Never assumed: GRDB sets NORMAL on a pool's
     /// writer when it opens it in WAL mode, after the store's own setup has run.
@@ -46,7 +34,7 @@ final class GroupCommit: @unchecked Sendable {
         self.writer = writer
     }
 
-    var statistics: Statistics {
+    var statistics: CommitStatistics {
         condition.lock()
         defer { condition.unlock() }
         return counts
