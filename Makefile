@@ -34,11 +34,19 @@ run: deps
 # In-process tests run in parallel; the suites that start real confab processes and wait
 # on them run one at a time after them: their waits would otherwise hold the few threads
 # of the concurrency pool that the other tests' timeouts run on.
+# Runs `swift test --skip-build $(2)`, keeping its output in .build/test-$(1).log; on failure
+# it prints every failed test and its issues again at the end, where a CI log's tail shows them.
+define swift_test
+	@set -o pipefail; $(SWIFT) test --skip-build $(2) 2>&1 | tee .build/test-$(1).log || { \
+	    echo "== $(1) tests failed; their issues (whole log in .build/test-$(1).log):"; \
+	    grep -A4 -E '✘ Test .*(recorded an issue|failed)' .build/test-$(1).log; exit 1; }
+endef
+
 test: test-deps
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel --skip ConfabCLITests --skip ConfabNodeTests
-	$(SWIFT) test --skip-build --no-parallel --filter 'ConfabCLITests|ConfabNodeTests'
+	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
+	$(call swift_test,process,--no-parallel --filter 'ConfabCLITests|ConfabNodeTests')
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
