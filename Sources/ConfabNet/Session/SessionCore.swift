@@ -40,7 +40,8 @@ final class SessionCore: Sendable {
 
     enum DialStart {
         case existing(PeerSession)
-        case joined(EventLoopFuture<PeerSession>)
+        /// A dial to the same key under way; `elsewhere` if it goes to another address.
+        case joined(EventLoopFuture<PeerSession>, elsewhere: Bool)
         case started(EventLoopPromise<PeerSession>)
     }
 
@@ -74,7 +75,7 @@ final class SessionCore: Sendable {
         var pendingHandshakes = 0
         var pendingHandshakesFrom: [String: Int] = [:]
         var kept: [NodeID: PeerSession] = [:]
-        var dials: [NodeID: EventLoopFuture<PeerSession>] = [:]
+        var dials: [NodeID: (result: EventLoopFuture<PeerSession>, address: String)] = [:]
         var listeners: [any Channel] = []
         var shuttingDown = false
         var statistics = SessionStatistics()
@@ -283,15 +284,21 @@ final class SessionCore: Sendable {
 
     /// Joins a dial to `remote` that is already under way, or returns the session already
     /// kept, so that one node never races itself with two connections to the same peer.
-    /// A new dial must fit within `maxDials`, and is refused before it sends anything when
-    /// the session limit would refuse its session anyway.
-    func beginDial(to remote: NodeID, on eventLoop: any EventLoop) throws(SessionError) -> DialStart {
+    /// A new dial (to `address`, `host:port`) must fit within `maxDials`, and is refused
+    /// before it sends anything when the session limit would refuse its session anyway.
+    func beginDial(
+        to remote: NodeID, at address: String, on eventLoop: any EventLoop
+    ) throws(SessionError)
+        -> DialStart
+    {
         let dialLimit = configuration.maxDials
         let sessionLimit = configuration.maxSessions
         let start = decide { state, known, final -> Step<Result<DialStart, SessionError>> in
             if state.shuttingDown { return .done(.failure(.shuttingDown)) }
             if let existing = state.kept[remote] { return .done(.success(.existing(existing))) }
-            if let running = state.dials[remote] { return .done(.success(.joined(running))) }
+            if let running = state.dials[remote] {
+                return .done(.success(.joined(running.result, elsewhere: running.address != address)))
+            }
             guard state.dials.count < dialLimit else { return .done(.failure(.tooManyDials(limit: dialLimit))) }
             switch room(for: remote, in: state, known: known, final: final) {
             case .ask(let keys):
@@ -300,7 +307,7 @@ final class SessionCore: Sendable {
                 return .done(.failure(.tooManySessions(limit: sessionLimit)))
             case .done(.free), .done(.evicting):
                 let promise = eventLoop.makePromise(of: PeerSession.self)
-                state.dials[remote] = promise.futureResult
+                state.dials[remote] = (promise.futureResult, address)
                 return .done(.success(.started(promise)))
             }
         }
@@ -312,7 +319,7 @@ final class SessionCore: Sendable {
 
     func endDial(to remote: NodeID, _ future: EventLoopFuture<PeerSession>) {
         state.withLockedValue { state in
-            if state.dials[remote] === future { state.dials[remote] = nil }
+            if state.dials[remote]?.result === future { state.dials[remote] = nil }
         }
     }
 

@@ -65,36 +65,53 @@ public final class SessionService: Sendable {
     /// there holds `remote`'s key and our network key.
     ///
     /// If a session with `remote` is already kept, it is returned without dialling; a dial
-    /// already under way is joined. If the new connection loses the duplicate rule to a
-    /// session the peer dialled at the same moment, that session is returned.
+    /// already under way is joined. If that dial was to another address and fails, this one
+    /// is tried after it: a peer known at a dead address and a live one (a laptop that moved
+    /// from Ethernet to Wi-Fi) is reached at the live one whichever dial starts first. If
+    /// the new connection loses the duplicate rule to a session the peer dialled at the same
+    /// moment, that session is returned.
     public func dial(host: String, port: Int, remote: NodeID) async throws -> PeerSession {
         let core = self.core
         guard remote != core.localNode else { throw SessionError.connectedToSelf }
-        switch try core.beginDial(to: remote, on: group.next()) {
-        case .existing(let session):
-            return session
-        case .joined(let future):
-            return try await future.get()
-        case .started(let promise):
-            promise.futureResult.whenComplete { _ in core.endDial(to: remote, promise.futureResult) }
-            let connected = ClientBootstrap(group: promise.futureResult.eventLoop)
-                .connectTimeout(core.configuration.handshakeTimeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .channelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try SessionPipeline.install(
-                            on: channel, role: .initiator(remote: remote, dialPromise: promise), core: core)
-                    }
-                }
-                .connect(host: host, port: port)
-            connected.whenFailure { error in
-                core.configuration.logger.info(
-                    "dial failed", metadata: ["address": "\(host):\(port)", "reason": "\(error)"])
-                promise.fail(error)
+        // Each turn waits for a dial to end, so a few are plenty; the last one takes what
+        // the dial it joins gives, rather than follow dials that keep starting elsewhere.
+        var turns = 0
+        while true {
+            turns += 1
+            switch try core.beginDial(to: remote, at: "\(host):\(port)", on: group.next()) {
+            case .existing(let session):
+                return session
+            case .joined(let future, let elsewhere):
+                guard elsewhere, turns < 3 else { return try await future.get() }
+                if let session = try? await future.get() { return session }
+            case .started(let promise):
+                return try await connect(host: host, port: port, remote: remote, promise: promise)
             }
-            return try await promise.futureResult.get()
         }
+    }
+
+    private func connect(
+        host: String, port: Int, remote: NodeID, promise: EventLoopPromise<PeerSession>
+    ) async throws -> PeerSession {
+        let core = self.core
+        promise.futureResult.whenComplete { _ in core.endDial(to: remote, promise.futureResult) }
+        let connected = ClientBootstrap(group: promise.futureResult.eventLoop)
+            .connectTimeout(core.configuration.handshakeTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try SessionPipeline.install(
+                        on: channel, role: .initiator(remote: remote, dialPromise: promise), core: core)
+                }
+            }
+            .connect(host: host, port: port)
+        connected.whenFailure { error in
+            core.configuration.logger.info(
+                "dial failed", metadata: ["address": "\(host):\(port)", "reason": "\(error)"])
+            promise.fail(error)
+        }
+        return try await promise.futureResult.get()
     }
 
     /// The sessions currently kept, one per peer.

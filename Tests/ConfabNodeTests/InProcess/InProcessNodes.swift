@@ -23,7 +23,9 @@ struct InProcessNodes {
         options.discovery = false
         options.staticPeers = peers
         var logger = Logger(label: "test.\(name)")
-        logger.logLevel = .critical
+        // CONFAB_TEST_LOG=debug (or info, …) shows the nodes' logs when a test needs explaining.
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["CONFAB_TEST_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
         options.logger = logger
         return options
     }

@@ -1,0 +1,76 @@
+import ConfabCrypto
+import ConfabModel
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import ConfabNet
+
+/// One dial per peer at a time, whatever address each caller has for it: a caller with
+/// another address waits for the dial under way and, if that fails, tries its own; a caller
+/// with the same address takes the result of the dial under way.
+@Suite(.timeLimit(.minutes(1)))
+struct DialAddressTests {
+    /// A listener that accepts and never answers, counting what it accepted: a dial to it
+    /// stays in its handshake until the handshake timeout.
+    private struct Mute {
+        let channel: any Channel
+        let accepted: NIOLockedValueBox<Int>
+        var port: Int { channel.localAddress!.port! }
+
+        static func start(group: any EventLoopGroup) async throws -> Mute {
+            let accepted = NIOLockedValueBox(0)
+            let channel = try await ServerBootstrap(group: group)
+                .childChannelInitializer { channel in
+                    accepted.withLockedValue { $0 += 1 }
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
+                .bind(host: "127.0.0.1", port: 0).get()
+            return Mute(channel: channel, accepted: accepted)
+        }
+    }
+
+    @Test func aDialToALiveAddressThatFindsOneToADeadAddressUnderWayTriesItsOwnAfterIt() async throws {
+        try await withEventLoopGroup { group in
+            let mute = try await Mute.start(group: group)
+            let bob = try await TestNode.start(Keys.bob, group: group)
+            let alice = try await TestNode.start(Keys.alice, group: group) { $0.handshakeTimeout = .seconds(1) }
+            let service = alice.service
+            // Bob's old address (now a host that never answers) is dialled first...
+            let stale = Task { try await service.dial(host: "127.0.0.1", port: mute.port, remote: bob.id) }
+            try await eventually("the dial to the stale address is under way") {
+                mute.accepted.withLockedValue { $0 } == 1
+            }
+            // ...and his live address while it is: without trying its own address, this
+            // dial would share the stale one's timeout.
+            let session = try await withTimeout("dial to the live address") {
+                try await service.dial(host: "127.0.0.1", port: bob.port, remote: bob.id)
+            }
+            #expect(session.remote == bob.id)
+            // The stale dial still ends as its own address decides.
+            await #expect(throws: SessionError.handshakeTimedOut(after: .seconds(1))) { _ = try await stale.value }
+            #expect(alice.service.session(with: bob.id) != nil)
+            try await alice.shutdown()
+            try await bob.shutdown()
+            try await mute.channel.close()
+        }
+    }
+
+    @Test func aDialToTheSameAddressAsOneUnderWayTakesItsResultWithoutConnectingAgain() async throws {
+        try await withEventLoopGroup { group in
+            let mute = try await Mute.start(group: group)
+            let alice = try await TestNode.start(Keys.alice, group: group) { $0.handshakeTimeout = .seconds(1) }
+            let service = alice.service
+            let first = Task { try await service.dial(host: "127.0.0.1", port: mute.port, remote: Keys.bob.id) }
+            try await eventually("the first dial is under way") { mute.accepted.withLockedValue { $0 } == 1 }
+            await #expect(throws: SessionError.handshakeTimedOut(after: .seconds(1))) {
+                _ = try await service.dial(host: "127.0.0.1", port: mute.port, remote: Keys.bob.id)
+            }
+            _ = await first.result
+            #expect(mute.accepted.withLockedValue { $0 } == 1)
+            try await alice.shutdown()
+            try await mute.channel.close()
+        }
+    }
+}
