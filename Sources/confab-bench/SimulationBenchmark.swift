@@ -6,15 +6,27 @@ import Foundation
 /// most 64 members (Protocol.md §4.6), so a large network is many overlapping groups; each
 /// size runs with a full mesh of sessions and with a bounded set per node.
 enum SimulationBenchmark {
-    /// `only`: the node counts to run (`CONFAB_BENCH_SIM=200`), nil for every scenario.
-    static func run(verifyRate: Double, only: Set<Int>? = nil) throws {
+    /// `only`: the scenarios to run, by node count or node count and topology
+    /// (`CONFAB_BENCH_SIM=200,1000/bounded`: everyone, members or bounded); nil for every
+    /// scenario.
+    static func run(verifyRate: Double, only: Set<String>? = nil) throws {
         print("simulation: real engines and in-memory stores over in-memory links, virtual time")
-        for config in scenarios where only?.contains(config.nodes) ?? true {
+        for config in scenarios where only.map({ selects($0, config) }) ?? true {
             let report = try Simulation(config).run()
             for line in report.lines(verifyRate: verifyRate) { print(line) }
             // A run takes minutes: show each as it ends, even into a pipe.
             fflush(nil)
         }
+    }
+
+    private static func selects(_ only: Set<String>, _ config: SimulationConfig) -> Bool {
+        let topology =
+            switch config.topology {
+            case .everyone: "everyone"
+            case .members: "members"
+            case .bounded: "bounded"
+            }
+        return only.contains("\(config.nodes)") || only.contains("\(config.nodes)/\(topology)")
     }
 
     /// 20% of the nodes write 5 messages each within 6 s, into one of their groups; two

@@ -202,7 +202,7 @@ if !CommandLine.arguments.contains("--no-pipe") {
 // Dissemination beyond one machine: many real engines and stores over in-memory links.
 if !CommandLine.arguments.contains("--no-sim") {
     let only = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM"].map {
-        Set($0.split(separator: ",").compactMap { Int($0) })
+        Set($0.split(separator: ",").map(String.init))
     }
     try SimulationBenchmark.run(verifyRate: verifyCeiling, only: only)
 }
