@@ -4,7 +4,8 @@
 # lines into `confab send CONV --lines` at the same moment. Prints the time from the first
 # write until every node holds every message, CPU-seconds per distinct entry per node,
 # copies received per entry stored, bytes on the wire per entry, peak RSS per node, and the
-# store commits per node (writes per commit, and the share that waited for fsync).
+# store commits per node (writes per commit, and the share that waited for fsync), and the CPU
+# an idle node spends afterwards (IDLE seconds, default 5).
 #
 #   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
 #                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs)
@@ -86,8 +87,11 @@ print(db.execute("SELECT count(*) FROM conversation WHERE id = ?", (bytes.fromhe
 PY
 }
 for i in $(seq 1 "$nodes"); do until [[ $(has_group "$i") == 1 ]]; do sleep 0.2; done; done
+# Wire counters take a while to read on 20 hosts: read before the CPU, which is read last,
+# so that the nodes' idle CPU meanwhile is not counted against the entries.
 declare -a cpu_before wire_before
-for i in $(seq 1 "$nodes"); do cpu_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); wire_before[$i]=$(wire_bytes "$i"); done
+for i in $(seq 1 "$nodes"); do wire_before[$i]=$(wire_bytes "$i"); done
+for i in $(seq 1 "$nodes"); do cpu_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
 
 expected=$((nodes * lines))
 start=$(now)
@@ -112,11 +116,21 @@ while [[ -z $converged ]]; do
     }
 done
 
-cpu=0; wire=0; rss_max=0; received=0; duplicates=0; stored=0; transactions=0; writes=0; synced=0
+# CPU is read on every node at once when they converge (not while the wire counters and the
+# status of each are read below, which takes seconds); then what the idle nodes spend over
+# IDLE seconds.
+declare -a cpu_after idle_before
+for i in $(seq 1 "$nodes"); do cpu_after[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+wire=0
+for i in $(seq 1 "$nodes"); do wire=$((wire + $(wire_bytes "$i") - ${wire_before[$i]})); done
+for i in $(seq 1 "$nodes"); do idle_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+idle_seconds=${IDLE:-5}
+sleep "$idle_seconds"
+cpu=0; idle=0; rss_max=0; received=0; duplicates=0; stored=0; transactions=0; writes=0; synced=0
 for i in $(seq 1 "$nodes"); do
     pid=${pids[$((i - 1))]}
-    cpu=$(python3 -c "print($cpu + $(cpu_seconds "$pid") - ${cpu_before[$i]})")
-    wire=$((wire + $(wire_bytes "$i") - ${wire_before[$i]}))
+    cpu=$(python3 -c "print($cpu + ${cpu_after[$i]} - ${cpu_before[$i]})")
+    idle=$(python3 -c "print($idle + $(cpu_seconds "$pid") - ${idle_before[$i]})")
     rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
     ((rss > rss_max)) && rss_max=$rss
     read -r r d s t w y < <(cli "$i" status --json | python3 -c '
@@ -128,11 +142,12 @@ print(t["entriesReceived"], t["duplicatesReceived"], t["entriesStored"], c["tran
     transactions=$((transactions + t)); writes=$((writes + w)); synced=$((synced + y))
 done
 python3 - "$nodes" "$lines" "$start" "$written" "$converged" "$cpu" "$wire" "$rss_max" "$received" "$duplicates" "$stored" \
-    "$transactions" "$writes" "$synced" <<'PY'
+    "$transactions" "$writes" "$synced" "$idle" "$idle_seconds" <<'PY'
 import sys
 n, m = int(sys.argv[1]), int(sys.argv[2])
 start, written, converged, cpu, wire = map(float, sys.argv[3:8])
 rss, received, duplicates, stored, transactions, writes, synced = map(int, sys.argv[8:15])
+idle, idle_seconds = float(sys.argv[15]), float(sys.argv[16])
 distinct = n * m
 entries = stored / n  # distinct entries a node stored: the messages, receipts, the create entry
 print(f"lan group: {n} nodes, {m} lines each, {distinct} messages ({entries:.0f} distinct entries per node)")
@@ -140,6 +155,7 @@ print(f"  writers done             {written - start:8.2f} s after the first writ
 print(f"  every node holds all     {converged - start:8.2f} s after the first write ({converged - written:.2f} s after the last writer)")
 print(f"  CPU per distinct entry per node {cpu / max(stored, 1) * 1000:8.3f} ms   ({cpu:.1f} CPU-s in all)")
 print(f"  entries received {received}, copies already held {duplicates}, stored {stored}: {duplicates / max(stored, 1):.2f} copies per entry stored")
+print(f"  CPU of an idle node (after) {idle / n / idle_seconds * 1000:8.1f} ms a second   ({idle:.2f} CPU-s in all over {idle_seconds:.0f} s)")
 print(f"  wire bytes per distinct entry per node {wire / max(stored, 1):8.0f}")
 print(f"  peak RSS per node (max) {rss / 1024:8.1f} MiB")
 print(f"  store commits per node   {transactions / n:8.0f}   ({writes / max(transactions, 1):.2f} writes each; "
