@@ -8,7 +8,7 @@
 # an idle node spends afterwards (IDLE seconds, default 5).
 #
 #   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
-#                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs)
+#                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs and stores)
 #
 # Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
 # private test subnet 10.232.0.0/24; nothing reaches this machine's real interfaces.
@@ -29,8 +29,12 @@ cleanup() {
     for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
     if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
-    # KEEP_LOGS=DIR keeps every node's log there, to see why a run went as it did.
-    if [[ -n "${KEEP_LOGS:-}" ]]; then mkdir -p "$KEEP_LOGS" && cp "$work"/h*.log "$KEEP_LOGS"/ 2>/dev/null || true; fi
+    # KEEP_LOGS=DIR keeps every node's log and data directory there, to see why a run went
+    # as it did (each stored entry has its author's timestamp and the time it was received).
+    if [[ -n "${KEEP_LOGS:-}" ]]; then
+        mkdir -p "$KEEP_LOGS" && cp "$work"/h*.log "$KEEP_LOGS"/ 2>/dev/null || true
+        for dir in "$work"/h*/; do cp -r "$dir" "$KEEP_LOGS"/ 2>/dev/null || true; done
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
