@@ -155,11 +155,13 @@ for i in $(seq 1 "$nodes"); do wire=$((wire + $(wire_bytes "$i") - ${wire_before
 for i in $(seq 1 "$nodes"); do idle_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
 idle_seconds=${IDLE:-5}
 sleep "$idle_seconds"
+declare -a idle_after
+for i in $(seq 1 "$nodes"); do idle_after[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
 cpu=0; idle=0; rss_max=0; received=0; duplicates=0; stored=0; transactions=0; writes=0; synced=0
 for i in $(seq 1 "$nodes"); do
     pid=${pids[$((i - 1))]}
     cpu=$(python3 -c "print($cpu + ${cpu_after[$i]} - ${cpu_before[$i]})")
-    idle=$(python3 -c "print($idle + $(cpu_seconds "$pid") - ${idle_before[$i]})")
+    idle=$(python3 -c "print($idle + ${idle_after[$i]} - ${idle_before[$i]})")
     rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
     ((rss > rss_max)) && rss_max=$rss
     read -r r d s t w y < <(cli "$i" status --json | python3 -c '
