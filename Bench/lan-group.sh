@@ -6,7 +6,7 @@
 # timestamps and each node's receive time), CPU-seconds per distinct entry per node,
 # copies received per entry stored, bytes on the wire per entry, peak RSS per node, and the
 # store commits per node (writes per commit, and the share that waited for fsync), and the CPU
-# an idle node spends afterwards (IDLE seconds, default 5).
+# a node spends in the IDLE seconds after converging (default 5; receipts may still move).
 #
 #   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
 #                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs and stores)
@@ -145,8 +145,8 @@ while true; do
 done
 
 # CPU is read on every node at once as soon as the poll sees them converged (not while the
-# wire counters and the status of each are read below, which takes seconds); then what the idle nodes spend over
-# IDLE seconds.
+# wire counters and the status of each are read below, which takes seconds); then what the
+# nodes spend over the next IDLE seconds.
 declare -a cpu_after idle_before
 for i in $(seq 1 "$nodes"); do cpu_after[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
 read -r first_write last_write last_stored < <(message_times "$conversation")
@@ -186,7 +186,7 @@ print(f"  last message written     {written - start:8.2f} s after the first")
 print(f"  every node holds all     {converged - start:8.2f} s after the first write ({converged - written:.2f} s after the last)")
 print(f"  CPU per distinct entry per node {cpu / max(stored, 1) * 1000:8.3f} ms   ({cpu:.1f} CPU-s in all)")
 print(f"  entries received {received}, copies already held {duplicates}, stored {stored}: {duplicates / max(stored, 1):.2f} copies per entry stored")
-print(f"  CPU of an idle node (after) {idle / n / idle_seconds * 1000:8.1f} ms a second   ({idle:.2f} CPU-s in all over {idle_seconds:.0f} s)")
+print(f"  CPU per node after it     {idle / n / idle_seconds * 1000:8.1f} ms a second   ({idle:.2f} CPU-s in all over {idle_seconds:.0f} s)")
 print(f"  wire bytes per distinct entry per node {wire / max(stored, 1):8.0f}")
 print(f"  peak RSS per node (max) {rss / 1024:8.1f} MiB")
 print(f"  store commits per node   {transactions / n:8.0f}   ({writes / max(transactions, 1):.2f} writes each; "
