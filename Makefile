@@ -31,9 +31,6 @@ run: deps
 	$(SWIFT) build -c release --product confab
 	$(BIN_RELEASE) $(ARGS)
 
-# In-process tests run in parallel; the suites that start real confab processes and wait
-# on them run one at a time after them: their waits would otherwise hold the few threads
-# of the concurrency pool that the other tests' timeouts run on.
 # Runs `swift test --skip-build $(2)`, keeping its output in .build/test-$(1).log; on failure
 # it prints every failed test and its issues again at the end, where a CI log's tail shows them.
 define swift_test
@@ -42,6 +39,9 @@ define swift_test
 	    grep -A4 -E '✘ Test .*(recorded an issue|failed)' .build/test-$(1).log; exit 1; }
 endef
 
+# In-process tests run in parallel; the suites that start real confab processes and wait
+# on them run one at a time after them: their waits would otherwise hold the few threads
+# of the concurrency pool that the other tests' timeouts run on.
 test: test-deps
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
