@@ -31,13 +31,17 @@ struct DialAddressTests {
         }
     }
 
+    /// The dead address is also the lie this covers: the addresses dialled come from peers'
+    /// words (a beacon's source address, which anyone can replay from a host of their
+    /// choosing, and a Hello's listen port), and a liar's host can simply never answer.
     @Test func aDialToALiveAddressThatFindsOneToADeadAddressUnderWayTriesItsOwnAfterIt() async throws {
         try await withEventLoopGroup { group in
             let mute = try await Mute.start(group: group)
             let bob = try await TestNode.start(Keys.bob, group: group)
             let alice = try await TestNode.start(Keys.alice, group: group) { $0.handshakeTimeout = .seconds(1) }
             let service = alice.service
-            // Bob's old address (now a host that never answers) is dialled first...
+            // Bob's old address, or one a replayed beacon gave (a host that never answers), is
+            // dialled first...
             let stale = Task { try await service.dial(host: "127.0.0.1", port: mute.port, remote: bob.id) }
             try await eventually("the dial to the stale address is under way") {
                 mute.accepted.withLockedValue { $0 } == 1
