@@ -48,38 +48,36 @@ fi
 
 cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" "$@"; }
 now() { date +%s.%N; }
-# held_counts CONVERSATION: the messages of it each node holds, read by one process for all
-# nodes (a process per node made one poll take seconds on 20 nodes).
-held_counts() {
-    python3 - "$work" "$nodes" "$1" <<'PY'
+# from_stores counts|times CONVERSATION, read by one process for every node's store (a
+# process per node made one poll take seconds on 20 busy nodes):
+#   counts: the messages of it each node holds;
+#   times: seconds since 1970 of the first and the last message written (their authors'
+#   timestamps) and of the last one stored by any node (its receive time).
+from_stores() {
+    python3 - "$work" "$nodes" "$1" "$2" <<'PY'
 import sqlite3, sys
-work, n, conversation = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
-counts = []
+work, n, what, conversation = sys.argv[1], int(sys.argv[2]), sys.argv[3], bytes.fromhex(sys.argv[4])
+rows = []
 for i in range(1, n + 1):
     db = sqlite3.connect(f"file:{work}/h{i}/confab.sqlite?mode=ro", uri=True, timeout=5)
-    counts.append(db.execute("SELECT count(*) FROM message WHERE conversationId = ?", (conversation,)).fetchone()[0])
+    sql = ("SELECT count(*) FROM message WHERE conversationId = ?" if what == "counts" else
+           """SELECT min(e.timestamp), max(e.timestamp), max(e.receivedAt)
+              FROM entry e JOIN message m USING (conversationId, author, seq) WHERE e.conversationId = ?""")
+    rows.append(db.execute(sql, (conversation,)).fetchone())
     db.close()
-print(*counts)
-PY
-}
-# message_times CONVERSATION: seconds since 1970 of the first and the last message written
-# (their authors' timestamps) and of the last one stored by any node (its receive time).
-message_times() {
-    python3 - "$work" "$nodes" "$1" <<'PY'
-import sqlite3, sys
-work, n, conversation = sys.argv[1], int(sys.argv[2]), bytes.fromhex(sys.argv[3])
-first, last, stored = [], [], []
-for i in range(1, n + 1):
-    db = sqlite3.connect(f"file:{work}/h{i}/confab.sqlite?mode=ro", uri=True, timeout=5)
-    row = db.execute("""SELECT min(e.timestamp), max(e.timestamp), max(e.receivedAt)
-        FROM entry e JOIN message m USING (conversationId, author, seq) WHERE e.conversationId = ?""",
-        (conversation,)).fetchone()
-    first.append(row[0]); last.append(row[1]); stored.append(row[2])
-    db.close()
-print(min(first) / 1000, max(last) / 1000, max(stored) / 1000)
+if what == "counts":
+    print(*(row[0] for row in rows))
+else:
+    print(min(r[0] for r in rows) / 1000, max(r[1] for r in rows) / 1000, max(r[2] for r in rows) / 1000)
 PY
 }
 cpu_seconds() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
+# read_cpu ARRAY: every node's CPU-seconds so far into ARRAY[1..N], in one quick pass.
+read_cpu() {
+    local -n into=$1
+    local i
+    for i in $(seq 1 "$nodes"); do into[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+}
 wire_bytes() { ip netns exec "${tag}h$1" awk '/eth0:/ {print $2 + $10}' /proc/net/dev; }
 
 for i in $(seq 1 "$nodes"); do cli "$i" init --name "host$i" >/dev/null; done
@@ -120,7 +118,7 @@ for i in $(seq 1 "$nodes"); do until [[ $(has_group "$i") == 1 ]]; do sleep 0.2;
 # so that the nodes' idle CPU meanwhile is not counted against the entries.
 declare -a cpu_before wire_before
 for i in $(seq 1 "$nodes"); do wire_before[$i]=$(wire_bytes "$i"); done
-for i in $(seq 1 "$nodes"); do cpu_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+read_cpu cpu_before
 
 expected=$((nodes * lines))
 start=$(now)
@@ -133,7 +131,7 @@ for w in "${writers[@]}"; do wait "$w"; done
 # Polled until every node holds every message; when that happened comes from the stores
 # below, not from the poll, which only notices it some time later.
 while true; do
-    read -ra held < <(held_counts "$conversation")
+    read -ra held < <(from_stores counts "$conversation")
     all=1
     for count in "${held[@]}"; do ((count >= expected)) || all=0; done
     ((all)) && break
@@ -148,15 +146,15 @@ done
 # wire counters and the status of each are read below, which takes seconds); then what the
 # nodes spend over the next IDLE seconds.
 declare -a cpu_after idle_before
-for i in $(seq 1 "$nodes"); do cpu_after[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
-read -r first_write last_write last_stored < <(message_times "$conversation")
+read_cpu cpu_after
+read -r first_write last_write last_stored < <(from_stores times "$conversation")
 wire=0
 for i in $(seq 1 "$nodes"); do wire=$((wire + $(wire_bytes "$i") - ${wire_before[$i]})); done
-for i in $(seq 1 "$nodes"); do idle_before[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+read_cpu idle_before
 idle_seconds=${IDLE:-5}
 sleep "$idle_seconds"
 declare -a idle_after
-for i in $(seq 1 "$nodes"); do idle_after[$i]=$(cpu_seconds "${pids[$((i - 1))]}"); done
+read_cpu idle_after
 cpu=0; idle=0; rss_max=0; received=0; duplicates=0; stored=0; transactions=0; writes=0; synced=0
 for i in $(seq 1 "$nodes"); do
     pid=${pids[$((i - 1))]}
