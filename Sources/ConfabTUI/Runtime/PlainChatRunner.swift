@@ -12,11 +12,11 @@ public enum PlainChatRunner {
     public static func run(local: Profile, options: NodeOptions, notify: NotificationStyle) async {
         let bellAllowed = isatty(STDOUT_FILENO) == 1
         let notifier = Notifier(style: notify) {
-            if bellAllowed { FileHandle.standardOutput.write(Data("\u{7}".utf8)) }
+            if bellAllowed { StandardStreams.out("\u{7}") }
         }
         let chat = PlainChat(
             local: local, options: options,
-            write: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
+            write: { line in StandardStreams.out(line + "\n") },
             notifier: notifier)
         await chat.run(lines: standardInputLines())
     }

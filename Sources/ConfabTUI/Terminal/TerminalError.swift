@@ -20,6 +20,9 @@ public struct TerminalError: Error, Equatable, Sendable, CustomStringConvertible
         errno == ENOTTY ? .notATerminal : TerminalError(reason: .systemCall(name, errno: errno))
     }
 
+    /// The reader of a pipe went away (`confab list | head -1`).
+    var isBrokenPipe: Bool { reason == .systemCall("write", errno: EPIPE) }
+
     public var description: String {
         switch reason {
         case .notATerminal:

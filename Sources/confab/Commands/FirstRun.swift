@@ -1,5 +1,6 @@
 import ConfabModel
 import ConfabNode
+import ConfabTUI
 import Foundation
 
 /// The first `confab` or `confab chat` on a machine: no identity yet, so ask for a display
@@ -22,7 +23,7 @@ enum FirstRun {
         var prompt = "Welcome to Confab. Your display name (Enter for \"\(login)\"): "
         var refused = false
         while true {
-            FileHandle.standardOutput.write(Data(prompt.utf8))
+            StandardStreams.out(prompt)
             let line = readLine()
             // End of input keeps the login name, unless the person was already asked again:
             // then nothing they accepted is left to use.

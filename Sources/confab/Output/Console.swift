@@ -1,3 +1,4 @@
+import ConfabTUI
 import Foundation
 
 #if canImport(Glibc)
@@ -9,11 +10,11 @@ import Darwin
 /// Where output goes, and what the terminal can do.
 enum Console {
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStreams.out(text + "\n")
     }
 
     static func err(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.err(text + "\n")
     }
 
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
@@ -37,7 +38,7 @@ enum Console {
 
     /// Asks a yes/no question on the terminal; anything but y/yes is no.
     static func confirm(_ question: String) -> Bool {
-        FileHandle.standardError.write(Data((question + " ").utf8))
+        StandardStreams.err(question + " ")
         guard let answer = readLine() else { return false }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }

@@ -1,3 +1,4 @@
+import ConfabTUI
 import Foundation
 import Logging
 
@@ -31,7 +32,7 @@ struct JSONLogHandler: LogHandler {
                 withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         line.append(0x0A)
-        FileHandle.standardError.write(line)
+        StandardStreams.err(String(decoding: line, as: UTF8.self))
     }
 
     private static func timestamp() -> String {
