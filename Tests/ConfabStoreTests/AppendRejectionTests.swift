@@ -61,8 +61,11 @@ enum RejectionCase: String, CaseIterable, Sendable {
         // Ids are derived from the creator's key: another key's create for the id does
         // not even decode as a valid entry.
         case .secondCreate: return .undecodable
-        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .clockNamesOutsider, .receiptNamesOutsider,
-            .clockGoesBack, .firstEntryBeforeTheCreate, .receiptBeyondItsOwnClock:
+        // An entry of a key not known as a member here is one not held: the clock waits for
+        // it, as the members entry that added the key may not be held yet either.
+        case .clockNamesOutsider: return .missingDependency
+        case .ownSeqMissingFromClock, .ownSeqTooHighInClock, .receiptNamesOutsider, .clockGoesBack,
+            .firstEntryBeforeTheCreate, .receiptBeyondItsOwnClock:
             return .badClock
         }
     }
@@ -84,7 +87,7 @@ enum RejectionCase: String, CaseIterable, Sendable {
 
     /// Entries may arrive before what they follow: those rejections are retried, the
     /// others mark the sender as broken or hostile.
-    var isRecoverable: Bool { self == .gap || self == .unknownConversation }
+    var isRecoverable: Bool { [.gap, .unknownConversation, .clockNamesOutsider].contains(self) }
 
     /// The bad bytes, and the store they are offered to.
     func offer(_ s: RejectionScenario) throws -> (bytes: [UInt8], to: ConfabStore) {

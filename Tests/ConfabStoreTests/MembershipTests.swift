@@ -269,6 +269,45 @@ struct MembershipTests {
         #expect(try texts(bob, id).last == "without carol")
     }
 
+    /// A new member's first entry, and another member's entry that saw it, can reach a node
+    /// before the add (a star's hub relays them in the order it took them). Refused then,
+    /// they would not be sent again in the session; they wait for the add, as for any
+    /// entry their clocks name.
+    @Test func entriesOfANewMemberThatArriveBeforeItsAddWaitForIt() throws {
+        let daveKeys = try SigningKeyPair(seed: [UInt8](repeating: 0xD5, count: 32))
+        let (alice, bob, carol, dave) = (
+            try makeStore(Keys.alice), try makeStore(Keys.bob), try makeStore(Keys.carol), try makeStore(daveKeys)
+        )
+        let (id, _) = try alice.createConversation(
+            with: [Keys.bob.id, daveKeys.id], firstMessage: "before", now: at(1))
+        for store in [bob, dave] { try sync(id, from: alice, to: store) }
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], now: at(2))
+        try sync(id, from: alice, to: carol, invited: true)
+        try sync(id, from: alice, to: dave)
+        _ = try carol.sendMessage("carol here", to: id, now: at(3))
+        try sync(id, from: carol, to: dave)
+        _ = try dave.sendMessage("welcome carol", to: id, now: at(4))
+        let early =
+            try carol.entries(in: id, author: Keys.carol.id, after: 0)
+            + dave.entries(in: id, author: daveKeys.id, after: 0)
+
+        for result in try bob.append(batch: early) {
+            guard case .failure(let rejection) = result else {
+                Issue.record("taken before the add of its author")
+                continue
+            }
+            #expect(rejection.isRecoverable, "\(rejection)")
+        }
+        try sync(id, from: alice, to: bob)
+        for result in try bob.append(batch: early) {
+            guard case .success(.appended) = result else {
+                Issue.record("not taken once the add is held: \(result)")
+                continue
+            }
+        }
+        #expect(try texts(bob, id) == ["before", "carol here", "welcome carol"])
+    }
+
     @Test func concurrentChangesConvergeToTheSameMembersAndKey() throws {
         let (alice, bob, id) = try pair()
         let carol = try makeStore(Keys.carol)

@@ -90,17 +90,21 @@ extension ConfabStore {
             guard let log = try context.membershipLog(entry.conversationID, db: db) else {
                 throw AppendRejection.unknownConversation
             }
-            // Only a key that was ever a member can have written here; whether it was one
-            // when it wrote is checked once its causal past is known to be held.
-            guard log.everMembers.contains(entry.author) else { throw AppendRejection.notParticipant }
             everMembers = log.everMembers
             membershipLog = log
         }
         let heads = try context.heads(entry.conversationID, db: db)
         let forked = try context.forkedAuthors(entry.conversationID, db: db)
-        try validateClocks(
-            entry, participants: everMembers, heads: heads, forked: forked,
-            creator: try context.creator(entry.conversationID, db: db))
+        // Nothing that depends on who was ever a member is judged before the entry's whole
+        // causal past is held: the entry that added its author, or a key its clock names,
+        // may be in that past and not here yet (a new member's first receipt, relayed ahead
+        // of the add). Refused then, it would never be offered again in the session.
+        try requireCausalPast(entry, heads: heads, forked: forked)
+        // Only a key that was ever a member can have written here; whether it was one when
+        // it wrote is checked below, against its view.
+        if membershipLog != nil, !everMembers.contains(entry.author) { throw AppendRejection.notParticipant }
+        try validateClockNames(
+            entry, participants: everMembers, creator: try context.creator(entry.conversationID, db: db))
         // Who the author believed were members when writing: its causal past, held here now
         // (the clocks were checked above: an entry whose past is not all held waits, and is
         // never judged on a part of it), Protocol.md §4.8.3.
@@ -166,21 +170,26 @@ extension ConfabStore {
             arguments: [conversation.bytes, author.bytes, seq])
     }
 
-    /// Clocks may only name participants; the causal clock must cover the conversation's
-    /// create entry; and every other entry the causal clock names must be held here
-    /// already (`validateOwnClock` checked the rest). That last
-    /// rule makes a clock a claim backed by signed entries: a made-up `{bob: 99}` is never
-    /// stored, so it can neither stop Bob from writing, nor spread into anyone's clock, nor
-    /// pin an entry to the end of the order (Protocol.md §7).
+    /// Every other entry the causal clock names must be held here already (`validateOwnClock`
+    /// checked the author's own). This rule makes a clock a claim backed by signed entries:
+    /// a made-up `{bob: 99}` is never stored, so it can neither stop Bob from writing, nor
+    /// spread into anyone's clock, nor pin an entry to the end of the order (Protocol.md §7).
     ///
     /// An author proven to have forked its log here (`forked`) is the exception: its log
     /// stops growing here, so an honest member who holds more of it (another branch, or the
     /// same branch further) would otherwise wait for ever. Its component is believed only up
     /// to what is held: not required, and capped for the display order (`orderingSum`).
-    private func validateClocks(
-        _ entry: Entry, participants members: Set<NodeID>, heads: [NodeID: UInt64], forked: Set<NodeID>,
-        creator: NodeID?
-    ) throws {
+    private func requireCausalPast(_ entry: Entry, heads: [NodeID: UInt64], forked: Set<NodeID>) throws {
+        for (author, seq) in entry.clock.sortedEntries where author != entry.author && !forked.contains(author) {
+            let held = heads[author] ?? 0
+            guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
+        }
+    }
+
+    /// Clocks may only name participants, and the causal clock must cover the
+    /// conversation's create entry. Checked once the causal past is held, so a key the
+    /// clock names is a participant here if it is one anywhere.
+    private func validateClockNames(_ entry: Entry, participants members: Set<NodeID>, creator: NodeID?) throws {
         var clocks = [entry.clock]
         if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
         // Who is a participant depends on the create entry held here: its creator may have
@@ -195,10 +204,6 @@ extension ConfabStore {
         // placed before the conversation began (Protocol.md §6).
         if let creator, entry.kind != .create, entry.clock[creator] == 0 {
             throw AppendRejection.badClock("does not cover the conversation's create entry", intrinsic: false)
-        }
-        for (author, seq) in entry.clock.sortedEntries where author != entry.author && !forked.contains(author) {
-            let held = heads[author] ?? 0
-            guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
         }
     }
 
