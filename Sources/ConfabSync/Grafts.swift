@@ -13,9 +13,17 @@ struct Grafts {
         /// so a peer that claims what it never sends costs one request per claim.
         var asked: Set<NodeID> = []
         var lastAsked: ContinuousClock.Instant?
+        /// Requests since the last news to peers that had all been asked already: an answer
+        /// that did not take (an entry refused, lost with a session of another peer, or
+        /// pushed out while it waited) is asked for again, each time after twice the wait.
+        var repeats = 0
     }
 
     private(set) var lacking: [ConversationID: Lack] = [:]
+
+    /// The longest wait between two requests for one lack once every holder was asked: a
+    /// peer that claims what it never sends costs one small request this often, at most.
+    static let maxRepeatDelay: Duration = .seconds(30)
 
     var isEmpty: Bool { lacking.isEmpty }
 
@@ -23,7 +31,10 @@ struct Grafts {
     /// known to hold, which makes it worth asking again.
     mutating func note(_ conversation: ConversationID, holder: NodeID, news: Bool, at now: ContinuousClock.Instant) {
         if lacking[conversation] == nil { lacking[conversation] = Lack(since: now) }
-        if news { lacking[conversation]?.asked.remove(holder) }
+        if news {
+            lacking[conversation]?.asked.remove(holder)
+            lacking[conversation]?.repeats = 0
+        }
     }
 
     /// The conversations whose lack is older than `delay` and whose last request, if any,
@@ -35,9 +46,23 @@ struct Grafts {
         .sorted { $0.key < $1.key }
     }
 
+    /// Whom to ask among `holders` (sorted): one not asked since its news; else, once the
+    /// doubled wait since the last request has passed, each in turn again.
+    func holder(
+        for lack: Lack, among holders: [NodeID], at now: ContinuousClock.Instant, retry: Duration
+    ) -> NodeID? {
+        if let fresh = holders.first(where: { !lack.asked.contains($0) }) { return fresh }
+        guard !holders.isEmpty, let last = lack.lastAsked else { return nil }
+        let wait = min(retry * (1 << min(lack.repeats + 1, 16)), Self.maxRepeatDelay)
+        guard now - last >= wait else { return nil }
+        return holders[lack.repeats % holders.count]
+    }
+
     mutating func asked(_ peer: NodeID, for conversation: ConversationID, at now: ContinuousClock.Instant) {
-        lacking[conversation]?.asked.insert(peer)
-        lacking[conversation]?.lastAsked = now
+        guard var lack = lacking[conversation] else { return }
+        if !lack.asked.insert(peer).inserted { lack.repeats += 1 }
+        lack.lastAsked = now
+        lacking[conversation] = lack
     }
 
     /// Nothing is missing any more, or no connected peer holds it.

@@ -44,6 +44,9 @@ struct PeerSyncState {
     /// Conversations whose entries waited for room in the byte window: offered again when
     /// an acknowledgement makes room.
     var starved: Set<ConversationID> = []
+    /// When entries of a conversation were last sent to it: what was sent since less than
+    /// the engine's `resendInterval` is on its way, or waiting there for what it depends on.
+    var lastSent: [ConversationID: ContinuousClock.Instant] = [:]
     /// Per conversation and author, the highest seq sent in answer to a Want: later Wants
     /// are answered only beyond it, so asking again gets nothing twice (Protocol.md §12.2).
     var served: [ConversationID: VectorClock] = [:]
@@ -65,6 +68,20 @@ extension PeerSyncState {
 }
 
 extension PeerSyncState {
+    /// A request whose clock lacks entries counted as sent: they are counted as unsent
+    /// again, so the answer offers them, unless entries of the conversation were sent less
+    /// than `interval` ago (they may be on their way, or wait there for what they depend
+    /// on). Resent entries count as sent then too, so this happens once per `interval`.
+    mutating func resend(
+        _ conversation: ConversationID, lacking clock: VectorClock, at now: ContinuousClock.Instant,
+        interval: Duration
+    ) {
+        guard let counted = sent[conversation], !clock.covers(counted) else { return }
+        if let last = lastSent[conversation], now - last < interval { return }
+        // `missingEntries` starts from what the peer was seen to hold.
+        sent[conversation] = nil
+    }
+
     /// What the byte window still lets through.
     func room(within window: Int) -> Int { window - unacknowledgedBytes }
 

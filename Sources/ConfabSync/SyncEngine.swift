@@ -81,10 +81,10 @@ public final class SyncEngine {
         case .clocks(let clocks):
             guard let state = peers[peer], state.helloReceived else { return misbehaving("clocks before hello") }
             // A peer that cannot say "request" asks with every clock (§12.5).
-            return try handleClocks(clocks, from: peer, request: !state.tellsRequests)
+            return try handleClocks(clocks, from: peer, request: !state.tellsRequests, resends: false)
         case .request(let clocks):
             guard peers[peer]?.helloReceived == true else { return misbehaving("clocks before hello") }
-            return try handleClocks(clocks, from: peer, request: true)
+            return try handleClocks(clocks, from: peer, request: true, resends: true)
         case .entries(let entries):
             guard peers[peer]?.helloReceived == true else { return misbehaving("entries before hello") }
             return try handleEntries(entries, from: peer)
@@ -204,7 +204,7 @@ public final class SyncEngine {
     /// author's (§12.5). What the peer holds and this node lacks is asked for later, by a
     /// request to one holder, unless it arrives meanwhile.
     private func handleClocks(
-        _ clocks: [SessionMessage.ConversationClock], from peer: NodeID, request: Bool
+        _ clocks: [SessionMessage.ConversationClock], from peer: NodeID, request: Bool, resends: Bool
     ) throws -> SyncOutput {
         var output = SyncOutput()
         var invitations: [SessionMessage.ConversationClock] = []
@@ -236,6 +236,14 @@ public final class SyncEngine {
             peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
             peers[peer]?.acknowledge(conversation)
             if request { peers[peer]?.requested[conversation] = mine }
+            // What the peer still lacks though it was sent (refused there, or pushed out
+            // while it waited for what it depends on) would otherwise never be offered
+            // again in this session. Only a request marked as one says so: an older
+            // peer's every acknowledgement counts as a request, and most lag what is on
+            // its way.
+            if resends {
+                peers[peer]?.resend(conversation, lacking: item.clock, at: now(), interval: Self.resendInterval)
+            }
             let written = peers[peer]?.written[conversation] ?? 0
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
@@ -443,6 +451,10 @@ public final class SyncEngine {
     public var graftDelay: Duration = .milliseconds(500)
     /// How long a request has to be answered before another holder is asked.
     public static let graftRetry: Duration = .seconds(1)
+    /// How often a peer's requests may have this node send again, per conversation, what
+    /// it was sent and does not hold: a peer that asks again and again is sent the same
+    /// entries no more often than this.
+    public static let resendInterval: Duration = .seconds(5)
     /// What peers' clocks showed this node lacking (§12.5).
     var grafts = Grafts()
 
@@ -481,7 +493,8 @@ public final class SyncEngine {
 
     /// What peers' clocks showed missing here and has not arrived since: asked for, per
     /// conversation, from one connected peer that holds it and was not asked since its
-    /// last news, with a request carrying this node's clock (§12.5).
+    /// last news, or, when all were, again after a doubling wait, with a request carrying
+    /// this node's clock (§12.5).
     private func askForMissing() throws -> SyncOutput {
         guard !grafts.isEmpty else { return SyncOutput() }
         let due = now()
@@ -496,7 +509,9 @@ public final class SyncEngine {
                 grafts.forget(conversation)
                 continue
             }
-            guard let holder = holders.first(where: { !lack.asked.contains($0) }) else { continue }
+            guard let holder = grafts.holder(for: lack, among: holders, at: due, retry: Self.graftRetry) else {
+                continue
+            }
             grafts.asked(holder, for: conversation, at: due)
             requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
         }
@@ -680,6 +695,7 @@ public final class SyncEngine {
         }
         state.sent[conversation] = sent
         state.noteSent(bytes, in: conversation)
+        if !offered.isEmpty { state.lastSent[conversation] = now() }
         peers[peer] = state
         return SessionCodec.entriesMessages(offered, maxCount: batchSize)
     }

@@ -53,6 +53,42 @@ import Testing
         #expect(try alice.cli(["status"]).status == 0)
     }
 
+    /// Mallory asks, 20 times a second for 11 s, for everything Alice holds in their
+    /// conversation, with an empty clock: Alice sends it again only once what she sent has
+    /// been on its way 5 s, so at most twice more, not 220 times (Protocol.md §12.5, "asked
+    /// again").
+    @Test func requestsForTheSameAgainAndAgainGetItAgainOnlyEveryFiveSeconds() async throws {
+        let root = try temporaryRoot()
+        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
+        defer { try? alice.stop() }
+        let mallory = try HostilePeer(name: "mallory")
+        defer { Task { await mallory.shutdown() } }
+        try alice.cli(["peers", "add", mallory.id.hex, "--name", "mallory"])
+        #expect(try alice.cli(["send", "mallory", "hello"]).status == 0)
+        let id = try alice.newestConversation()
+        try alice.start()
+        try await mallory.connect(to: alice)
+        try await mallory.takeConversation(id, from: alice) { (try? mallory.store.history(id))?.count == 1 }
+        let create = try #require(
+            try mallory.store.entries(in: id, author: try alice.nodeID(), after: 0, limit: 1).first)
+        func copies() throws -> Int {
+            try mallory.received(from: alice).reduce(0) { count, message in
+                guard case .entries(let batch) = message else { return count }
+                return count + batch.filter { $0 == create }.count
+            }
+        }
+        let before = try copies()
+        let request = SessionMessage.request([.init(conversation: id, clock: VectorClock())])
+        for _ in 0..<220 {
+            try mallory.send(request, to: alice)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await mallory.barrier(with: alice)
+        let again = try copies() - before
+        #expect((1...2).contains(again), "sent again \(again) times")
+        #expect(try alice.cli(["status"]).status == 0)
+    }
+
     /// The Clocks flood of the review (40 messages of 4,096 made-up conversations, each
     /// with five authors at the seq limit) once cost 122 MiB that stayed after the session
     /// closed, and every further flood added as much. Now the answer is bounded and nothing
