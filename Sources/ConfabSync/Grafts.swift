@@ -17,6 +17,12 @@ struct Grafts {
         /// that did not take (an entry refused, lost with a session of another peer, or
         /// pushed out while it waited) is asked for again, each time after twice the wait.
         var repeats = 0
+        /// The last request: whom, this node's clock then, and what that peer claimed.
+        var lastRequest: (peer: NodeID, mine: VectorClock, claim: VectorClock)?
+        /// Requests in a row to each peer after which nothing it claimed arrived: such a
+        /// peer is asked after every other (a peer claiming what it never sends cannot keep
+        /// the request from one that sends).
+        var fruitless: [NodeID: Int] = [:]
     }
 
     private(set) var lacking: [ConversationID: Lack] = [:]
@@ -46,27 +52,66 @@ struct Grafts {
         .sorted { $0.key < $1.key }
     }
 
-    /// Whom to ask among `holders` (sorted): one not asked since its news; else, once the
-    /// doubled wait since the last request has passed, each in turn again.
+    /// Whom to ask among `holders` (each with the clock it announced): one not asked since
+    /// its news, first those whose requests brought what they claimed, then the one that
+    /// holds the most this node lacks; else, once the doubled wait since the last request
+    /// has passed, each in turn again. The one that sorts first is not always asked: in a
+    /// group, receipts give some peer news every few seconds, and asking it each time kept
+    /// a message another peer held from arriving for tens of seconds.
     func holder(
-        for lack: Lack, among holders: [NodeID], at now: ContinuousClock.Instant, retry: Duration
+        for lack: Lack, among holders: [(peer: NodeID, clock: VectorClock)], mine: VectorClock,
+        at now: ContinuousClock.Instant, retry: Duration
     ) -> NodeID? {
-        if let fresh = holders.first(where: { !lack.asked.contains($0) }) { return fresh }
-        guard !holders.isEmpty, let last = lack.lastAsked else { return nil }
+        let ranked = holders.map { holder in
+            (peer: holder.peer, fruitless: lack.fruitless[holder.peer] ?? 0, lacking: mine.lacking(holder.clock))
+        }
+        .sorted { a, b in
+            (a.fruitless, b.lacking, a.peer) < (b.fruitless, a.lacking, b.peer)
+        }
+        .map(\.peer)
+        if let fresh = ranked.first(where: { !lack.asked.contains($0) }) { return fresh }
+        guard !ranked.isEmpty, let last = lack.lastAsked else { return nil }
         let wait = min(retry * (1 << min(lack.repeats + 1, 16)), Self.maxRepeatDelay)
         guard now - last >= wait else { return nil }
-        return holders[lack.repeats % holders.count]
+        return ranked[lack.repeats % ranked.count]
     }
 
-    mutating func asked(_ peer: NodeID, for conversation: ConversationID, at now: ContinuousClock.Instant) {
+    /// Whether the last request brought anything its peer claimed, now that it had time to.
+    mutating func judgeLastRequest(_ conversation: ConversationID, mine: VectorClock) {
+        guard var lack = lacking[conversation], let last = lack.lastRequest else { return }
+        let brought = last.claim.sortedEntries.contains { author, seq in
+            seq > last.mine[author] && mine[author] > last.mine[author]
+        }
+        lack.fruitless[last.peer] = brought ? nil : (lack.fruitless[last.peer] ?? 0) + 1
+        lack.lastRequest = nil
+        lacking[conversation] = lack
+    }
+
+    mutating func asked(
+        _ peer: NodeID, for conversation: ConversationID, mine: VectorClock, claim: VectorClock,
+        at now: ContinuousClock.Instant
+    ) {
         guard var lack = lacking[conversation] else { return }
         if !lack.asked.insert(peer).inserted { lack.repeats += 1 }
         lack.lastAsked = now
+        lack.lastRequest = (peer, mine, claim)
         lacking[conversation] = lack
     }
 
     /// Nothing is missing any more, or no connected peer holds it.
     mutating func forget(_ conversation: ConversationID) {
         lacking[conversation] = nil
+    }
+}
+
+extension VectorClock {
+    /// How many entries `other` names that this clock does not (saturating: a claim is not
+    /// bounded by anything held).
+    func lacking(_ other: VectorClock) -> UInt64 {
+        other.sortedEntries.reduce(UInt64(0)) { sum, item in
+            let missing = item.seq > self[item.author] ? item.seq - self[item.author] : 0
+            let (total, overflow) = sum.addingReportingOverflow(missing)
+            return overflow ? .max : total
+        }
     }
 }

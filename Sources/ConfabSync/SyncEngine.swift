@@ -493,26 +493,29 @@ public final class SyncEngine {
 
     /// What peers' clocks showed missing here and has not arrived since: asked for, per
     /// conversation, from one connected peer that holds it and was not asked since its
-    /// last news, or, when all were, again after a doubling wait, with a request carrying
-    /// this node's clock (§12.5).
+    /// last news (the one whose requests brought what it claimed and that holds the most
+    /// this node lacks), or, when all were, again after a doubling wait, with a request
+    /// carrying this node's clock (§12.5).
     private func askForMissing() throws -> SyncOutput {
         guard !grafts.isEmpty else { return SyncOutput() }
         let due = now()
         var requests: [NodeID: [SessionMessage.ConversationClock]] = [:]
-        for (conversation, lack) in grafts.due(at: due, delay: graftDelay, retry: Self.graftRetry) {
+        for (conversation, _) in grafts.due(at: due, delay: graftDelay, retry: Self.graftRetry) {
             let mine = try store.clock(of: conversation)
-            let holders = peers.keys.sorted().filter { peer in
-                guard let theirs = peers[peer]?.theirs[conversation] else { return false }
-                return !mine.covers(theirs)
+            let holders = peers.keys.sorted().compactMap { peer -> (peer: NodeID, clock: VectorClock)? in
+                guard let theirs = peers[peer]?.theirs[conversation], !mine.covers(theirs) else { return nil }
+                return (peer, theirs)
             }
             guard !holders.isEmpty else {
                 grafts.forget(conversation)
                 continue
             }
-            guard let holder = grafts.holder(for: lack, among: holders, at: due, retry: Self.graftRetry) else {
-                continue
-            }
-            grafts.asked(holder, for: conversation, at: due)
+            grafts.judgeLastRequest(conversation, mine: mine)
+            guard let lack = grafts.lacking[conversation],
+                let holder = grafts.holder(for: lack, among: holders, mine: mine, at: due, retry: Self.graftRetry)
+            else { continue }
+            let claim = holders.first { $0.peer == holder }?.clock ?? VectorClock()
+            grafts.asked(holder, for: conversation, mine: mine, claim: claim, at: due)
             requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
         }
         var output = SyncOutput()
