@@ -3,7 +3,7 @@ import ConfabModel
 /// Entries that arrived before what they follow or depend on (a gap, a conversation whose
 /// create entry is not held yet, a causal dependency not held yet). They are kept here, in
 /// memory and bounded, and tried again when their conversation grows; the oldest give way
-/// when the bound is reached, and anything lost that way comes again in a later sync. An
+/// when the bound is reached, and anything lost that way is asked for again (`Grafts`). An
 /// entry whose dependencies never arrive (a clock that names entries nobody wrote) just
 /// waits here until it is pushed out: it changes nothing.
 struct DeferredEntries {
