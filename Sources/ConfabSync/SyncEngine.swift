@@ -493,9 +493,8 @@ public final class SyncEngine {
 
     /// What peers' clocks showed missing here and has not arrived since: asked for, per
     /// conversation, from one connected peer that holds it and was not asked since its
-    /// last news (the one whose requests brought what it claimed and that holds the most
-    /// this node lacks), or, when all were, again after a doubling wait, with a request
-    /// carrying this node's clock (§12.5).
+    /// last news (in turns, `Grafts.holder`), or, when all were, again after a doubling
+    /// wait, with a request carrying this node's clock (§12.5).
     private func askForMissing() throws -> SyncOutput {
         guard !grafts.isEmpty else { return SyncOutput() }
         let due = now()
