@@ -72,7 +72,7 @@ extension ConfabStore {
     private func heldAlready(_ batch: [[UInt8]]) throws -> [Bool] {
         let positions = batch.map(EntryCodec.peekPosition)
         guard positions.contains(where: { $0 != nil }) else { return batch.map { _ in false } }
-        return try writer.read { db in
+        return try read { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ? AND hash = ?")
             return try positions.map { position in

@@ -25,7 +25,7 @@ extension ConfabStore {
     public func forkProofs(in conversations: Set<ConversationID>? = nil) throws -> [ForkProof] {
         // Asked at every Hello: the statement is prepared once per connection, and the two
         // entries of a proof are copied out only for the conversations asked about.
-        try writer.read { db in
+        try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT conversationId, author, seq, first, second FROM fork_proof")
             ).compactMap { row in
@@ -40,7 +40,7 @@ extension ConfabStore {
 
     /// Authors of a conversation proven to have forked their log, with the seq of the split.
     public func forkedAuthors(in conversation: ConversationID) throws -> [(author: NodeID, seq: UInt64)] {
-        try writer.read { db in
+        try read { db in
             try Row.fetchAll(
                 db.cachedStatement(sql: "SELECT author, seq FROM fork_proof WHERE conversationId = ? ORDER BY author"),
                 arguments: [conversation.bytes]

@@ -47,7 +47,7 @@ extension ConfabStore {
 
     /// My latest message in `conversation` that is still there to edit or delete.
     public func lastOwnMessageSeq(in conversation: ConversationID) throws -> UInt64? {
-        try writer.read { db in
+        try read { db in
             try UInt64.fetchOne(
                 db,
                 sql: """

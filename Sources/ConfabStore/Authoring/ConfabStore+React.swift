@@ -62,7 +62,7 @@ extension ConfabStore {
     public func reaction(
         in conversation: ConversationID, reactor: NodeID, seq: UInt64
     ) throws -> (target: MessageRef, change: ReactionChange)? {
-        try writer.read { db in
+        try read { db in
             guard
                 let row = try Row.fetchOne(
                     db,

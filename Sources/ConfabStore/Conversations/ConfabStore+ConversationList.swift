@@ -6,7 +6,7 @@ extension ConfabStore {
     /// The conversation list: pinned first, then newest activity. Deleted conversations are
     /// hidden until a new message arrives in them.
     public func conversations(_ filter: ConversationFilter = .inbox) throws -> [ConversationSummary] {
-        try writer.read { db in
+        try read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: Self.summarySQL + " \(Self.clause(filter)) ORDER BY pinned DESC, c.lastActivityAt DESC, c.id",
@@ -18,7 +18,7 @@ extension ConfabStore {
     /// The first `limit` rows of the list: what a screen shows first, before the rest is
     /// loaded. Only those rows' unread counts and previews are computed.
     public func conversations(_ filter: ConversationFilter = .inbox, limit: Int) throws -> [ConversationSummary] {
-        try writer.read { db in
+        try read { db in
             let ids = try [UInt8].fetchAll(
                 db,
                 sql: """
@@ -47,7 +47,7 @@ extension ConfabStore {
     /// One conversation's summary; nil when unknown, deleted here, or not mine (a relay
     /// holds conversations it cannot read).
     public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
-        try writer.read { db in
+        try read { db in
             try Row.fetchOne(
                 db, sql: Self.summarySQL + " AND c.id = :id", arguments: ["me": me.bytes, "id": id.bytes]
             ).map { try self.summary(row: $0, db: db) }

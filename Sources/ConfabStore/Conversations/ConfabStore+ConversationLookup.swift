@@ -16,7 +16,7 @@ extension ConfabStore {
     /// Ids of every conversation I take part in (or took part in), for resolving a typed
     /// id prefix.
     public func conversationIDs() throws -> [ConversationID] {
-        try writer.read { db in
+        try read { db in
             try [UInt8].fetchAll(
                 db,
                 sql: """
@@ -33,7 +33,7 @@ extension ConfabStore {
     /// The most recent conversation with `peer`, preferring threads with just the two of
     /// us over groups.
     public func latestConversation(with peer: NodeID) throws -> ConversationID? {
-        try writer.read { db in
+        try read { db in
             try [UInt8].fetchOne(
                 db,
                 sql: """
@@ -56,15 +56,15 @@ extension ConfabStore {
     /// The other participants, with their names and trust here: one query, where the
     /// conversation's whole summary (`conversation(_:)`) reads its last message and counts.
     public func otherParticipants(of conversation: ConversationID) throws -> [ConversationSummary.Participant] {
-        try writer.read { db in try participantNames(conversation: conversation, db: db) }
+        try read { db in try participantNames(conversation: conversation, db: db) }
     }
 
     public func participants(of conversation: ConversationID) throws -> [NodeID] {
-        try writer.read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
+        try read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
     }
 
     public func creator(of conversation: ConversationID) throws -> NodeID? {
-        try writer.read { db in
+        try read { db in
             try [UInt8].fetchOne(
                 db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"),
                 arguments: [conversation.bytes]
@@ -74,7 +74,7 @@ extension ConfabStore {
 
     /// The key of a conversation this node can read; internal (tests sign entries with it).
     func conversationKey(_ conversation: ConversationID) throws -> [UInt8]? {
-        try writer.read { db in try Self.conversationKey(conversation, db: db) }
+        try read { db in try Self.conversationKey(conversation, db: db) }
     }
 
     /// nil when the conversation is not held, or held without a key (a relay, or a sealed

@@ -5,7 +5,9 @@ import GRDB
 /// are key-value rows in `meta`: each is read by its key alone, so none needs a column.
 extension ConfabStore {
     public func metaValue(_ key: String) throws -> String? {
-        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+        try read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [key])
+        }
     }
 
     public func setMetaValue(_ key: String, _ value: String) throws {

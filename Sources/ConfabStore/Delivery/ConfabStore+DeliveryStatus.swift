@@ -4,7 +4,7 @@ import GRDB
 extension ConfabStore {
     /// The status of one of my messages; nil when there is no such message of mine.
     public func deliveryStatus(_ conversation: ConversationID, seq: UInt64) throws -> DeliveryStatus? {
-        try writer.read { db in
+        try read { db in
             guard
                 try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ?",
@@ -19,7 +19,7 @@ extension ConfabStore {
 
     /// The status of each of my latest `limit` messages in a conversation, by seq.
     public func myStatuses(_ conversation: ConversationID, limit: Int = 100) throws -> [UInt64: DeliveryStatus] {
-        try writer.read { db in
+        try read { db in
             let seqs = try UInt64.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT seq FROM message WHERE conversationId = ? AND author = ? ORDER BY seq DESC LIMIT ?"),

@@ -17,7 +17,7 @@ extension ConfabStore {
 
     /// File messages this member can see, oldest first: of one conversation, or of all.
     public func files(in conversation: ConversationID? = nil) throws -> [FileInfo] {
-        try writer.read { db in
+        try read { db in
             let limit = try self.autoDownloadLimit(db: db)
             var sql =
                 "SELECT \(Self.fileInfoColumns) FROM \(Self.fileInfoTables) WHERE m.author NOT IN \(Self.blockedAuthorsSQL)"
@@ -33,7 +33,7 @@ extension ConfabStore {
 
     /// Every file message naming one file's content.
     public func files(withID id: FileID) throws -> [FileInfo] {
-        try writer.read { db in
+        try read { db in
             let limit = try self.autoDownloadLimit(db: db)
             return try Row.fetchAll(
                 db,
@@ -66,7 +66,7 @@ extension ConfabStore {
 
     /// What saving a file needs: its description (key and hash) and its content's record.
     public func fileForSaving(_ id: FileID) throws -> (description: FileDescription, record: FileRecord)? {
-        try writer.read { db in
+        try read { db in
             guard let record = try self.fileRecord(id, db: db),
                 let row = try Row.fetchOne(
                     db.cachedStatement(

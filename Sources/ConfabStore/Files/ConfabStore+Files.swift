@@ -5,7 +5,7 @@ import GRDB
 extension ConfabStore {
     /// What this node holds of a file's content, or nil when no entry held here names it.
     public func fileRecord(_ id: FileID) throws -> FileRecord? {
-        try writer.read { db in try self.fileRecord(id, db: db) }
+        try read { db in try self.fileRecord(id, db: db) }
     }
 
     func fileRecord(_ id: FileID, db: Database, manifest: Bool = true) throws -> FileRecord? {
@@ -37,15 +37,16 @@ extension ConfabStore {
 
     /// Files whose content is not all here, oldest first: what a node may fetch.
     public func incompleteFiles() throws -> [FileRecord] {
-        try writer.read { db in
+        try read { db in
+            // Cached: the file exchange asks on every tick and every peer's arrival.
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, size, chunkSize, manifest, held, accepted, problem,
-                        EXISTS (SELECT 1 FROM file_message m WHERE m.fileId = file.id AND m.fileKey IS NOT NULL)
-                            AS readable
-                    FROM file WHERE complete = 0 ORDER BY addedAt, id
-                    """
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, size, chunkSize, manifest, held, accepted, problem,
+                            EXISTS (SELECT 1 FROM file_message m WHERE m.fileId = file.id AND m.fileKey IS NOT NULL)
+                                AS readable
+                        FROM file WHERE complete = 0 ORDER BY addedAt, id
+                        """)
             ).map { row in try Self.fileRecord(FileID(validatedBytes: row["id"]), row: row) }
         }
     }
@@ -53,7 +54,7 @@ extension ConfabStore {
     /// The conversations held here that have a file entry naming `id`: a peer that should
     /// have one of them may be served the file (Protocol.md §17.5).
     public func fileConversations(_ id: FileID) throws -> [ConversationID] {
-        try writer.read { db in
+        try read { db in
             try [UInt8].fetchAll(
                 db.cachedStatement(sql: "SELECT DISTINCT conversationId FROM file_message WHERE fileId = ?"),
                 arguments: [id.bytes]
@@ -97,9 +98,9 @@ extension ConfabStore {
     /// Why fetching a file stopped (nil: it may go on).
     public func setFileProblem(_ id: FileID, _ problem: String?) throws {
         try write { db in
-            try db.cachedStatement(sql: "UPDATE file SET problem = ? WHERE id = ?").execute(arguments: [
-                problem, id.bytes,
-            ])
+            // Unchanged, nothing is written: each new file exchange (every start) tells it again.
+            try db.cachedStatement(sql: "UPDATE file SET problem = ?1 WHERE id = ?2 AND problem IS NOT ?1").execute(
+                arguments: [problem, id.bytes])
         }
     }
 
@@ -139,7 +140,7 @@ extension ConfabStore {
     /// Only what is older than `age`, so an import under way in another process is left be.
     public func sweepContent(olderThan age: TimeInterval = 3600, now: Date = Date()) throws {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: content.directory.path)) ?? []
-        let held = try writer.read { db in
+        let held = try read { db in
             Set(try [UInt8].fetchAll(db, sql: "SELECT id FROM file").map { FileID(validatedBytes: $0) })
         }
         for name in names {
@@ -153,7 +154,7 @@ extension ConfabStore {
     /// Files whose content is stored or being fetched here (its manifest is held, its space
     /// allocated), with the bytes each takes on disk: what a relay's quota counts.
     public func allocatedFiles() throws -> [FileID: Int] {
-        try writer.read { db in
+        try read { db in
             var files: [FileID: Int] = [:]
             for row in try Row.fetchAll(
                 db,

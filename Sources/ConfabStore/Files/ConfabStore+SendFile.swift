@@ -17,7 +17,7 @@ extension ConfabStore {
     {
         let imported = try content.importPlaintext(from: url, maxSize: maxSize, chunkSize: chunkSize)
         guard
-            let existing = try writer.read({ db in
+            let existing = try read({ db in
                 try Row.fetchOne(
                     db,
                     sql: """

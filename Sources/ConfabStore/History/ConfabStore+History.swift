@@ -8,7 +8,7 @@ extension ConfabStore {
     public func history(
         _ conversation: ConversationID, limit: Int = 50, before: DisplayOrderKey? = nil
     ) throws -> [ChatMessage] {
-        try writer.read { db in
+        try read { db in
             try self.requireConversation(conversation, db: db)
             var sql = """
                 SELECT \(Self.messageColumns) FROM message

@@ -10,7 +10,7 @@ extension ConfabStore {
         _ conversation: ConversationID, from key: DisplayOrderKey, context: Int = 20, maxFrom: Int = 5_000
     ) throws -> (messages: [ChatMessage], hasOlder: Bool) {
         let older = try history(conversation, limit: context + 1, before: key)
-        let newer: [ChatMessage] = try writer.read { db in
+        let newer: [ChatMessage] = try read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """

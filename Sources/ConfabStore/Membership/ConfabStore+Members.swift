@@ -14,7 +14,7 @@ public struct MemberList: Sendable, Equatable {
 
 extension ConfabStore {
     public func members(of conversation: ConversationID) throws -> MemberList {
-        try writer.read { db in
+        try read { db in
             guard let log = try Self.fetchMembershipLog(conversation, db: db) else {
                 throw StoreError.unknownConversation(conversation.hex)
             }
@@ -30,7 +30,7 @@ extension ConfabStore {
     /// The system line of one members entry, as the history shows it; nil for a rekey or
     /// an entry that is not held.
     public func membershipLine(_ conversation: ConversationID, author: NodeID, seq: UInt64) throws -> ChatMessage? {
-        try writer.read { db in
+        try read { db in
             try self.membershipLines(
                 conversation, after: nil, before: nil, names: self.nameMap(conversation: conversation, db: db), db: db
             ).first { $0.author == author && $0.seq == seq }

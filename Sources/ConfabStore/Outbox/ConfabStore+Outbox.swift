@@ -10,12 +10,12 @@ extension ConfabStore {
     /// How many of my entries no other node holds yet (status polls this; the list can be
     /// long after a week offline).
     public func outboxCount() throws -> Int {
-        try writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
     }
 
     /// My entries no other node holds yet, oldest first.
     public func outbox() throws -> [(conversation: ConversationID, seq: UInt64, queuedAt: Date)] {
-        try writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT conversationId, seq, queuedAt FROM outbox ORDER BY queuedAt, seq").map {
                 (
                     conversation: $0.conversationID("conversationId"), seq: $0["seq"],
@@ -27,7 +27,7 @@ extension ConfabStore {
 
     /// The lowest seq of mine in `conversation` that no node has been seen to take.
     public func firstUnsentSeq(in conversation: ConversationID) throws -> UInt64? {
-        try writer.read { db in
+        try read { db in
             try UInt64.fetchOne(
                 db.cachedStatement(sql: "SELECT MIN(seq) FROM outbox WHERE conversationId = ? AND author = ?"),
                 arguments: [conversation.bytes, self.me.bytes])

@@ -11,7 +11,7 @@ extension ConfabStore {
 
     /// The peer's addresses, most recently seen first.
     public func addresses(of id: NodeID) throws -> [String] {
-        try writer.read { db in
+        try read { db in
             try String.fetchAll(
                 db, sql: "SELECT address FROM peer_address WHERE peerId = ? ORDER BY lastSeenAt DESC, address LIMIT ?",
                 arguments: [id.bytes, Self.maxAddressesPerPeer])

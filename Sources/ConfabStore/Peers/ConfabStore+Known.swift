@@ -9,7 +9,7 @@ extension ConfabStore {
     /// throwaway key known. A blocked key is never known.
     public func isKnownPeer(_ id: NodeID) throws -> Bool {
         guard id != me else { return false }
-        return try writer.read { db in
+        return try read { db in
             try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """

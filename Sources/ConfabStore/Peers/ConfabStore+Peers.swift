@@ -4,13 +4,13 @@ import GRDB
 
 extension ConfabStore {
     public func peers() throws -> [Peer] {
-        try writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM peer ORDER BY name COLLATE NOCASE, id").map(Peer.init(row:))
         }
     }
 
     public func peer(_ id: NodeID) throws -> Peer? {
-        try writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM peer WHERE id = ?", arguments: [id.bytes]).map(Peer.init(row:))
         }
     }

@@ -40,7 +40,7 @@ extension ConfabStore {
     /// Peers the person chose (added, verified, or sharing a conversation this node created
     /// or wrote in), not blocked, most recently seen first (the keys worth trying for a static peer given without one).
     public func chosenPeers() throws -> [Peer] {
-        try writer.read { db in
+        try read { db in
             try Row.fetchAll(
                 db,
                 sql: """

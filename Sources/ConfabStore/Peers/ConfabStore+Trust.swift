@@ -25,7 +25,7 @@ extension ConfabStore {
     }
 
     public func blockedPeers() throws -> Set<NodeID> {
-        try writer.read { db in
+        try read { db in
             Set(
                 try [UInt8].fetchAll(db, sql: "SELECT id FROM peer WHERE trust = 'blocked'")
                     .compactMap(NodeID.init(bytes:)))

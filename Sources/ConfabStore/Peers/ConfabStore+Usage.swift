@@ -5,21 +5,21 @@ extension ConfabStore {
     /// Keys added by hand (`confab peers add`), as opposed to peers only seen on the
     /// network: a relay's allow-list.
     public func peersAddedByHand() throws -> Set<NodeID> {
-        try writer.read { db in
+        try read { db in
             Set(try Row.fetchAll(db, sql: "SELECT id FROM peer WHERE addedByHand = 1").map { $0.nodeID("id") })
         }
     }
 
     /// The bytes of every stored entry, as received: what a relay's quota counts.
     public func storedEntryBytes() throws -> Int {
-        try writer.read { db in Int(try Double.fetchOne(db, sql: "SELECT total(length(raw)) FROM entry") ?? 0) }
+        try read { db in Int(try Double.fetchOne(db, sql: "SELECT total(length(raw)) FROM entry") ?? 0) }
     }
 }
 
 extension ConfabStore {
     /// The bytes of stored entries per author: what a person's per-author quota counts.
     public func storedEntryBytesByAuthor() throws -> [NodeID: Int] {
-        try writer.read { db in
+        try read { db in
             var bytes: [NodeID: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT author, total(length(raw)) AS size FROM entry GROUP BY author")
             {

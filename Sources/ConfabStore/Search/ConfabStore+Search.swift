@@ -8,7 +8,7 @@ extension ConfabStore {
     /// messages, newest first.
     public func search(_ text: String, limit: Int = 50) throws -> [SearchHit] {
         guard let query = Self.ftsQuery(text) else { return [] }
-        let conversationIDs: [ConversationID] = try writer.read { db in
+        let conversationIDs: [ConversationID] = try read { db in
             try String.fetchAll(
                 db, sql: "SELECT conversationId FROM conversation_fts WHERE conversation_fts MATCH ? ORDER BY rank",
                 arguments: [query]
@@ -20,7 +20,7 @@ extension ConfabStore {
                 hits.append(SearchHit(conversation: summary, message: nil, snippet: summary.title))
             }
         }
-        let messageRows: [Row] = try writer.read { db in
+        let messageRows: [Row] = try read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -40,7 +40,7 @@ extension ConfabStore {
             let id = row.conversationID("conversationId")
             if summaries[id] == nil { summaries[id] = try conversation(id) }
             guard let summary = summaries[id] else { continue }
-            let message = try writer.read { db in
+            let message = try read { db in
                 try self.chatMessage(
                     row: row, conversation: id, context: try self.deliveryContext(id, db: db),
                     names: try self.nameMap(conversation: id, db: db), db: db)

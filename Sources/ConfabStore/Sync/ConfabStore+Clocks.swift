@@ -7,19 +7,19 @@ import GRDB
 extension ConfabStore {
     /// The vector clock of one conversation.
     public func clock(of conversation: ConversationID) throws -> VectorClock {
-        try writer.read { db in try VectorClock.fetchHeld(db, conversation: conversation) }
+        try read { db in try VectorClock.fetchHeld(db, conversation: conversation) }
     }
 
     /// The clocks of every conversation held (on a relay, others' conversations too).
     public func allClocks() throws -> [ConversationID: VectorClock] {
-        try writer.read { db in try Self.fetchClocks(db, sql: "SELECT conversationId, author, seq FROM head") }
+        try read { db in try Self.fetchClocks(db, sql: "SELECT conversationId, author, seq FROM head") }
     }
 
     /// The clocks to announce to a peer: conversations it takes part in (up to its removal
     /// for one it was removed from), or every conversation held when the peer is a relay.
     public func clocks(sharedWith peer: NodeID, everything: Bool = false) throws -> [ConversationID: VectorClock] {
         guard !everything else { return try allClocks() }
-        return try writer.read { db in
+        return try read { db in
             var clocks = try Self.fetchClocks(
                 db,
                 sql: """

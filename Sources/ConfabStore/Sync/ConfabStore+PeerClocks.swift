@@ -16,7 +16,7 @@ extension ConfabStore {
     ) throws -> Int {
         let upTo = min(clock[me], sentUpTo, Limits.maxSeq)
         guard upTo > 0 else { return 0 }
-        let waiting = try writer.read { db in
+        let waiting = try read { db in
             try Bool.fetchOne(
                 db.cachedStatement(
                     sql: "SELECT EXISTS(SELECT 1 FROM outbox WHERE conversationId = ? AND author = ? AND seq <= ?)"),

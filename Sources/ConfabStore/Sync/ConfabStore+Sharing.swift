@@ -26,7 +26,7 @@ public enum Sharing: Equatable, Sendable {
 
 extension ConfabStore {
     public func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
-        try writer.read { db in
+        try read { db in
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM participant WHERE conversationId = ? AND nodeId = ?"),
                 arguments: [conversation.bytes, peer.bytes]) != nil

@@ -19,7 +19,7 @@ extension ConfabStore {
         """
 
     public func unreadCount(_ conversation: ConversationID) throws -> Int {
-        try writer.read { db in
+        try read { db in
             try Int.fetchOne(
                 db, sql: "SELECT \(Self.unreadCountSQL) FROM conversation c WHERE c.id = :id",
                 arguments: ["me": me.bytes, "id": conversation.bytes]) ?? 0
@@ -28,7 +28,7 @@ extension ConfabStore {
 
     /// Total unread across conversations that are not muted, archived or deleted.
     public func totalUnread() throws -> Int {
-        try writer.read { db in
+        try read { db in
             try Int.fetchOne(
                 db,
                 sql: """
