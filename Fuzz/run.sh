@@ -33,10 +33,6 @@ work=.build/fuzz
 # -use-ld=lld: gold also links them but prints a warning per ASan helper symbol.
 build_flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
     -Xswiftc -enable-testing)
-echo "== building fuzzers"
-swift build "${build_flags[@]}"
-bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
-
 if [[ $# -gt 0 ]]; then
     targets=("$@")
 else
@@ -48,6 +44,12 @@ for target in json.load(sys.stdin)["targets"]:
 ' | sort)
 fi
 [[ ${#targets[@]} -gt 0 ]] || { echo "no fuzz targets found" >&2; exit 1; }
+
+# Each fuzzer is built as its own product: a plain `swift build` here may also build the
+# parent package's executables (confab, confab-bench), which -parse-as-library breaks.
+echo "== building fuzzers"
+for target in "${targets[@]}"; do swift build "${build_flags[@]}" --product "$target"; done
+bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
 
 passed=0
 failed=0
