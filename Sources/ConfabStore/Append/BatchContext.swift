@@ -122,7 +122,7 @@ final class BatchContext {
     func isBlocked(_ author: NodeID, db: Database) throws -> Bool {
         if let blocked { return blocked.contains(author) }
         let fetched = Set(
-            try [UInt8].fetchAll(db, sql: "SELECT id FROM peer WHERE trust = 'blocked'").compactMap(
+            try [UInt8].fetchAll(db.cachedStatement(sql: "SELECT id FROM peer WHERE trust = 'blocked'")).compactMap(
                 NodeID.init(bytes:)))
         blocked = fetched
         return fetched.contains(author)

@@ -11,7 +11,9 @@ extension ConfabStore {
 
     public func peer(_ id: NodeID) throws -> Peer? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM peer WHERE id = ?", arguments: [id.bytes]).map(Peer.init(row:))
+            // Cached: the node asks on every message a session brings (presence).
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM peer WHERE id = ?"), arguments: [id.bytes])
+                .map(Peer.init(row:))
         }
     }
 
