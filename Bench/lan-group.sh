@@ -47,28 +47,38 @@ if ! lan_create "$tag" "$subnet" "$nodes"; then
 fi
 
 cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/h$i" "$@"; }
-now() { date +%s.%N; }
-# from_stores counts|times CONVERSATION, read by one process for every node's store (a
-# process per node made one poll take seconds on 20 busy nodes):
-#   counts: the messages of it each node holds;
+# from_stores wait|times CONVERSATION [EXPECTED], read by one process for every node's store:
+#   wait: polls every 0.1 s until each node holds EXPECTED messages of it (exit 0), or for
+#   300 s (exit 1, printing each node's count). One process for the whole wait: a poll that
+#   started a process (or two) per pass spent a tenth of a CPU-second each time, through a
+#   Python version shim, on the two cores the converging nodes need;
 #   times: seconds since 1970 of the first and the last message written (their authors'
 #   timestamps) and of the last one stored by any node (its receive time).
 from_stores() {
-    python3 - "$work" "$nodes" "$1" "$2" <<'PY'
-import sqlite3, sys
+    python3 - "$work" "$nodes" "$1" "$2" "${3:-0}" <<'PY'
+import sqlite3, sys, time
 work, n, what, conversation = sys.argv[1], int(sys.argv[2]), sys.argv[3], bytes.fromhex(sys.argv[4])
-rows = []
-for i in range(1, n + 1):
-    db = sqlite3.connect(f"file:{work}/h{i}/confab.sqlite?mode=ro", uri=True, timeout=5)
-    sql = ("SELECT count(*) FROM message WHERE conversationId = ?" if what == "counts" else
-           """SELECT min(e.timestamp), max(e.timestamp), max(e.receivedAt)
-              FROM entry e JOIN message m USING (conversationId, author, seq) WHERE e.conversationId = ?""")
-    rows.append(db.execute(sql, (conversation,)).fetchone())
-    db.close()
-if what == "counts":
-    print(*(row[0] for row in rows))
-else:
-    print(min(r[0] for r in rows) / 1000, max(r[1] for r in rows) / 1000, max(r[2] for r in rows) / 1000)
+expected = int(sys.argv[5])
+def each(sql):
+    rows = []
+    for i in range(1, n + 1):
+        db = sqlite3.connect(f"file:{work}/h{i}/confab.sqlite?mode=ro", uri=True, timeout=5)
+        rows.append(db.execute(sql, (conversation,)).fetchone())
+        db.close()
+    return rows
+if what == "wait":
+    deadline = time.monotonic() + 300
+    while True:
+        counts = [row[0] for row in each("SELECT count(*) FROM message WHERE conversationId = ?")]
+        if all(count >= expected for count in counts):
+            sys.exit(0)
+        if time.monotonic() > deadline:
+            print(*counts)
+            sys.exit(1)
+        time.sleep(0.1)
+rows = each("""SELECT min(e.timestamp), max(e.timestamp), max(e.receivedAt)
+               FROM entry e JOIN message m USING (conversationId, author, seq) WHERE e.conversationId = ?""")
+print(min(r[0] for r in rows) / 1000, max(r[1] for r in rows) / 1000, max(r[2] for r in rows) / 1000)
 PY
 }
 cpu_seconds() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
@@ -121,7 +131,6 @@ for i in $(seq 1 "$nodes"); do wire_before[$i]=$(wire_bytes "$i"); done
 read_cpu cpu_before
 
 expected=$((nodes * lines))
-start=$(now)
 writers=()
 for i in $(seq 1 "$nodes"); do
     seq "$lines" | sed "s/^/host$i line /" | cli "$i" send "$conversation" --lines >/dev/null &
@@ -130,17 +139,10 @@ done
 for w in "${writers[@]}"; do wait "$w"; done
 # Polled until every node holds every message; when that happened comes from the stores
 # below, not from the poll, which only notices it some time later.
-while true; do
-    read -ra held < <(from_stores counts "$conversation")
-    all=1
-    for count in "${held[@]}"; do ((count >= expected)) || all=0; done
-    ((all)) && break
-    python3 -c "import sys; sys.exit(0 if float('$(now)') - $start < 300 else 1)" || {
-        echo "lan-group: no convergence in 300 s; messages held per node (of $expected): ${held[*]}" >&2
-        exit 1
-    }
-    sleep 0.05
-done
+if ! held=$(from_stores wait "$conversation" "$expected"); then
+    echo "lan-group: no convergence in 300 s; messages held per node (of $expected): $held" >&2
+    exit 1
+fi
 
 # CPU is read on every node at once as soon as the poll sees them converged (not while the
 # wire counters and the status of each are read below, which takes seconds); then what the
