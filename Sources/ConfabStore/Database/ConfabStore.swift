@@ -8,6 +8,8 @@ import GRDB
 /// its methods, which are each one transaction.
 public final class ConfabStore: Sendable {
     let writer: any DatabaseWriter
+    /// The writer when it is an in-memory queue, which `read` reads through directly.
+    private let memoryQueue: DatabaseQueue?
     /// Every write goes through it, so that writes waiting together share a commit.
     let commits: GroupCommit
     /// The node's own identity: the author of what this store writes, and the key that
@@ -41,6 +43,7 @@ public final class ConfabStore: Sendable {
 
     init(writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil) throws {
         self.writer = writer
+        self.memoryQueue = writer as? DatabaseQueue
         self.commits = GroupCommit(writer: writer)
         self.identity = identity
         self.content =
@@ -66,7 +69,7 @@ public final class ConfabStore: Sendable {
     /// expires every prepared statement when a flag pragma changes, so each cached statement
     /// was compiled again after every read (a third of a file-session fuzzer's time).
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        if let queue = writer as? DatabaseQueue { return try queue.inDatabase(body) }
+        if let memoryQueue { return try memoryQueue.inDatabase(body) }
         return try writer.read(body)
     }
 
