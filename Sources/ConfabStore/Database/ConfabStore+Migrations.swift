@@ -367,6 +367,32 @@ extension ConfabStore {
                     CREATE INDEX file_message_file ON file_message(fileId);
                     """)
         }
+        // Messages enter the search index once per commit, not row by row (`indexNewMessages`):
+        // FTS5 writes its pending words out as a new segment at every statement savepoint,
+        // and a trigger on each insert made one segment per message, merged again and again
+        // (a third of the time a batch of received entries took to store). Rows above
+        // `upTo` are not indexed yet: a removal or an edit of one leaves the index alone, as
+        // the commit's indexing reads their text as it is then.
+        migrator.registerMigration("v10-search-index-per-commit") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE message_fts_indexed (upTo INTEGER NOT NULL);
+                    INSERT INTO message_fts_indexed(upTo) SELECT coalesce(max(id), 0) FROM message;
+                    DROP TRIGGER message_fts_insert;
+                    DROP TRIGGER message_fts_delete;
+                    DROP TRIGGER message_fts_update;
+                    CREATE TRIGGER message_fts_delete AFTER DELETE ON message
+                    WHEN old.text IS NOT NULL AND old.id <= (SELECT upTo FROM message_fts_indexed) BEGIN
+                        INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', old.id, old.text);
+                    END;
+                    CREATE TRIGGER message_fts_update AFTER UPDATE OF text ON message
+                    WHEN old.id <= (SELECT upTo FROM message_fts_indexed) BEGIN
+                        INSERT INTO message_fts(message_fts, rowid, text)
+                            SELECT 'delete', old.id, old.text WHERE old.text IS NOT NULL;
+                        INSERT INTO message_fts(rowid, text) SELECT new.id, new.text WHERE new.text IS NOT NULL;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -44,7 +44,7 @@ public final class ConfabStore: Sendable {
     init(writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil) throws {
         self.writer = writer
         self.memoryQueue = writer as? DatabaseQueue
-        self.commits = GroupCommit(writer: writer)
+        self.commits = GroupCommit(writer: writer, beforeCommit: Self.indexNewMessages)
         self.identity = identity
         self.content =
             content

@@ -29,9 +29,12 @@ final class GroupCommit: @unchecked Sendable {
     /// only the committer reads or changes it. Never assumed: GRDB sets NORMAL on a pool's
     /// writer when it opens it in WAL mode, after the store's own setup has run.
     private var synchronousFull: Bool?
+    /// Runs once per commit, after every write of the batch and inside its transaction.
+    private let beforeCommit: @Sendable (Database) throws -> Void
 
-    init(writer: any DatabaseWriter) {
+    init(writer: any DatabaseWriter, beforeCommit: @escaping @Sendable (Database) throws -> Void = { _ in }) {
         self.writer = writer
+        self.beforeCommit = beforeCommit
     }
 
     var statistics: CommitStatistics {
@@ -124,6 +127,7 @@ final class GroupCommit: @unchecked Sendable {
                                 as any Error
                         }
                     }
+                    try beforeCommit(db)
                     return .commit
                 }
             }

@@ -2,6 +2,26 @@ import ConfabModel
 import GRDB
 
 extension ConfabStore {
+    /// Indexes for search the messages stored since the last commit, in one statement, as
+    /// the last step of each commit (`GroupCommit`): readers never see a message that search
+    /// cannot find, and FTS5 writes one segment per commit instead of one per message.
+    static func indexNewMessages(_ db: Database) throws {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT upTo, (SELECT max(id) FROM message) AS last FROM message_fts_indexed")),
+            let last: Int64 = row["last"]
+        else { return }
+        let upTo: Int64 = row["upTo"]
+        guard last > upTo else { return }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO message_fts(rowid, text) SELECT id, text FROM message WHERE id > ? AND text IS NOT NULL
+                """
+        ).execute(arguments: [upTo])
+        try db.cachedStatement(sql: "UPDATE message_fts_indexed SET upTo = ?").execute(arguments: [last])
+    }
+
     /// Rebuilds a conversation's row in the title/name search index. Called when the
     /// conversation arrives and when a participant's name changes.
     func refreshSearchIndex(conversation: ConversationID, db: Database) throws {
