@@ -95,6 +95,51 @@ struct GroupCommitTests {
         #expect(try store.integrityCheck() == ["ok"])
     }
 
+    /// What a write leaves for after its commit (the clocks it grew, for the cache) runs once
+    /// that commit is done, and never for a write undone or a commit that failed.
+    @Test func whatAWriteLeavesForAfterItsCommitRunsOnlyIfTheWriteAndTheCommitStand() throws {
+        let (store, id, directory) = try storeWithConversation()
+        defer { withExtendedLifetime(directory) {} }
+        let log = ActionLog()
+        try store.write { _ in store.commits.afterCommit { log.add("alone") } }
+        #expect(log.entries == ["alone"])
+
+        let refused = messagesAround(in: id, of: store) {
+            try store.write { _ in
+                store.commits.afterCommit { log.add("refused") }
+                throw StoreError.invalidInput("refused halfway")
+            }
+        }
+        #expect(refused.map { $0 == nil } == [true, false, true])
+        let rolledBack = messagesAround(in: id, of: store) {
+            try store.write { db in
+                store.commits.afterCommit { log.add("rolled back") }
+                try db.execute(sql: "ROLLBACK")
+            }
+        }
+        #expect(rolledBack.allSatisfy { $0 != nil })
+        #expect(log.entries == ["alone"])
+        // The clock cached for the conversation is the one committed: "before" and "after"
+        // of the first round, not those of the round rolled back.
+        let held = try store.read { db in try VectorClock.fetchHeld(db, conversation: id) }
+        #expect(try store.clock(of: id) == held)
+        #expect(held[Keys.alice.id] == 4)
+    }
+
+    /// A node's store caches clocks; what another process commits to the same file (a CLI
+    /// run while no node answered) counts once the node notices the file changed.
+    @Test func clocksCommittedByAnotherConnectionCountOnceTheFileChangeIsNoticed() throws {
+        let directory = try TemporaryDirectory()
+        let node = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let (id, _) = try node.createConversation(with: [Keys.bob.id], firstMessage: "first")
+        let counter = try node.externalChangeCounter()
+        #expect(try node.clock(of: id)[Keys.alice.id] == 2)
+        let cli = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        _ = try cli.sendMessage("sent by a CLI", to: id)
+        #expect(try node.externalChangeCounter() != counter)
+        #expect(try node.clock(of: id)[Keys.alice.id] == 3)
+    }
+
     // MARK: What waits for fsync
 
     @Test func entriesReceivedAreCommittedWithoutFsyncAndSyncedByTheNextDurableCommit() throws {
@@ -286,4 +331,13 @@ private final class Writers: @unchecked Sendable {
         group.wait()
         return (0..<started).map { results[$0] ?? nil }
     }
+}
+
+/// What after-commit actions ran, in order.
+private final class ActionLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var logged: [String] = []
+
+    func add(_ entry: String) { lock.withLock { logged.append(entry) } }
+    var entries: [String] { lock.withLock { logged } }
 }

@@ -13,6 +13,8 @@ final class BatchContext {
     private let now: Date
     private var creators: [ConversationID: NodeID] = [:]
     private var heads: [ConversationID: [NodeID: UInt64]] = [:]
+    /// Conversations whose heads the batch moved.
+    private var grown: Set<ConversationID> = []
     private var forked: [ConversationID: Set<NodeID>] = [:]
     private var activity: [ConversationID: Int64] = [:]
     private var blocked: Set<NodeID>?
@@ -105,6 +107,13 @@ final class BatchContext {
 
     func noteHead(_ conversation: ConversationID, author: NodeID, seq: UInt64) {
         if heads[conversation] != nil { heads[conversation]?[author] = seq }
+        grown.insert(conversation)
+    }
+
+    /// The whole clock of each conversation the batch added to, as it stands after the batch
+    /// (its heads were read before the first insert, `insert` asks for them).
+    var grownClocks: [ConversationID: VectorClock] {
+        Dictionary(uniqueKeysWithValues: grown.compactMap { id in heads[id].map { (id, VectorClock($0)) } })
     }
 
     /// The conversation's creator, whose create entry every other entry's clock covers.

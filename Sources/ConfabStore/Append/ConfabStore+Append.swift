@@ -62,7 +62,7 @@ extension ConfabStore {
                     }
                 }
             }
-            try context.flush(db: db)
+            try finish(context, db: db)
             return results
         }
     }

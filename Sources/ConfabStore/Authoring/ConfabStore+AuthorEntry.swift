@@ -15,7 +15,7 @@ extension ConfabStore {
             with: identity)
         let context = BatchContext(now: now)
         try insertAuthored(entry, db: db, now: now, context: context)
-        try context.flush(db: db)
+        try finish(context, db: db)
         return entry
     }
 

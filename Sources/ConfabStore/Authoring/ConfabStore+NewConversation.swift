@@ -42,7 +42,7 @@ extension ConfabStore {
                 with: self.identity)
             let context = BatchContext(now: now)
             try self.insertAuthored(create, db: db, now: now, context: context)
-            try context.flush(db: db)
+            try finish(context, db: db)
             guard let firstMessage else { return nil }
             return try self.authorMessage(firstMessage, in: id, db: db, now: now)
         }

@@ -53,7 +53,7 @@ extension ConfabStore {
             clock[me] = seq
             seq += 1
         }
-        try context.flush(db: db)
+        try finish(context, db: db)
         return entries
     }
 

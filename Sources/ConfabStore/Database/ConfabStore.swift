@@ -16,6 +16,8 @@ public final class ConfabStore: Sendable {
     /// opens conversation keys sealed to us.
     public let identity: SigningKeyPair
     public var me: NodeID { NodeID(identity.publicKey) }
+    /// Conversations' clocks as last committed here (`clock(of:)`).
+    let clocks = ClockCache()
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
 

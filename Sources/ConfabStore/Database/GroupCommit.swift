@@ -31,6 +31,9 @@ final class GroupCommit: @unchecked Sendable {
     private var synchronousFull: Bool?
     /// Runs once per commit, after every write of the batch and inside its transaction.
     private let beforeCommit: @Sendable (Database) throws -> Void
+    /// What the writes of the commit in progress asked to run once it is committed
+    /// (`afterCommit`); only the committer's thread touches it.
+    private var pendingAfterCommit: [() -> Void] = []
 
     init(writer: any DatabaseWriter, beforeCommit: @escaping @Sendable (Database) throws -> Void = { _ in }) {
         self.writer = writer
@@ -91,6 +94,13 @@ final class GroupCommit: @unchecked Sendable {
         }
     }
 
+    /// Runs `action` once the commit that holds the calling write is done, before any of its
+    /// writers returns, in the order the writes ran; not at all if the write or its commit
+    /// fails. Only a write's body may call it (it runs on the committer's thread).
+    func afterCommit(_ action: @escaping () -> Void) {
+        pendingAfterCommit.append(action)
+    }
+
     /// Makes durable what was committed without waiting for fsync, if anything: a small
     /// synced commit, whose fsync takes the log with it. Returns whether one was needed.
     @discardableResult
@@ -116,7 +126,9 @@ final class GroupCommit: @unchecked Sendable {
                 }
                 try db.inTransaction(.immediate) {
                     for write in batch {
+                        let actions = pendingAfterCommit.count
                         write.run(in: db)
+                        if write.failure != nil { pendingAfterCommit.removeSubrange(actions...) }
                         // SQLite rolls the whole transaction back by itself on some errors
                         // (a full disk, I/O): what came before in the batch is gone, so every
                         // write of the batch fails, and none after it may run outside a
@@ -131,11 +143,15 @@ final class GroupCommit: @unchecked Sendable {
                     return .commit
                 }
             }
-            return true
         } catch {
+            pendingAfterCommit.removeAll()
             for write in batch { write.fail(error) }
             return false
         }
+        let actions = pendingAfterCommit
+        pendingAfterCommit.removeAll()
+        for action in actions { action() }
+        return true
     }
 }
 

@@ -5,9 +5,21 @@ import GRDB
 /// seq held here. Heads outlive deleted entries, so a deleted message is never fetched
 /// again.
 extension ConfabStore {
-    /// The vector clock of one conversation.
+    /// The vector clock of one conversation, as this store committed it (`ClockCache`).
     public func clock(of conversation: ConversationID) throws -> VectorClock {
-        try read { db in try VectorClock.fetchHeld(db, conversation: conversation) }
+        if let cached = clocks.clock(of: conversation) { return cached }
+        let held = try read { db in try VectorClock.fetchHeld(db, conversation: conversation) }
+        clocks.merge(held, of: conversation)
+        return held
+    }
+
+    /// Ends a batch's write: what it deferred is written, and the clocks it grew are cached
+    /// once its commit is done.
+    func finish(_ context: BatchContext, db: Database) throws {
+        try context.flush(db: db)
+        for (conversation, clock) in context.grownClocks {
+            commits.afterCommit { [clocks] in clocks.merge(clock, of: conversation) }
+        }
     }
 
     /// The clocks of every conversation held (on a relay, others' conversations too).
