@@ -72,7 +72,9 @@ extension ConfabStore {
     private func heldAlready(_ batch: [[UInt8]]) throws -> [Bool] {
         let positions = batch.map(EntryCodec.peekPosition)
         guard positions.contains(where: { $0 != nil }) else { return batch.map { _ in false } }
-        return try read { db in
+        // Each answer stands alone (an entry held is only ever removed with its whole
+        // conversation, here), so the reads need not share a snapshot.
+        return try readUnisolated { db in
             let statement = try db.cachedStatement(
                 sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ? AND hash = ?")
             return try positions.map { position in

@@ -75,6 +75,15 @@ public final class ConfabStore: Sendable {
         return try writer.read(body)
     }
 
+    /// A read of one statement, or of statements that need not agree with each other: SQLite
+    /// runs each statement on one committed snapshot by itself, so the transaction `read`
+    /// opens around them (BEGIN, COMMIT) would only cost. For the one-row reads the sync
+    /// path makes with nearly every message.
+    func readUnisolated<T>(_ body: (Database) throws -> T) throws -> T {
+        if let memoryQueue { return try memoryQueue.inDatabase(body) }
+        return try writer.unsafeRead(body)
+    }
+
     /// What the store has committed since it opened (`CommitStatistics`).
     public var commitStatistics: CommitStatistics { commits.statistics }
 

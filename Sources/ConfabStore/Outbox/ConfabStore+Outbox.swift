@@ -27,7 +27,7 @@ extension ConfabStore {
 
     /// The lowest seq of mine in `conversation` that no node has been seen to take.
     public func firstUnsentSeq(in conversation: ConversationID) throws -> UInt64? {
-        try read { db in
+        try readUnisolated { db in
             try UInt64.fetchOne(
                 db.cachedStatement(sql: "SELECT MIN(seq) FROM outbox WHERE conversationId = ? AND author = ?"),
                 arguments: [conversation.bytes, self.me.bytes])

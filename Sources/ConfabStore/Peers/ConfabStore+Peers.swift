@@ -10,7 +10,7 @@ extension ConfabStore {
     }
 
     public func peer(_ id: NodeID) throws -> Peer? {
-        try read { db in
+        try readUnisolated { db in
             // Cached: the node asks on every message a session brings (presence).
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM peer WHERE id = ?"), arguments: [id.bytes])
                 .map(Peer.init(row:))

@@ -26,19 +26,20 @@ public enum Sharing: Equatable, Sendable {
 
 extension ConfabStore {
     public func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
-        try read { db in
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM participant WHERE conversationId = ? AND nodeId = ?"),
-                arguments: [conversation.bytes, peer.bytes]) != nil
-            {
-                return .everything
-            }
-            guard
-                let cap = try String.fetchOne(
-                    db.cachedStatement(sql: "SELECT cap FROM former_member WHERE conversationId = ? AND nodeId = ?"),
-                    arguments: [conversation.bytes, peer.bytes])
-            else { return .none }
-            return .upTo(try VectorClock(json: cap))
+        // One statement, so one snapshot: a key moves between the two tables in one commit.
+        let row = try readUnisolated { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT 1 AS member, NULL AS cap FROM participant WHERE conversationId = ?1 AND nodeId = ?2
+                        UNION ALL
+                        SELECT 0, cap FROM former_member WHERE conversationId = ?1 AND nodeId = ?2
+                        ORDER BY member DESC LIMIT 1
+                        """),
+                arguments: [conversation.bytes, peer.bytes])
         }
+        guard let row else { return .none }
+        if (row["member"] as Int?) == 1 { return .everything }
+        return .upTo(try VectorClock(json: row["cap"]))
     }
 }
