@@ -459,3 +459,40 @@ struct MembershipTests {
         #expect(after.epochInForce == nil, "no key was sealed to b, c and d")
     }
 }
+
+/// The membership log is cached as committed (`MembershipLogCache`), and checked against the
+/// number of events held each time it is asked for.
+@Suite("Membership log cache")
+struct MembershipLogCacheTests {
+    @Test func theCachedLogFollowsEveryChangeAndNeverOneUndone() throws {
+        let alice = try makeStore(Keys.alice)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi")
+        let log = { try alice.read { db in try alice.membershipLog(id, db: db) } }
+        let fresh = { try alice.read { db in try ConfabStore.fetchMembershipLog(id, db: db) } }
+        #expect(try log()?.current.members.sorted() == [Keys.alice.id, Keys.bob.id].sorted())
+
+        // A write reads the log with an event of its own (made up: carol added), then fails:
+        // nothing of it may stay cached, since the next real event brings the same count back.
+        #expect(throws: StoreError.self) {
+            try alice.write { db in
+                try ConfabStore.insertMembershipEvent(
+                    MembershipEvent(
+                        author: Keys.alice.id, seq: 99,
+                        order: DisplayOrderKey(clockSum: 99, timestamp: 99, author: Keys.alice.id, seq: 99),
+                        add: [Keys.carol.id], remove: [], recipients: nil, frontier: VectorClock([Keys.alice.id: 99])),
+                    conversation: id, db: db)
+                #expect(try alice.membershipLog(id, db: db)?.current.contains(Keys.carol.id) == true)
+                throw StoreError.invalidInput("undone")
+            }
+        }
+        #expect(try log() == fresh())
+
+        _ = try alice.changeMembers(of: id, add: [Keys.mallory.id])
+        #expect(try log() == fresh())
+        #expect(try log()?.current.contains(Keys.mallory.id) == true)
+        #expect(try log()?.current.contains(Keys.carol.id) == false)
+        _ = try alice.changeMembers(of: id, remove: [Keys.bob.id])
+        #expect(try log() == fresh())
+        #expect(try log()?.current.contains(Keys.bob.id) == false)
+    }
+}

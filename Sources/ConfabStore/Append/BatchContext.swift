@@ -26,7 +26,11 @@ final class BatchContext {
     /// (Protocol.md §7 step 4, invitations).
     let invitations: Set<ConversationID>
 
-    init(keepsOthers: Bool = false, now: Date = Date(), invitations: Set<ConversationID> = []) {
+    /// The store the batch writes to, whose committed membership logs it starts from.
+    private let store: ConfabStore
+
+    init(store: ConfabStore, keepsOthers: Bool = false, now: Date = Date(), invitations: Set<ConversationID> = []) {
+        self.store = store
         self.keepsOthers = keepsOthers
         self.now = now
         self.invitations = invitations
@@ -57,7 +61,7 @@ final class BatchContext {
     /// Every membership event held of the conversation, kept current as the batch inserts.
     func membershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
         if let cached = logs[conversation] { return cached }
-        let fetched = try ConfabStore.fetchMembershipLog(conversation, db: db)
+        let fetched = try store.membershipLog(conversation, db: db)
         if let fetched { logs[conversation] = fetched }
         return fetched
     }

@@ -43,7 +43,7 @@ extension ConfabStore {
             if case .success(let entry)? = result { entry.author == me } else { false }
         }
         return try write(durable: givesBackMine) { db in
-            let context = BatchContext(keepsOthers: keepsOthers, now: now, invitations: invitations)
+            let context = BatchContext(store: self, keepsOthers: keepsOthers, now: now, invitations: invitations)
             let results = try zip(decoded, batch).map { result, bytes -> Result<AppendOutcome, AppendRejection> in
                 switch result {
                 case nil:

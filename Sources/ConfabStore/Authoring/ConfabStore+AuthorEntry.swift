@@ -13,7 +13,7 @@ extension ConfabStore {
                 conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
                 clock: clock, body: body),
             with: identity)
-        let context = BatchContext(now: now)
+        let context = BatchContext(store: self, now: now)
         try insertAuthored(entry, db: db, now: now, context: context)
         try finish(context, db: db)
         return entry

@@ -35,7 +35,7 @@ extension ConfabStore {
                     "only the conversation's admin (\(membership.admin.map(name) ?? "nobody")) can remove members; "
                         + "you can leave it (confab leave)")
             }
-            let log = try Self.fetchMembershipLog(conversation, db: db)
+            let log = try self.membershipLog(conversation, db: db)
             if let log, log.everMembers.union(add).count > Limits.maxParticipants {
                 throw StoreError.invalidInput(
                     "a conversation can have at most \(Limits.maxParticipants) different members over its life")
@@ -85,7 +85,7 @@ extension ConfabStore {
 
     /// The current membership; throws unless I am a member.
     func requireMembership(_ conversation: ConversationID, db: Database) throws -> Membership {
-        guard let log = try Self.fetchMembershipLog(conversation, db: db) else {
+        guard let log = try self.membershipLog(conversation, db: db) else {
             throw StoreError.unknownConversation(conversation.hex)
         }
         let membership = log.current
@@ -143,7 +143,7 @@ extension ConfabStore {
     private func heldEpochKeys(
         _ conversation: ConversationID, db: Database
     ) throws -> [(epoch: EntryRef, key: SecureBytes)] {
-        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return [] }
+        guard let log = try self.membershipLog(conversation, db: db) else { return [] }
         var keys: [(epoch: EntryRef, key: SecureBytes)] = []
         for event in [log.create] + log.changes where event.recipients != nil {
             if let key = try [UInt8].fetchOne(

@@ -40,7 +40,7 @@ extension ConfabStore {
                             participants: participants, sealedTitle: sealedTitle, nonce: nonce,
                             keyCommitment: commitment, sealedNames: sealedNames))),
                 with: self.identity)
-            let context = BatchContext(now: now)
+            let context = BatchContext(store: self, now: now)
             try self.insertAuthored(create, db: db, now: now, context: context)
             try finish(context, db: db)
             guard let firstMessage else { return nil }

@@ -35,7 +35,7 @@ extension ConfabStore {
         let key = try sealingKey(in: conversation, db: db, now: now)
         let candidates = try mentionCandidates(in: conversation, db: db)
         var (seq, previous, clock) = try nextPosition(in: conversation, db: db)
-        let context = BatchContext(now: now)
+        let context = BatchContext(store: self, now: now)
         var entries: [Entry] = []
         entries.reserveCapacity(texts.count)
         for text in texts {

@@ -14,12 +14,12 @@ extension ConfabStore {
     /// and go) and the one through which every commit of this store goes; it therefore
     /// waits behind a write in progress here. A store on a `DatabaseQueue` has that one
     /// connection only, with the same meaning; an in-memory one has no other connection, so
-    /// its counter never moves. When it moved, the clocks cached here are forgotten.
+    /// its counter never moves. When it moved, what is cached here is forgotten.
     public func externalChangeCounter() throws -> Int64 {
         let version = try writer.writeWithoutTransaction { db in
             try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
         }
-        clocks.note(dataVersion: version)
+        if clocks.note(dataVersion: version) { membershipLogs.removeAll() }
         return version
     }
 }

@@ -18,6 +18,8 @@ public final class ConfabStore: Sendable {
     public var me: NodeID { NodeID(identity.publicKey) }
     /// Conversations' clocks as last committed here (`clock(of:)`).
     let clocks = ClockCache()
+    /// Conversations' membership logs as last committed here (`membershipLog`).
+    let membershipLogs = MembershipLogCache()
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
 

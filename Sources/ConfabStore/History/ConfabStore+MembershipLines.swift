@@ -14,7 +14,7 @@ extension ConfabStore {
         var lines: [ChatMessage] = []
         // A change that came to nothing in the fold (its author was out by then) says nothing.
         let void = Set(
-            (try Self.fetchMembershipLog(conversation, db: db)?.current.applied ?? []).filter(\.isVoid).map(\.event.ref)
+            (try self.membershipLog(conversation, db: db)?.current.applied ?? []).filter(\.isVoid).map(\.event.ref)
         )
         for row in try Row.fetchAll(
             db.cachedStatement(

@@ -15,7 +15,7 @@ public struct MemberList: Sendable, Equatable {
 extension ConfabStore {
     public func members(of conversation: ConversationID) throws -> MemberList {
         try read { db in
-            guard let log = try Self.fetchMembershipLog(conversation, db: db) else {
+            guard let log = try self.membershipLog(conversation, db: db) else {
                 throw StoreError.unknownConversation(conversation.hex)
             }
             let membership = log.current

@@ -21,6 +21,23 @@ extension ConfabStore {
     }
 
     /// Every membership event held of `conversation`; nil when its create entry is not held.
+    /// The conversation's membership log, nil if it is not held: from the cache when it holds
+    /// the log of as many events as are held now (`MembershipLogCache`).
+    func membershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
+        let events =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count(*) FROM membership_event WHERE conversationId = ?"),
+                arguments: [conversation.bytes]) ?? 0
+        if let cached = membershipLogs.log(of: conversation, events: events) { return cached }
+        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return nil }
+        if db.isInsideTransaction, !db.configuration.readonly {
+            commits.afterCommit { [membershipLogs] in membershipLogs.keep(log, of: conversation, events: events) }
+        } else {
+            membershipLogs.keep(log, of: conversation, events: events)
+        }
+        return log
+    }
+
     static func fetchMembershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
         let creator = try [UInt8].fetchOne(
             db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"), arguments: [conversation.bytes]

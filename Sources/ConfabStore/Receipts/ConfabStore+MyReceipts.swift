@@ -16,7 +16,7 @@ extension ConfabStore {
     /// force, or, with none in force (a rekey is due), the key of the latest epoch it was
     /// given.
     private func holdsCurrentKey(_ conversation: ConversationID, db: Database) throws -> Bool {
-        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return false }
+        guard let log = try self.membershipLog(conversation, db: db) else { return false }
         let epoch = log.current.epochInForce
         return try Bool.fetchOne(
             db,

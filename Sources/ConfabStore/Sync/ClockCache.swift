@@ -26,11 +26,14 @@ final class ClockCache: @unchecked Sendable {
     }
 
     /// Forgets every clock when another connection committed since the last call (or at
-    /// the first: what was cached before it may predate such a commit).
-    func note(dataVersion version: Int64) {
+    /// the first: what was cached before it may predate such a commit); returns whether it
+    /// did, for the store's other caches.
+    func note(dataVersion version: Int64) -> Bool {
         lock.withLock {
-            if dataVersion != version { clocks.removeAll() }
-            dataVersion = version
+            defer { dataVersion = version }
+            guard dataVersion != version else { return false }
+            clocks.removeAll()
+            return true
         }
     }
 }
