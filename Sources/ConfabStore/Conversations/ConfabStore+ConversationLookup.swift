@@ -56,15 +56,16 @@ extension ConfabStore {
     /// The other participants, with their names and trust here: one query, where the
     /// conversation's whole summary (`conversation(_:)`) reads its last message and counts.
     public func otherParticipants(of conversation: ConversationID) throws -> [ConversationSummary.Participant] {
-        try read { db in try participantNames(conversation: conversation, db: db) }
+        try readUnisolated { db in try participantNames(conversation: conversation, db: db) }
     }
 
     public func participants(of conversation: ConversationID) throws -> [NodeID] {
-        try read { db in try NodeID.fetchParticipants(db, conversation: conversation) }
+        // One statement each, asked with every batch a peer sends (admission) and every send.
+        try readUnisolated { db in try NodeID.fetchParticipants(db, conversation: conversation) }
     }
 
     public func creator(of conversation: ConversationID) throws -> NodeID? {
-        try read { db in
+        try readUnisolated { db in
             try [UInt8].fetchOne(
                 db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"),
                 arguments: [conversation.bytes]

@@ -8,7 +8,7 @@ extension ConfabStore {
     /// The vector clock of one conversation, as this store committed it (`ClockCache`).
     public func clock(of conversation: ConversationID) throws -> VectorClock {
         if let cached = clocks.clock(of: conversation) { return cached }
-        let held = try read { db in try VectorClock.fetchHeld(db, conversation: conversation) }
+        let held = try readUnisolated { db in try VectorClock.fetchHeld(db, conversation: conversation) }
         clocks.merge(held, of: conversation)
         return held
     }

@@ -8,7 +8,7 @@ extension ConfabStore {
     public func sequencedEntries(
         in conversation: ConversationID, author: NodeID, after seq: UInt64, limit: Int = 500
     ) throws -> [SequencedEntry] {
-        try read { db in
+        try readUnisolated { db in
             try SequencedEntry.fetchAll(
                 db.cachedStatement(
                     sql: """
