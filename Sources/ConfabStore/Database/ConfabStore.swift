@@ -48,9 +48,10 @@ public final class ConfabStore: Sendable {
     }
 
     /// `readerPath`: the file of a file store, for its `quickReader`.
-    init(writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil, readerPath: String? = nil)
-        throws
-    {
+    init(
+        writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil,
+        readerPath: String? = nil
+    ) throws {
         self.writer = writer
         self.memoryQueue = writer as? DatabaseQueue
         self.commits = GroupCommit(writer: writer, beforeCommit: Self.indexNewMessages)
