@@ -19,7 +19,15 @@ extension ConfabStore {
         let version = try writer.writeWithoutTransaction { db in
             try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
         }
-        if clocks.note(dataVersion: version) { membershipLogs.removeAll() }
+        // The first call forgets too: what was cached before it may predate such a commit.
+        let changed = seenDataVersion.withLock { seen in
+            defer { seen = version }
+            return seen != version
+        }
+        if changed {
+            clocks.removeAll()
+            membershipLogs.removeAll()
+        }
         return version
     }
 }

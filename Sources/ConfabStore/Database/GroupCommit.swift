@@ -35,7 +35,7 @@ final class GroupCommit: @unchecked Sendable {
     /// (`afterCommit`); only the committer's thread touches it.
     private var pendingAfterCommit: [() -> Void] = []
 
-    init(writer: any DatabaseWriter, beforeCommit: @escaping @Sendable (Database) throws -> Void = { _ in }) {
+    init(writer: any DatabaseWriter, beforeCommit: @escaping @Sendable (Database) throws -> Void) {
         self.writer = writer
         self.beforeCommit = beforeCommit
     }
