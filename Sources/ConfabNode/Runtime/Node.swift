@@ -145,6 +145,7 @@ public actor Node {
         await stopOperations()
         await discovery?.stop()
         await sessions.shutdown()
+        writer.stop()
         inboxContinuation.finish()
         await running?.value
         hub.finish()

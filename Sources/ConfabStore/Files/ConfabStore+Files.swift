@@ -75,7 +75,9 @@ extension ConfabStore {
     /// Chunks whose bytes were written and synced: from now on they are held. The record
     /// returned leaves the manifest out (the caller has it; it may be 512 KiB).
     public func recordHeld(_ id: FileID, chunks: [Int], now: Date = Date()) throws -> FileRecord? {
-        try write { db in
+        // Chunks can be fetched again, like entries received (Protocol.md §8.0): the record
+        // need not wait for fsync, only come after the chunks' own (§17.6).
+        try write(durable: false) { db in
             guard var record = try self.fileRecord(id, db: db, manifest: false) else { return nil }
             for index in chunks { record.held.insert(index) }
             try db.cachedStatement(sql: "UPDATE file SET held = ?, heldCount = ? WHERE id = ?")

@@ -43,7 +43,11 @@ extension FileExchange {
         }
         var chunks: [Int] = []
         let layout = transfer.record.layout
-        while state.askedBytes < window, writeBacklog < writeBacklogLimit,
+        if state.askedBytes == 0 { state.arrivals.idle() }
+        let chunkLength = layout.cipherLength(of: 0)
+        let budget = queueDelay.map { state.arrivals.budget(delay: $0, chunk: chunkLength) } ?? window
+        while state.askedBytes < window, state.askedBytes == 0 || state.askedBytes + chunkLength <= budget,
+            writeBacklog < writeBacklogLimit,
             let chunk = transfer.queue.next(where: { state.mayHold(file, chunk: $0) })
         {
             chunks.append(chunk)
@@ -51,6 +55,7 @@ extension FileExchange {
             state.askedBytes += layout.cipherLength(of: chunk)
             if chunks.count == SessionCodec.maxChunksPerWant { break }
         }
+        if !chunks.isEmpty { state.arrivals.asked(at: instant) }
         return chunks.isEmpty ? nil : .init(file: file, chunks: chunks)
     }
 
@@ -88,6 +93,9 @@ extension FileExchange {
         else { return FileOutput() }
         let layout = transfer.record.layout
         peers[peer]?.askedBytes -= layout.cipherLength(of: index)
+        if let more = peers[peer].map({ $0.askedBytes > 0 }) {
+            peers[peer]?.arrivals.arrived(data.count, at: now(), more: more)
+        }
         guard index < layout.chunkCount, data.count == layout.cipherLength(of: index),
             FileCipher.chunkName(data) == Array(FileCipher.chunkName(in: manifest, index: index))
         else {

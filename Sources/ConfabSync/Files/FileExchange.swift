@@ -15,8 +15,13 @@ public final class FileExchange {
     /// Whether a peer should have a conversation (a participant, or a trusted relay): the
     /// sync engine's rule, which also decides who may be served a file.
     public var shares: (ConversationID, NodeID) throws -> Bool = { _, _ in false }
-    /// Bytes of chunks asked of one peer and not received yet.
+    /// Bytes of chunks asked of one peer and not received yet, at most.
     public var window = 1 << 20
+    /// Within the window, a peer is asked for no more than it delivers in this time at the
+    /// rate its chunks arrive (one chunk at least): file data and other messages share a
+    /// session, and a message sent behind what was asked waits until it has arrived
+    /// (Protocol.md §17.5 step 5). Nil: the window alone.
+    public var queueDelay: Duration? = .milliseconds(2)
     /// Bytes of checked chunks waiting to be written; beyond it nothing more is asked.
     public var writeBacklogLimit = 8 << 20
     /// Bytes of chunks one FileWant is answered with at most; what it asks beyond goes

@@ -15,6 +15,7 @@ struct FilePeerState {
     /// Chunks asked of this peer and not received yet, and when they were asked.
     var asked: [FileID: [Int: ContinuousClock.Instant]] = [:]
     var askedBytes = 0
+    var arrivals = ChunkArrivals()
     /// Files whose manifest was asked of this peer, and when.
     var askedManifest: [FileID: ContinuousClock.Instant] = [:]
     /// Files this peer asked this node for, or this node asked it for: it is told when this

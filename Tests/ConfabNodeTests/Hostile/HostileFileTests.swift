@@ -37,7 +37,9 @@ import Testing
         try alice.stop()
 
         // Bob meets only Mallory, who hands him the conversation and answers every chunk he
-        // asks for with bytes of the right length that do not match their names.
+        // asks for with bytes of the right length that do not match their names, and after
+        // each answer claims again to hold every chunk (Bob asks a peer whose chunk failed
+        // for nothing more of the file until it says so).
         try bob.start(discovery: false)
         try await mallory.connect(to: bob)
         let creator = try alice.nodeID()
@@ -58,6 +60,8 @@ import Testing
                         repeating: UInt8(truncatingIfNeeded: index), count: layout.cipherLength(of: index))
                     try mallory.send(.fileChunk(file: fileID, index: index, data: junk), to: bob)
                 }
+                let everything = ChunkSet.full(count: layout.chunkCount).bytes
+                try mallory.send(.fileHave(.init(file: fileID, manifest: true, chunks: everything)), to: bob)
             }
             answered = wants.count
             return try !mallory.isConnected(to: bob)
