@@ -108,6 +108,21 @@ public final class ConfabStore: Sendable {
         return try writer.unsafeRead(body)
     }
 
+    /// Statements that must agree with each other (one transaction, one snapshot), on the
+    /// read-only connection of `readUnisolated`: for what the node reads back per message it
+    /// stores (the event that shows it), where a pool read's fixed cost is most of the read.
+    func readSnapshot<T>(_ body: (Database) throws -> T) throws -> T {
+        guard memoryQueue == nil, let quickReader else { return try read(body) }
+        return try quickReader.inDatabase { db in
+            var result: T?
+            try db.inTransaction(.deferred) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
     /// What the store has committed since it opened (`CommitStatistics`).
     public var commitStatistics: CommitStatistics { commits.statistics }
 

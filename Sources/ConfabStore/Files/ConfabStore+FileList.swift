@@ -53,15 +53,17 @@ extension ConfabStore {
 
     /// The file message at one position, for a chat's message.
     func fileInfo(_ conversation: ConversationID, author: NodeID, seq: UInt64, db: Database) throws -> FileInfo? {
-        let limit = try autoDownloadLimit(db: db)
-        return try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(Self.fileInfoColumns) FROM \(Self.fileInfoTables)
-                    WHERE m.conversationId = ? AND m.author = ? AND m.seq = ?
-                    """),
-            arguments: [conversation.bytes, author.bytes, seq]
-        ).map { Self.fileInfo($0, autoLimit: limit) }
+        // Asked of every message shown, and most are text: the limit only for a file.
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.fileInfoColumns) FROM \(Self.fileInfoTables)
+                        WHERE m.conversationId = ? AND m.author = ? AND m.seq = ?
+                        """),
+                arguments: [conversation.bytes, author.bytes, seq])
+        else { return nil }
+        return Self.fileInfo(row, autoLimit: try autoDownloadLimit(db: db))
     }
 
     /// What saving a file needs: its description (key and hash) and its content's record.
@@ -84,7 +86,8 @@ extension ConfabStore {
     }
 
     private func autoDownloadLimit(db: Database) throws -> UInt64 {
-        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'autoDownloadBytes'").flatMap(UInt64.init)
+        try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'autoDownloadBytes'"))
+            .flatMap(UInt64.init)
             ?? Self.defaultAutoDownloadBytes
     }
 

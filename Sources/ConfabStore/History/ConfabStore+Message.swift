@@ -5,7 +5,7 @@ extension ConfabStore {
     /// One message as a chat shows it; nil when it is not held, not a message, or by a
     /// blocked author.
     public func message(_ conversation: ConversationID, author: NodeID, seq: UInt64) throws -> ChatMessage? {
-        try read { db in
+        try readSnapshot { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(
