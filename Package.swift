@@ -111,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "confab-bench",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode", "ConfabTUI",
+                "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode", "ConfabTUI",
                 "ConfabTestSupport", "ConfabSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

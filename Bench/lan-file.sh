@@ -8,6 +8,10 @@
 #     run (python3, 1 MiB reads and writes, the receiver writing a file), with the ratio,
 #   - the one-way latency of chat messages sent one after another during the transfer,
 #     beside the same while idle,
+#   - beside the ratio, the most that the protocol's per-byte cryptography (box-stream seal
+#     and open, each chunk's BLAKE2b) allows on this machine's cores, measured in the same run
+#     by `confab-bench --file-crypto` (when it is beside the confab binary): on a link faster
+#     than that, no transfer reaches the raw copy,
 # and checks that the file bob saves (`confab save`) has the source's SHA-256.
 # It runs twice: on bare veth links (memory speed) and on links shaped to a gigabit LAN
 # (tbf at 1 Gbit/s on each host's interface).
@@ -29,6 +33,13 @@ command -v python3 >/dev/null || { echo "lan-file: needs python3" >&2; exit 1; }
 for shape in $shapes; do
     case $shape in veth | gigabit) ;; *) echo "lan-file: unknown shape \"$shape\" in SHAPES (veth, gigabit)" >&2; exit 2 ;; esac
 done
+bench=$(dirname "$confab")/confab-bench
+crypto_ceiling=
+if [[ -x $bench ]]; then
+    crypto=$("$bench" --file-crypto)
+    echo "lan file: $crypto"
+    crypto_ceiling=$(sed -n 's/.*at most \([0-9]*\) MiB\/s.*/\1/p' <<<"$crypto")
+fi
 work=$(mktemp -d /tmp/confab-lanfile.XXXXXX)
 pids=()
 namespaces=()
@@ -300,11 +311,12 @@ PY
     lan_teardown
     rm -rf "$work/$tag-h1" "$work/$tag-h2"
 
-    python3 - "$shape" "$mib" "$raw_before" "$raw_after" "$raw_link" "$load" "$figures" <<'PY'
+    python3 - "$shape" "$mib" "$raw_before" "$raw_after" "$raw_link" "$load" "$figures" "$crypto_ceiling" <<'PY'
 import json, os, sys
 shape, mib = sys.argv[1], int(sys.argv[2])
 before, after, link = (mib / float(seconds) for seconds in sys.argv[3:6])
 load, figures = sys.argv[6], json.loads(sys.argv[7])
+crypto = float(sys.argv[8]) if sys.argv[8] else None
 def p(values, q):
     return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
 rate, ceiling = mib / figures["transfer"], max(before, after)
@@ -312,6 +324,9 @@ label = {"veth": "veth (unshaped)", "gigabit": "gigabit (tbf 1 Gbit/s)"}[shape]
 print(f"lan file {mib:4d} MiB, {label}: node to node {rate:7.1f} MiB/s ({figures['transfer']:.1f} s)   "
       f"ceiling raw TCP copy to a file {ceiling:7.1f} MiB/s ({before:.1f} before, {after:.1f} after; "
       f"the link alone {link:.1f})   ratio {rate / ceiling:.2f}")
+if crypto:
+    print(f"  the protocol's per-byte cryptography allows at most {crypto:.0f} MiB/s on these cores: "
+          f"{min(1.0, crypto / ceiling):.2f} of this raw copy at best")
 print(f"  send-file encrypted it into the store in {figures['import']:.1f} s ({mib / figures['import']:.0f} MiB/s) "
       f"before its message; --wait returned {figures['waited']:.1f} s after the message; the saved copy's SHA-256 matches")
 alice, bob = figures["cpu"]

@@ -8,6 +8,17 @@ import Foundation
 // run (raw libsodium), so the ratio shows how much the layers above cost. Not a test:
 // numbers vary by machine; the ratios are what to watch.
 
+// `--file-crypto`: only the per-byte cost of a file transfer (for Bench/lan-file.sh).
+if CommandLine.arguments.contains("--file-crypto") {
+    let file = FileCryptoCeiling.measure()
+    print(
+        String(
+            format:
+                "file crypto per MiB, one core: box-stream seal %.2f ms + open %.2f ms + chunk BLAKE2b %.2f ms: at most %.0f MiB/s with all %d cores on nothing else",
+            file.seal, file.open, file.hash, file.ceiling, file.cores))
+    exit(0)
+}
+
 let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 20_000
 
 func measure(_ body: () throws -> Void) rethrows -> Double {

@@ -134,6 +134,71 @@ struct BoxStreamTests {
         #expect(frameCount == 11)
     }
 
+    @Test func vectorFramesSealedInPlaceMatchByteForByte() throws {
+        let vector = try BoxStreamVector.load()
+        var encryptor = try vector.encryptor()
+        for frame in vector.frames {
+            let plaintext = try hex(frame.plaintext)
+            var out = [UInt8](repeating: 0xee, count: BoxStream.sealedLength(of: plaintext.count) + 5)
+            let written = try plaintext.withUnsafeBytes { plain in
+                try out.withUnsafeMutableBytes { try encryptor.encrypt(plain, into: $0) }
+            }
+            #expect(written == plaintext.count + 34)
+            #expect(Array(out.prefix(34)) == (try hex(frame.header)))
+            #expect(Array(out[34..<written]) == (try hex(frame.body)))
+            #expect(out.suffix(5).allSatisfy { $0 == 0xee }, "nothing written past the frames")
+        }
+        #expect(try encryptor.goodbye() == hex(vector.goodbyeHeader))
+    }
+
+    @Test(arguments: [1, 4095, 4096, 4097, 12_288, 262_160])
+    func sealingManyFramesAtOnceMatchesFrameByFrame(count: Int) throws {
+        var (whole, _) = try Self.pair()
+        var (frameByFrame, decryptor) = try Self.pair()
+        let data = Random.bytes(count)
+        let wire = try whole.encrypt(data)
+        var expected: [UInt8] = []
+        for start in stride(from: 0, to: count, by: 4096) {
+            expected += try frameByFrame.encryptFrame(data[start..<min(start + 4096, count)])
+        }
+        #expect(wire == expected)
+        #expect(wire.count == BoxStream.sealedLength(of: count))
+        #expect(Array(try decryptor.feed(wire).frames.joined()) == data)
+        // The streams stay in step after it.
+        #expect(try whole.encryptFrame([1, 2, 3]) == frameByFrame.encryptFrame([1, 2, 3]))
+    }
+
+    @Test(arguments: [1, 33, 34, 35, 4130, 4131, 5000])
+    func openingInPlaceSurvivesAnyChunkSize(chunkSize: Int) throws {
+        var (encryptor, decryptor) = try Self.pair()
+        let sent = Random.bytes(20_000)
+        let wire = try encryptor.encrypt(sent) + encryptor.goodbye()
+        var received: [UInt8] = []
+        var index = 0
+        while index < wire.count {
+            let chunk = Array(wire[index..<min(index + chunkSize, wire.count)])
+            var out = [UInt8](repeating: 0, count: decryptor.plaintextCapacity(forChunkOf: chunk.count))
+            let written = try chunk.withUnsafeBytes { sealed in
+                try out.withUnsafeMutableBytes { try decryptor.feed(sealed, into: $0) }
+            }
+            received += out.prefix(written)
+            index += chunk.count
+        }
+        #expect(received == sent)
+        #expect(decryptor.isClosed)
+    }
+
+    @Test func aForgedBodyOpenedInPlaceFailsAndTheStreamStaysFailed() throws {
+        var (encryptor, decryptor) = try Self.pair()
+        var wire = try encryptor.encrypt(Random.bytes(5000))
+        wire[40] ^= 1  // in the first body
+        var out = [UInt8](repeating: 0, count: decryptor.plaintextCapacity(forChunkOf: wire.count))
+        #expect(throws: BoxStreamError.bodyNotAuthentic) {
+            try wire.withUnsafeBytes { sealed in try out.withUnsafeMutableBytes { try decryptor.feed(sealed, into: $0) } }
+        }
+        #expect(throws: BoxStreamError.bodyNotAuthentic) { try decryptor.feed([UInt8](repeating: 0, count: 10)) }
+    }
+
     @Test func encryptSplitsIntoMaximalFrames() throws {
         var (encryptor, decryptor) = try Self.pair()
         let data = Random.bytes(10_000)

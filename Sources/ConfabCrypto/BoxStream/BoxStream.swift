@@ -14,6 +14,12 @@ public enum BoxStream {
 
     /// Adds one to a nonce read as a big-endian integer, wrapping at 2^192 (unreachable in
     /// practice; wrapping matches the other implementations rather than trapping).
+    /// Bytes a box-stream makes of `count` plaintext bytes sent together: maximal frames,
+    /// each with its header.
+    public static func sealedLength(of count: Int) -> Int {
+        count + (count + maxBodyLength - 1) / maxBodyLength * headerLength
+    }
+
     static func increment(_ nonce: inout [UInt8]) {
         var index = nonce.count - 1
         while index >= 0 {

@@ -1,3 +1,5 @@
+import CSodium
+
 /// The sending half of a box-stream, as a state machine over bytes (no I/O).
 public struct BoxStreamEncryptor: Sendable {
     private let key: SecureBytes
@@ -6,6 +8,7 @@ public struct BoxStreamEncryptor: Sendable {
     public private(set) var isClosed = false
 
     public init(key: SecureBytes, nonce: [UInt8]) throws(BoxStreamError) {
+        Sodium.ensureInitialized()
         try BoxStream.validate(key: key, nonce: nonce)
         self.key = key
         self.nonce = nonce
@@ -42,16 +45,60 @@ public struct BoxStreamEncryptor: Sendable {
     public mutating func encrypt(_ data: some Collection<UInt8>) throws(BoxStreamError) -> [UInt8] {
         guard !isClosed else { throw .streamClosed }
         let bytes = Array(data)
-        var out = [UInt8]()
-        out.reserveCapacity(
-            bytes.count + (bytes.count / BoxStream.maxBodyLength + 1) * BoxStream.headerLength)
-        var start = 0
-        while start < bytes.count {
-            let end = min(start + BoxStream.maxBodyLength, bytes.count)
-            out += try encryptFrame(bytes[start..<end])
-            start = end
+        let length = BoxStream.sealedLength(of: bytes.count)
+        return [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
+            bytes.withUnsafeBytes { plain in
+                initialized = sealFrames(plain, into: UnsafeMutableRawBufferPointer(out))
+            }
         }
-        return out
+    }
+
+    /// `encrypt` without a copy: seals `plaintext` as frames written back to back at the
+    /// start of `out`, which must hold `BoxStream.sealedLength(of: plaintext.count)` bytes;
+    /// returns how many it wrote. File data goes through here, so each frame is sealed where
+    /// it is sent from, not built in pieces and copied together.
+    public mutating func encrypt(
+        _ plaintext: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    ) throws(BoxStreamError) -> Int {
+        guard !isClosed else { throw .streamClosed }
+        precondition(out.count >= BoxStream.sealedLength(of: plaintext.count), "no room for the sealed frames")
+        return sealFrames(plaintext, into: out)
+    }
+
+    /// Each frame: the body sealed (detached) into place behind its header's slot, then the
+    /// header — the body's length and MAC — sealed into the slot, with the nonces in turn.
+    private mutating func sealFrames(_ plaintext: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+        -> Int
+    {
+        guard plaintext.count > 0, let source = plaintext.baseAddress, let target = out.baseAddress else { return 0 }
+        var bodyNonce = nonce
+        var header = [UInt8](repeating: 0, count: BoxStream.headerPlaintextLength)
+        var read = 0
+        var written = 0
+        key.withUnsafeBytes { keyBytes in
+            let key = keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            while read < plaintext.count {
+                let count = min(BoxStream.maxBodyLength, plaintext.count - read)
+                BoxStream.increment(&bodyNonce)
+                let body = (target + written + BoxStream.headerLength).assumingMemoryBound(to: UInt8.self)
+                header.withUnsafeMutableBufferPointer { header in
+                    header[0] = UInt8(count >> 8)
+                    header[1] = UInt8(count & 0xff)
+                    _ = crypto_secretbox_detached(
+                        body, header.baseAddress! + 2, (source + read).assumingMemoryBound(to: UInt8.self),
+                        UInt64(count), bodyNonce, key)
+                    _ = crypto_secretbox_easy(
+                        (target + written).assumingMemoryBound(to: UInt8.self), header.baseAddress!,
+                        UInt64(header.count), nonce, key)
+                }
+                BoxStream.increment(&nonce)
+                BoxStream.increment(&nonce)
+                BoxStream.increment(&bodyNonce)
+                read += count
+                written += BoxStream.headerLength + count
+            }
+        }
+        return written
     }
 
     /// The final 34 bytes: a header sealing 18 zero bytes. Ends the stream.

@@ -3,8 +3,8 @@ import NIOCore
 
 /// Turns the received box-stream (Protocol.md §3.8) into the plaintext bytes it carries.
 ///
-/// Frame boundaries mean nothing to the layers above, so each authenticated body is passed
-/// on as soon as it is complete. The peer's goodbye fires `BoxStreamGoodbyeReceived` and
+/// Frame boundaries mean nothing to the layers above, so the authenticated bodies a read
+/// completes are passed on together, as soon as they are. The peer's goodbye fires `BoxStreamGoodbyeReceived` and
 /// closes the channel through the whole pipeline, so our own goodbye goes out too. Any
 /// failure (a header or body that does not authenticate, a bad length, data after the
 /// goodbye) is fired as an error and the connection is closed from here, below the
@@ -23,19 +23,23 @@ final class BoxStreamDecryptHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !ended else { return }
         let chunk = Self.unwrapInboundIn(data)
-        let output: BoxStreamDecryptor.Output
+        // Every body the read completes, opened straight into one buffer passed on at once.
+        let capacity = decryptor.plaintextCapacity(forChunkOf: chunk.readableBytes)
+        var plaintext = context.channel.allocator.buffer(capacity: capacity)
         do {
-            output = try decryptor.feed(chunk.readableBytesView)
+            try chunk.withUnsafeReadableBytes { sealed in
+                _ = try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { out in
+                    try decryptor.feed(sealed, into: out)
+                }
+            }
         } catch {
             ended = true
             context.fireErrorCaught(error)
             context.close(promise: nil)
             return
         }
-        for frame in output.frames {
-            context.fireChannelRead(Self.wrapInboundOut(context.channel.allocator.buffer(bytes: frame)))
-        }
-        if output.goodbye {
+        if plaintext.readableBytes > 0 { context.fireChannelRead(Self.wrapInboundOut(plaintext)) }
+        if decryptor.isClosed {
             ended = true
             context.fireUserInboundEventTriggered(BoxStreamGoodbyeReceived())
             context.channel.close(promise: nil)

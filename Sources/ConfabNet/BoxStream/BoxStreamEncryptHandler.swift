@@ -72,9 +72,15 @@ final class BoxStreamEncryptHandler: ChannelDuplexHandler {
         }
         let promises = pendingPromises
         pendingPromises = []
-        let sealed: [UInt8]
+        // Sealed straight from what is pending into the buffer the socket is given.
+        let length = BoxStream.sealedLength(of: pending.readableBytes)
+        var sealed = context.channel.allocator.buffer(capacity: length)
         do {
-            sealed = try encryptor.encrypt(pending.readableBytesView)
+            try pending.withUnsafeReadableBytes { plaintext in
+                _ = try sealed.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
+                    try encryptor.encrypt(plaintext, into: out)
+                }
+            }
         } catch {
             pending.clear()
             for promise in promises { promise.fail(error) }
@@ -89,7 +95,7 @@ final class BoxStreamEncryptHandler: ChannelDuplexHandler {
             }
             combined = promise
         }
-        context.write(Self.wrapOutboundOut(context.channel.allocator.buffer(bytes: sealed)), promise: combined)
+        context.write(Self.wrapOutboundOut(sealed), promise: combined)
     }
 
     private func failPending(_ error: any Error) {
