@@ -194,7 +194,8 @@ struct BoxStreamTests {
         wire[40] ^= 1  // in the first body
         var out = [UInt8](repeating: 0, count: decryptor.plaintextCapacity(forChunkOf: wire.count))
         #expect(throws: BoxStreamError.bodyNotAuthentic) {
-            try wire.withUnsafeBytes { sealed in try out.withUnsafeMutableBytes { try decryptor.feed(sealed, into: $0) } }
+            try wire.withUnsafeBytes { sealed in try out.withUnsafeMutableBytes { try decryptor.feed(sealed, into: $0) }
+            }
         }
         #expect(throws: BoxStreamError.bodyNotAuthentic) { try decryptor.feed([UInt8](repeating: 0, count: 10)) }
     }

@@ -96,7 +96,8 @@ public struct BoxStreamDecryptor: Sendable {
 
     /// The state machine: headers and bodies taken from the chunk, opened into `out`.
     private mutating func process(
-        _ chunk: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer, frames: UnsafeMutablePointer<[Int]>?
+        _ chunk: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer,
+        frames: UnsafeMutablePointer<[Int]>?
     ) throws(BoxStreamError) -> Int {
         if case .failed(let error) = state { throw error }
         var index = 0

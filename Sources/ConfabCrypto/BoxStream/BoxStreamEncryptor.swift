@@ -67,7 +67,9 @@ public struct BoxStreamEncryptor: Sendable {
 
     /// Each frame: the body sealed (detached) into place behind its header's slot, then the
     /// header — the body's length and MAC — sealed into the slot, with the nonces in turn.
-    private mutating func sealFrames(_ plaintext: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+    private mutating func sealFrames(
+        _ plaintext: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+    )
         -> Int
     {
         guard plaintext.count > 0, let source = plaintext.baseAddress, let target = out.baseAddress else { return 0 }
