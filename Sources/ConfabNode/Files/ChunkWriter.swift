@@ -3,11 +3,10 @@ import ConfabSync
 import Foundation
 
 /// Writes checked chunks off the node's isolation, on a thread of its own that yields the
-/// CPU to everything else the node does (Protocol.md §17.6): on a busy machine, a chat
-/// message received during a transfer is not kept waiting behind the copying of chunks
-/// into the page cache, which is most of what a receiving node spends per byte. Chunks
-/// handed over while a batch is being written go together in the next batch: one sync per
-/// file per batch, however fast they come.
+/// CPU to everything else the node does (Protocol.md §17.6): copying chunks into the page
+/// cache is a large part of what a receiving node spends per byte, and on a busy machine it
+/// should be what waits, not messages. Chunks handed over while a batch is being written go
+/// together in the next batch: one sync per file per batch, however fast they come.
 final class ChunkWriter: @unchecked Sendable {
     /// The writing thread's nice value on Linux, where a thread has its own: it gets about a
     /// tenth of a core that other work also wants, and all of an idle one.
