@@ -15,6 +15,11 @@ final class BoxStreamDecryptHandler: ChannelInboundHandler {
 
     private var decryptor: BoxStreamDecryptor
     private var ended = false
+    /// Where a read's bodies are opened, kept from read to read; what they hold then goes on
+    /// in a buffer of its own exact size, since the layers above may keep it (a message cut
+    /// across reads waits in the framing decoder) and a buffer sized for the whole read would
+    /// be kept with it.
+    private var scratch: [UInt8] = []
 
     init(decryptor: BoxStreamDecryptor) {
         self.decryptor = decryptor
@@ -23,14 +28,13 @@ final class BoxStreamDecryptHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !ended else { return }
         let chunk = Self.unwrapInboundIn(data)
-        // Every body the read completes, opened straight into one buffer passed on at once.
+        // Every body the read completes, opened into the scratch space, then passed on at once.
         let capacity = decryptor.plaintextCapacity(forChunkOf: chunk.readableBytes)
-        var plaintext = context.channel.allocator.buffer(capacity: capacity)
+        if scratch.count < capacity { scratch = [UInt8](repeating: 0, count: capacity) }
+        let written: Int
         do {
-            try chunk.withUnsafeReadableBytes { sealed in
-                _ = try plaintext.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity) { out in
-                    try decryptor.feed(sealed, into: out)
-                }
+            written = try chunk.withUnsafeReadableBytes { sealed in
+                try scratch.withUnsafeMutableBytes { try decryptor.feed(sealed, into: $0) }
             }
         } catch {
             ended = true
@@ -38,7 +42,10 @@ final class BoxStreamDecryptHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        if plaintext.readableBytes > 0 { context.fireChannelRead(Self.wrapInboundOut(plaintext)) }
+        if written > 0 {
+            let plaintext = context.channel.allocator.buffer(bytes: scratch[0..<written])
+            context.fireChannelRead(Self.wrapInboundOut(plaintext))
+        }
         if decryptor.isClosed {
             ended = true
             context.fireUserInboundEventTriggered(BoxStreamGoodbyeReceived())
