@@ -24,20 +24,7 @@ public struct BoxStreamEncryptor: Sendable {
         guard !isClosed else { throw .streamClosed }
         guard !body.isEmpty else { throw .emptyFrame }
         guard body.count <= BoxStream.maxBodyLength else { throw .frameTooLong(body.count) }
-
-        let bodyNonce = BoxStream.incremented(nonce)
-        // Key and nonce lengths were validated at init, so secretbox cannot refuse them.
-        guard let sealedBody = try? SecretBox.sealDetached(Array(body), nonce: bodyNonce, key: key) else {
-            throw .invalidKey(actual: key.count)
-        }
-        let length = UInt16(body.count)
-        let headerPlaintext = [UInt8(length >> 8), UInt8(length & 0xff)] + sealedBody.mac
-        guard let header = try? SecretBox.seal(headerPlaintext, nonce: nonce, key: key) else {
-            throw .invalidKey(actual: key.count)
-        }
-        BoxStream.increment(&nonce)
-        BoxStream.increment(&nonce)
-        return header + sealedBody.ciphertext
+        return try encrypt(body)
     }
 
     /// Splits `data` into as many maximal frames as needed and returns them back to back;

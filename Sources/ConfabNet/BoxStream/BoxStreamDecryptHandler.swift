@@ -4,9 +4,9 @@ import NIOCore
 /// Turns the received box-stream (Protocol.md §3.8) into the plaintext bytes it carries.
 ///
 /// Frame boundaries mean nothing to the layers above, so the authenticated bodies a read
-/// completes are passed on together, as soon as they are. The peer's goodbye fires `BoxStreamGoodbyeReceived` and
-/// closes the channel through the whole pipeline, so our own goodbye goes out too. Any
-/// failure (a header or body that does not authenticate, a bad length, data after the
+/// completes are passed on together, as soon as they are. The peer's goodbye fires
+/// `BoxStreamGoodbyeReceived` and closes the channel through the whole pipeline, so our
+/// own goodbye goes out too. Any failure (a header or body that does not authenticate, a bad length, data after the
 /// goodbye) is fired as an error and the connection is closed from here, below the
 /// encrypting handler, so nothing more is sent (§3.10).
 final class BoxStreamDecryptHandler: ChannelInboundHandler {

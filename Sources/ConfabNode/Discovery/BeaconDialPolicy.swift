@@ -58,7 +58,7 @@ struct BeaconDialPolicy {
 
     private mutating func refill(_ now: ContinuousClock.Instant) {
         if let last = tokensAt {
-            let elapsed = Double((now - last).components.seconds) + Double((now - last).components.attoseconds) / 1e18
+            let elapsed = (now - last) / .seconds(1)
             tokens = min(Self.unknownBurst, tokens + max(0, elapsed) * Self.unknownRate)
         }
         tokensAt = now

@@ -107,7 +107,7 @@ public enum Doctor {
         let elapsed = ContinuousClock.now - started
         return DoctorReport(
             facts: facts, diagnosis: Diagnosis(facts),
-            elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            elapsed: elapsed / .seconds(1))
     }
 
     // MARK: Steps

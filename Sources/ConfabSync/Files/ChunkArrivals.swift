@@ -31,8 +31,7 @@ struct ChunkArrivals {
         bytes += count
         since = more ? instant : nil
         guard busy >= Self.sampleSpan else { return }
-        let (seconds, attoseconds) = busy.components
-        let sample = Double(bytes) / (Double(seconds) + Double(attoseconds) / 1e18)
+        let sample = Double(bytes) / (busy / .seconds(1))
         bytesPerSecond = bytesPerSecond.map { ($0 + sample) / 2 } ?? sample
         bytes = 0
         busy = .zero
@@ -42,8 +41,7 @@ struct ChunkArrivals {
     /// arrive, at the rate measured; `chunk` (one chunk at least) until there is a rate.
     func budget(delay: Duration, chunk: Int) -> Int {
         guard let bytesPerSecond else { return chunk }
-        let (seconds, attoseconds) = delay.components
-        let bytes = bytesPerSecond * (Double(seconds) + Double(attoseconds) / 1e18)
+        let bytes = bytesPerSecond * (delay / .seconds(1))
         return max(chunk, Int(min(bytes, Double(Int.max / 2))))
     }
 }
