@@ -270,12 +270,12 @@ public final class SyncEngine {
         let held = try store.sequencedEntries(
             in: want.conversation, author: want.author, after: after, limit: batchSize
         ).prefix { $0.seq <= cap }
-        var entries: [[UInt8]] = []
+        var entries: [(author: NodeID, raw: [UInt8])] = []
         var bytes = 0
         var last = after
         for entry in held {
             if bytes + entry.raw.count > room, !(entries.isEmpty && state.unacknowledgedBytes == 0) { break }
-            entries.append(entry.raw)
+            entries.append((want.author, entry.raw))
             bytes += entry.raw.count
             last = entry.seq
         }
@@ -283,7 +283,7 @@ public final class SyncEngine {
         state.served[want.conversation, default: VectorClock()].merge(VectorClock([want.author: last]))
         state.noteSent(bytes, in: want.conversation)
         peers[peer] = state
-        output.replies = SessionCodec.entriesMessages(entries, maxCount: batchSize)
+        output.replies = entriesMessages(entries)
         return output
     }
 
@@ -308,9 +308,13 @@ public final class SyncEngine {
         let arriving = holdOverRate(batch, from: peer, output: &output, touched: &touched)
         let (kept, counted) = try admitted(
             arriving, from: Array(repeating: peer, count: arriving.count), output: &output, touched: &touched)
+        let received = batch
         let batch = kept.map { arriving[$0] }
+        // What is held back or refused still vouches for what it follows (§7 step 3): the
+        // peer ended its chains at entries it checked, not at the ones kept here.
         let results = try store.append(
-            batch: batch, keepsOthers: role == .relay, invitations: Set(peers[peer]?.invited.keys ?? [:].keys))
+            batch: batch, keepsOthers: role == .relay, invitations: Set(peers[peer]?.invited.keys ?? [:].keys),
+            vouchers: batch.count < received.count ? received : [])
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
             let appended = if case .success(.appended) = result { true } else { false }
@@ -681,7 +685,7 @@ public final class SyncEngine {
             if contiguous.count == room, last.seq < held { cutoff = min(cutoff, last.clockSum) }
         }
         candidates.sort { ($0.clockSum, $0.author, $0.seq) < ($1.clockSum, $1.author, $1.seq) }
-        var offered: [[UInt8]] = []
+        var offered: [(author: NodeID, raw: [UInt8])] = []
         var bytes = 0
         for candidate in candidates where candidate.clockSum <= cutoff {
             // A prefix of the display order holds a prefix of each author's log, and
@@ -690,7 +694,7 @@ public final class SyncEngine {
                 state.starved.insert(conversation)
                 break
             }
-            offered.append(candidate.raw)
+            offered.append((candidate.author, candidate.raw))
             bytes += candidate.raw.count
             sent[candidate.author] = max(sent[candidate.author], candidate.seq)
             if candidate.author == me { state.written[conversation] = max(written, candidate.seq) }
@@ -699,7 +703,7 @@ public final class SyncEngine {
         state.noteSent(bytes, in: conversation)
         if !offered.isEmpty { state.lastSent[conversation] = now() }
         peers[peer] = state
-        return SessionCodec.entriesMessages(offered, maxCount: batchSize)
+        return entriesMessages(offered)
     }
 
     private func misbehaving(_ reason: String) -> SyncOutput {

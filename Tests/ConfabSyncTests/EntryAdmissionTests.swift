@@ -108,8 +108,9 @@ import Testing
         let bob = try SyncHarness.Node(name: "bob", seed: 2)
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
         var forged = try alice.store.entries(in: id, author: alice.id, after: 0)
-        // Flip the last byte: the signature no longer verifies.
-        forged[0][forged[0].count - 1] ^= 0x01
+        // Flip the last byte of the top entry: its signature no longer verifies, and with
+        // it falls the create below, which only that signature vouched for.
+        forged[1][forged[1].count - 1] ^= 0x01
         bob.engine.peerConnected(alice.id)
         _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
         let output = try bob.engine.handle(.entries(forged), from: alice.id)

@@ -16,15 +16,21 @@ extension ConfabStore {
         return try outcome.get()
     }
 
-    /// Validates and stores a batch in one transaction (the sync path). Signature checks run
-    /// before the transaction, on every core, so the write lock is held only for the inserts. Entries are
-    /// applied in the given order, so a batch may carry a create entry and what follows it.
+    /// Validates and stores a batch in one transaction (the sync path). An entry is
+    /// authentic when the hash chain of its author's entries in the batch leads from it to
+    /// one whose signature verifies (Protocol.md §7 step 3): only the tops of those chains
+    /// are checked, on every core, before the transaction, so the write lock is held only
+    /// for the inserts. Entries are applied in the given order, so a batch may carry a
+    /// create entry and what follows it.
     /// `keepsOthers`: a relay keeps conversations it is not a participant of; a person's
     /// node refuses them.
     /// `invitations`: conversations the sender announced to this node, whose create entry
     /// may be taken although it does not name this node (a members entry may add it).
+    /// `vouchers`: entries of the same message that are not stored now (held back for their
+    /// author's rate), whose signatures may still vouch for the entries below them.
     public func append(
-        batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false, invitations: Set<ConversationID> = []
+        batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false, invitations: Set<ConversationID> = [],
+        vouchers: [[UInt8]] = []
     ) throws -> [Result<AppendOutcome, AppendRejection>] {
         // The same entry from a second peer is the common case in a group: recognised by
         // its content hash before any signature is checked, and it costs no write.
@@ -32,7 +38,8 @@ extension ConfabStore {
         if held.allSatisfy({ $0 }) { return batch.map { _ in .success(.duplicate) } }
         let fresh = batch.indices.filter { !held[$0] }
         var decoded = [Result<Entry, AppendRejection>?](repeating: nil, count: batch.count)
-        for (index, result) in zip(fresh, ParallelDecode.decode(fresh.map { batch[$0] }, using: Self.decode)) {
+        let candidates = ParallelMap.map(fresh.map { batch[$0] } + vouchers, Self.decode)
+        for (index, result) in zip(fresh, authenticate(candidates)) {
             decoded[index] = result
         }
         // Not synced before it returns: all of it could be fetched again from its authors
@@ -91,9 +98,25 @@ extension ConfabStore {
 
     private static func decode(_ bytes: [UInt8]) -> Result<Entry, AppendRejection> {
         do throws(WireError) {
-            return .success(try EntryCodec.decode(bytes))
+            return .success(try EntryCodec.decodeUnverified(bytes))
         } catch {
             return .failure(.wire(error))
+        }
+    }
+
+    /// Checks the signature at the top of each chain of the decoded entries; an entry whose
+    /// top does not verify is refused as badly signed (only a liar sends one: an honest
+    /// sender ends each chain at an entry whose signature it checked or made, §12 step 3).
+    private func authenticate(_ decoded: [Result<Entry, AppendRejection>]) -> [Result<Entry, AppendRejection>] {
+        let entries = decoded.map { try? $0.get() }
+        let anchors = ChainAnchors.anchors(entries)
+        let tops = Array(Set(anchors.compactMap { $0 })).sorted()
+        let checks = signatures
+        let valid = ParallelMap.map(tops.map { entries[$0]! }, minimum: 4) { checks.check($0) }
+        let authentic = Dictionary(uniqueKeysWithValues: zip(tops, valid))
+        return zip(decoded, anchors).map { result, anchor in
+            guard let anchor, authentic[anchor] == false else { return result }
+            return .failure(.wire(.badSignature))
         }
     }
 

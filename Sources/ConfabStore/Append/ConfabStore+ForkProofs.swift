@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabWire
 import Foundation
 import GRDB
 
@@ -46,6 +47,19 @@ extension ConfabStore {
                 arguments: [conversation.bytes]
             ).map { (author: $0.nodeID("author"), seq: $0["seq"]) }
         }
+    }
+
+    /// The proof a held entry and a received one that contradicts it make, when it is new
+    /// here and anyone can check it. Either entry may have been taken on the strength of a
+    /// later entry's signature (Protocol.md §7 step 3) and carry a bad one of its own; a
+    /// proof others could not check is neither kept nor passed on (§7.1).
+    func forkProof(
+        held: [UInt8]?, received: [UInt8], entry: Entry, db: Database, context: BatchContext
+    ) throws -> ForkProof? {
+        guard let held, try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
+            return nil
+        }
+        return ForkProof.verify(first: held, second: received)
     }
 
     /// Returns whether the proof was new.

@@ -27,11 +27,9 @@ extension ConfabStore {
                 {
                     guard stored == entry.hash.bytes else {
                         throw AppendRejection.fork(
-                            proof: try heldRaw(entry.conversationID, author: entry.author, seq: entry.seq, db: db).map {
-                                ForkProof(
-                                    conversation: entry.conversationID, author: entry.author, seq: entry.seq,
-                                    first: $0, second: raw)
-                            })
+                            proof: try forkProof(
+                                held: heldRaw(entry.conversationID, author: entry.author, seq: entry.seq, db: db),
+                                received: raw, entry: entry, db: db, context: context))
                     }
                 } else if entry.seq == headSeq, headHash != entry.hash.bytes {
                     throw AppendRejection.fork(proof: nil)
@@ -45,13 +43,10 @@ extension ConfabStore {
             guard entry.previous?.bytes == headHash else {
                 // The author signed both its held entry and this one, which names another
                 // predecessor: two branches of one log.
-                let previous = try heldRaw(entry.conversationID, author: entry.author, seq: headSeq, db: db)
                 throw AppendRejection.brokenChain(
-                    proof: previous.map {
-                        ForkProof(
-                            conversation: entry.conversationID, author: entry.author, seq: headSeq, first: $0,
-                            second: raw)
-                    })
+                    proof: try forkProof(
+                        held: heldRaw(entry.conversationID, author: entry.author, seq: headSeq, db: db),
+                        received: raw, entry: entry, db: db, context: context))
             }
             previousFrontier = try VectorClock(json: held["frontier"])
         } else {

@@ -28,6 +28,8 @@ public final class ConfabStore: Sendable {
     let seenDataVersion = Mutex<Int64?>(nil)
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
+    /// The entry signatures this node checked.
+    public let signatures = SignatureChecks()
 
     /// Opens (creating if needed) the store at `path` in WAL mode. Each commit sets how it
     /// waits for the disk (`GroupCommit`): a write of mine survives a crash or a power loss

@@ -86,6 +86,21 @@ public enum EntryCodec {
 
     /// Decodes and verifies an entry from untrusted bytes.
     public static func decode(_ bytes: [UInt8]) throws(WireError) -> Entry {
+        let entry = try decodeUnverified(bytes)
+        guard hasValidSignature(entry) else { throw .badSignature }
+        return entry
+    }
+
+    /// Whether the author signed this entry's content with the signature it carries.
+    public static func hasValidSignature(_ entry: Entry) -> Bool {
+        entry.author.signingKey.verify(signature: entry.signature, message: EntryDomain.signature + entry.content)
+    }
+
+    /// Decodes an entry from untrusted bytes and checks everything but its signature: for
+    /// a batch whose entries are authenticated by the hash chain from a signed one
+    /// (`ChainAnchors`, Protocol.md §7 step 3). Nothing decoded here may be trusted until
+    /// that signature is checked.
+    public static func decodeUnverified(_ bytes: [UInt8]) throws(WireError) -> Entry {
         guard bytes.count <= Limits.maxEntryBytes else {
             throw .tooLarge("entry", limit: Limits.maxEntryBytes, actual: bytes.count)
         }
@@ -105,12 +120,7 @@ public enum EntryCodec {
         } catch {
             throw .malformed("entry content")
         }
-        let entry = try validate(content, contentBytes: contentBytes, signature: [UInt8](signed.signature))
-        guard entry.author.signingKey.verify(signature: entry.signature, message: EntryDomain.signature + contentBytes)
-        else {
-            throw .badSignature
-        }
-        return entry
+        return try validate(content, contentBytes: contentBytes, signature: [UInt8](signed.signature))
     }
 
     private static func validate(

@@ -138,6 +138,11 @@ public enum SessionCodec {
         batches(entries, maxCount: maxCount, length: \.count).map { .entries($0) }
     }
 
+    /// What one entry of `bytes` adds to an Entries message, and what all of them may add:
+    /// for a sender that cuts its messages itself.
+    public static func entryCost(_ bytes: Int) -> Int { 1 + varintLength(bytes) + bytes }
+    public static let entriesBudget = maxMessageBytes - 4
+
     /// Splits conversation clocks, in order, into Clocks messages of at most
     /// `maxClocksPerMessage` conversations each, every one of which encodes within
     /// `maxMessageBytes` (a clock of 64 authors takes about 2.9 KB). No clocks at all make
@@ -157,7 +162,7 @@ public enum SessionCodec {
     /// field fits a message: each item costs its tag, its length's varint and its bytes, and
     /// 4 bytes are left for the SessionMessage field around them.
     private static func batches<Item>(_ items: [Item], maxCount: Int, length: (Item) -> Int) -> [[Item]] {
-        let budget = maxMessageBytes - 4
+        let budget = entriesBudget
         var batches: [[Item]] = []
         var batch: [Item] = []
         var size = 0

@@ -1,0 +1,63 @@
+import ConfabModel
+import ConfabWire
+import Testing
+
+@testable import ConfabStore
+@testable import ConfabSync
+
+/// A receiver checks only the signature at the top of each author's chain in a message
+/// (Protocol.md §7 step 3), so a sender must end its chains at entries whose signatures it
+/// made or checked (§12 step 3).
+@Suite struct ChainTopSyncTests {
+    /// Alice signs one of her entries with garbage, under a good one: Bob takes them all on
+    /// the chain. Sending them on in messages cut right at that entry, Bob leaves it out of
+    /// the cut rather than have Carol end the session with him, and Carol still gets it
+    /// with the entry above it.
+    @Test func anHonestNodeNeverEndsAChainAtAnEntryWhoseSignatureIsBad() throws {
+        let (harness, alice, bob, carol) = try SyncHarness.trio()
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        _ = try alice.store.sendMessages(["a", "b", "c", "d", "e"], to: id)
+        var log = try alice.store.entries(in: id, author: alice.id, after: 0)
+        #expect(log.count == 7)
+        log[3][log[3].count - 1] ^= 0x01
+
+        bob.engine.peerConnected(alice.id)
+        _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
+        let taken = try bob.engine.handle(.entries(log), from: alice.id)
+        #expect(taken.misbehavior == nil)
+        #expect(taken.appended.filter { $0.author == alice.id }.count == 7)
+        bob.engine.peerDisconnected(alice.id)
+
+        bob.engine.batchSize = 4
+        harness.connect(bob, carol)
+        try harness.run()
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try carol.store.clock(of: id)[alice.id] == 7)
+        #expect(try carol.store.texts(id) == alice.store.texts(id))
+        // No message Bob sent ended Alice's chain at the damaged entry.
+        for (from, _, message) in harness.log where from == bob.id {
+            guard case .entries(let entries) = message,
+                let top = entries.last(where: { EntryCodec.peekPosition($0)?.author == alice.id })
+            else { continue }
+            #expect(EntryCodec.hasValidSignature(try EntryCodec.decodeUnverified(top)))
+        }
+    }
+
+    /// A message a node sends checks no signature it checked lately, nor any of its own.
+    @Test func sendingOnWhatWasCheckedOnArrivalChecksNothingAgain() throws {
+        let (harness, alice, bob, carol) = try SyncHarness.trio()
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        _ = try alice.store.sendMessages((1...50).map { "line \($0)" }, to: id)
+        harness.connect(alice, bob)
+        try harness.run()
+        #expect(alice.store.signatures.count <= 1, "only Bob's receipt")
+        let checkedByBob = bob.store.signatures.count
+        harness.disconnect(alice, bob)
+        harness.connect(bob, carol)
+        try harness.run()
+        #expect(try carol.store.clock(of: id)[alice.id] == 52)
+        // Bob checked Carol's delivered receipt, and nothing he sent her.
+        #expect(try carol.store.clock(of: id)[carol.id] == 1)
+        #expect(bob.store.signatures.count == checkedByBob + 1)
+    }
+}
