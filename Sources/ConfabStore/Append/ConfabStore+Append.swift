@@ -34,11 +34,12 @@ extension ConfabStore {
     ) throws -> [Result<AppendOutcome, AppendRejection>] {
         // The same entry from a second peer is the common case in a group: recognised by
         // its content hash before any signature is checked, and it costs no write.
-        let held = try heldAlready(batch)
+        let parsed = ParallelMap.map(batch + vouchers, Self.decode)
+        let held = try heldAlready(parsed[..<batch.count].map { try? $0.get() })
         if held.allSatisfy({ $0 }) { return batch.map { _ in .success(.duplicate) } }
         let fresh = batch.indices.filter { !held[$0] }
         var decoded = [Result<Entry, AppendRejection>?](repeating: nil, count: batch.count)
-        let candidates = ParallelMap.map(fresh.map { batch[$0] } + vouchers, Self.decode)
+        let candidates = fresh.map { parsed[$0] } + parsed[batch.count...]
         for (index, result) in zip(fresh, authenticate(candidates)) {
             decoded[index] = result
         }
@@ -74,23 +75,30 @@ extension ConfabStore {
         }
     }
 
-    /// For each encoded entry, whether the very entry (same place, same content hash) is
-    /// held. One read; an entry that does not even parse is not held.
-    private func heldAlready(_ batch: [[UInt8]]) throws -> [Bool] {
-        let positions = batch.map(EntryCodec.peekPosition)
-        guard positions.contains(where: { $0 != nil }) else { return batch.map { _ in false } }
+    /// For each decoded entry (its signature not checked), whether the very entry (same
+    /// place, same content hash) is held. An entry above its author's head here is not, so
+    /// a batch of new entries costs one read per author, not one per entry.
+    private func heldAlready(_ entries: [Entry?]) throws -> [Bool] {
+        guard entries.contains(where: { $0 != nil }) else { return entries.map { _ in false } }
         // Each answer stands alone (an entry held is only ever removed with its whole
         // conversation, here), so the reads need not share a snapshot.
         return try readUnisolated { db in
-            let statement = try db.cachedStatement(
+            let head = try db.cachedStatement(sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?")
+            let entry = try db.cachedStatement(
                 sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ? AND hash = ?")
-            return try positions.map { position in
-                // A seq beyond the limit is refused when decoded; it is never held.
-                guard let position, position.seq <= Limits.maxSeq else { return false }
+            var heads: [[UInt8]: UInt64] = [:]
+            return try entries.map { decoded in
+                guard let decoded else { return false }
+                let key = decoded.conversationID.bytes + decoded.author.bytes
+                if heads[key] == nil {
+                    heads[key] =
+                        try UInt64.fetchOne(head, arguments: [decoded.conversationID.bytes, decoded.author.bytes]) ?? 0
+                }
+                guard decoded.seq <= heads[key]! else { return false }
                 return try Int.fetchOne(
-                    statement,
+                    entry,
                     arguments: [
-                        position.conversation.bytes, position.author.bytes, Int64(position.seq), position.hash.bytes,
+                        decoded.conversationID.bytes, decoded.author.bytes, Int64(decoded.seq), decoded.hash.bytes,
                     ]) != nil
             }
         }
