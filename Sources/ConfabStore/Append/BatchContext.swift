@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import Foundation
 import GRDB
@@ -20,6 +21,8 @@ final class BatchContext {
     private var blocked: Set<NodeID>?
     private var logs: [ConversationID: MembershipLog] = [:]
     private var epochKeys: [ConversationID: [EntryRef: [UInt8]]] = [:]
+    private var openingKeys: [ConversationID: [EntryRef: SecureBytes]] = [:]
+    private var insertedHeads: [ConversationID: [NodeID: Head]] = [:]
     private var unjoined: Int?
     /// Conversations the peer that sent this batch announced to this node: a create entry
     /// that does not name it may be taken for them, since a members entry may add it
@@ -83,6 +86,37 @@ final class BatchContext {
 
     func noteEpochKey(_ key: [UInt8], conversation: ConversationID, epoch: EntryRef) {
         epochKeys[conversation, default: [:]][epoch] = key
+        openingKeys[conversation]?[epoch] = nil
+    }
+
+    /// The same key as the cipher takes it: made once per batch, not once per message (each
+    /// is a locked allocation of its own).
+    func openingKey(_ conversation: ConversationID, epoch: EntryRef, db: Database) throws -> SecureBytes? {
+        if let cached = openingKeys[conversation]?[epoch] { return cached }
+        guard let key = try epochKey(conversation, epoch: epoch, db: db) else { return nil }
+        let opening = SecureBytes(key)
+        openingKeys[conversation, default: [:]][epoch] = opening
+        return opening
+    }
+
+    /// An author's head: its last entry held here, with that entry's frontier (read from
+    /// the store only when asked for).
+    struct Head {
+        let seq: UInt64
+        let hash: EntryHash
+        let frontier: () throws -> VectorClock
+    }
+
+    /// The head an entry this batch inserted left, so that the author's next entry in the
+    /// batch need not read it back (nothing else in an append moves a head).
+    func inserted(_ conversation: ConversationID, author: NodeID) -> Head? {
+        insertedHeads[conversation]?[author]
+    }
+
+    func noteInserted(_ entry: Entry) {
+        let frontier = entry.frontier
+        insertedHeads[entry.conversationID, default: [:]][entry.author] = Head(
+            seq: entry.seq, hash: entry.hash, frontier: { frontier })
     }
 
     /// Each author's held seq in the conversation, kept current as the batch inserts.

@@ -11,12 +11,9 @@ extension ConfabStore {
         let author = entry.author.bytes
 
         var previousFrontier: VectorClock?
-        if let held = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT seq, hash, frontier FROM head WHERE conversationId = ? AND author = ?"),
-            arguments: [conversation, author])
-        {
-            let headSeq: UInt64 = held["seq"]
-            let headHash: [UInt8] = held["hash"]
+        if let held = try head(of: entry, db: db, context: context) {
+            let headSeq = held.seq
+            let headHash = held.hash.bytes
             if entry.seq <= headSeq {
                 // Held, or held once and deleted here: never take a different entry at the
                 // same position (a fork), never bring back a deleted one.
@@ -48,7 +45,7 @@ extension ConfabStore {
                         held: heldRaw(entry.conversationID, author: entry.author, seq: headSeq, db: db),
                         received: raw, entry: entry, db: db, context: context))
             }
-            previousFrontier = try VectorClock(json: held["frontier"])
+            previousFrontier = try held.frontier()
         } else {
             // A proof can arrive (ForkProof) before any entry of its author is held here.
             guard try !context.forkedAuthors(entry.conversationID, db: db).contains(entry.author) else {
@@ -133,6 +130,7 @@ extension ConfabStore {
                 """
         ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes, entry.frontier.json])
         context.noteHead(entry.conversationID, author: entry.author, seq: entry.seq)
+        context.noteInserted(entry)
 
         switch entry.body {
         case .message(let sealed):
@@ -157,6 +155,19 @@ extension ConfabStore {
             break
         }
         return .appended(entry)
+    }
+
+    /// The author's head here: the entry this batch inserted last, else the stored row.
+    private func head(of entry: Entry, db: Database, context: BatchContext) throws -> BatchContext.Head? {
+        if let inserted = context.inserted(entry.conversationID, author: entry.author) { return inserted }
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT seq, hash, frontier FROM head WHERE conversationId = ? AND author = ?"),
+                arguments: [entry.conversationID.bytes, entry.author.bytes]),
+            let hash = EntryHash(bytes: row["hash"] as [UInt8])
+        else { return nil }
+        let json: String = row["frontier"]
+        return BatchContext.Head(seq: row["seq"], hash: hash, frontier: { try VectorClock(json: json) })
     }
 
     private func heldRaw(_ conversation: ConversationID, author: NodeID, seq: UInt64, db: Database) throws -> [UInt8]? {

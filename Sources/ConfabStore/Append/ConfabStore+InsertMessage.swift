@@ -13,11 +13,10 @@ extension ConfabStore {
         // epoch it was not given (written before it joined, or while it was out): not
         // shown. A recipient without a usable key shows it as one it could not decrypt.
         guard let epoch, try isRecipient(of: epoch, in: entry.conversationID, db: db, context: context) else { return }
-        let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db)
+        let key = try context.openingKey(entry.conversationID, epoch: epoch, db: db)
         var content = key.flatMap { key in
             try? ConversationCipher.openMessageContent(
-                sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
-                seq: entry.seq)
+                sealed, key: key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
         }
         if let decrypted = content, (try? Self.checkText(decrypted.text)) == nil {
             // Text no sender may write (empty, only whitespace, over the limit) is kept in
@@ -37,7 +36,8 @@ extension ConfabStore {
             entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, clockSum, content?.text,
             reply?.author.bytes, reply?.seq,
         ])
-        if let content {
+        // A new message has no mentions stored yet: only one that names someone writes any.
+        if let content, !content.mentions.isEmpty {
             try storeMentions(
                 content, of: entry, target: entry.seq, members: try members(of: entry, context: context, db: db),
                 db: db)

@@ -8,7 +8,35 @@ extension VectorClock {
     /// encoder is not worth its cost here. The same bytes JSONEncoder with sorted keys
     /// would produce (ClockColumnTests holds it to that).
     var json: String {
-        "{" + sortedEntries.map { "\"\($0.author.hex)\":\($0.seq)" }.joined(separator: ",") + "}"
+        let entries = sortedEntries
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + entries.count * 90)
+        out.append(UInt8(ascii: "{"))
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in entry.author.bytes {
+                out.append(Self.hexDigits[Int(byte >> 4)])
+                out.append(Self.hexDigits[Int(byte & 0x0f)])
+            }
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: String(entry.seq).utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A lowercase or uppercase hex digit's value.
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Reads what `json` writes on a fast path; anything else (a value edited by hand, a
@@ -31,9 +59,16 @@ extension VectorClock {
         while index < end {
             // "<64 hex>":<digits>[,]
             guard bytes[index] == UInt8(ascii: "\""), index + 66 < bytes.count, bytes[index + 65] == UInt8(ascii: "\""),
-                bytes[index + 66] == UInt8(ascii: ":"),
-                let author = NodeID(hex: String(decoding: bytes[(index + 1)...(index + 64)], as: UTF8.self))
+                bytes[index + 66] == UInt8(ascii: ":")
             else { return nil }
+            var key = [UInt8](repeating: 0, count: 32)
+            for offset in 0..<32 {
+                guard let high = hexValue(bytes[index + 1 + 2 * offset]),
+                    let low = hexValue(bytes[index + 2 + 2 * offset])
+                else { return nil }
+                key[offset] = high << 4 | low
+            }
+            guard let author = NodeID(bytes: key) else { return nil }
             index += 67
             var seq: UInt64 = 0
             var digits = 0
