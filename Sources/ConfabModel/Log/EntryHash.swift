@@ -17,4 +17,10 @@ public struct EntryHash: Hashable, Sendable, CustomStringConvertible {
 
     public var hex: String { Hex.encode(bytes) }
     public var description: String { hex }
+
+    /// One buffer to the hasher, as `ByteIdentifier` does: a batch looks every entry's hash
+    /// up a few times (`ChainAnchors`).
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }

@@ -119,6 +119,25 @@ final class BatchContext {
             seq: entry.seq, hash: entry.hash, frontier: { frontier })
     }
 
+    /// Writes the head rows the inserts moved: one per author, however many of its entries
+    /// the batch took. Until then the batch reads them from `inserted`.
+    func writeHeads(db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO head(conversationId, author, seq, hash, frontier) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(conversationId, author) DO UPDATE
+                SET seq = excluded.seq, hash = excluded.hash, frontier = excluded.frontier
+                """)
+        for (conversation, authors) in insertedHeads {
+            for (author, head) in authors {
+                try statement.execute(arguments: [
+                    conversation.bytes, author.bytes, head.seq, head.hash.bytes, try head.frontier().json,
+                ])
+            }
+        }
+        insertedHeads = [:]
+    }
+
     /// Each author's held seq in the conversation, kept current as the batch inserts.
     func heads(_ conversation: ConversationID, db: Database) throws -> [NodeID: UInt64] {
         if let cached = heads[conversation] { return cached }

@@ -122,13 +122,7 @@ extension ConfabStore {
             conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
             order, raw, now.millisecondsSince1970,
         ])
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO head(conversationId, author, seq, hash, frontier) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(conversationId, author) DO UPDATE
-                SET seq = excluded.seq, hash = excluded.hash, frontier = excluded.frontier
-                """
-        ).execute(arguments: [conversation, author, entry.seq, entry.hash.bytes, entry.frontier.json])
+        // The head row is written once per author when the batch finishes (`finish`).
         context.noteHead(entry.conversationID, author: entry.author, seq: entry.seq)
         context.noteInserted(entry)
 

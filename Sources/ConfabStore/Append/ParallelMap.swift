@@ -11,7 +11,7 @@ enum ParallelMap {
     ) -> [Result] {
         guard items.count >= minimum else { return items.map(transform) }
         let results = ResultSlots<Result>(count: items.count)
-        let chunks = min(items.count, max(1, ProcessInfo.processInfo.activeProcessorCount) * 4)
+        let chunks = min(items.count, cores * 4)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var index = chunk
             while index < items.count {
@@ -21,6 +21,9 @@ enum ParallelMap {
         }
         return results.values
     }
+
+    /// Read once: asking the system costs as much as decoding an entry.
+    private static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// Each slot is written by exactly one iteration and read only after
     /// `concurrentPerform` returns, which is why unchecked sendability is sound here. The

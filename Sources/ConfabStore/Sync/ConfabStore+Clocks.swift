@@ -16,6 +16,7 @@ extension ConfabStore {
     /// Ends a batch's write: what it deferred is written, and the clocks it grew are cached
     /// once its commit is done.
     func finish(_ context: BatchContext, db: Database) throws {
+        try context.writeHeads(db: db)
         try context.flush(db: db)
         for (conversation, clock) in context.grownClocks {
             commits.afterCommit { [clocks] in clocks.merge(clock, of: conversation) }
