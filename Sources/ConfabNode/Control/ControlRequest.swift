@@ -10,6 +10,10 @@ public enum ControlRequest: Sendable, Equatable {
     case peers
     /// A message, a reply to `replyTo` when given (a message of the same conversation).
     case send(text: String, to: MessageTarget, replyTo: MessageRef? = nil)
+    /// Several messages to one conversation, stored in one transaction and answered with
+    /// one line (`send --lines`): per-line requests and answers cost a script's pipe more
+    /// than storing the messages.
+    case sendLines(texts: [String], to: ConversationID)
     /// A file of this machine (an absolute path), in `folder` of a tree sent.
     case sendFile(path: String, folder: String, to: MessageTarget)
     /// Fetch this file whatever its size.
@@ -42,6 +46,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .status: "status"
         case .peers: "peers"
         case .send: "send"
+        case .sendLines: "send_lines"
         case .sendFile: "send_file"
         case .acceptFile: "accept_file"
         case .create: "create"
@@ -84,6 +89,7 @@ extension ControlEnvelope: Codable {
 
     private struct Params: Codable {
         var text: String?
+        var texts: [String]?
         var conversation: ConversationID?
         var peer: NodeID?
         var participants: [NodeID]?
@@ -162,6 +168,10 @@ extension ControlEnvelope: Codable {
             default: throw Malformed(description: "send needs exactly one of params conversation and peer")
             }
             request = .send(text: try need(params.text, "text"), to: target, replyTo: params.replyTo)
+        case "send_lines":
+            let texts = try need(params.texts, "texts")
+            guard !texts.isEmpty else { throw Malformed(description: "send_lines needs at least one text") }
+            request = .sendLines(texts: texts, to: try need(params.conversation, "conversation"))
         case "send_file":
             let target: MessageTarget
             switch (params.conversation, params.peer) {
@@ -249,6 +259,9 @@ extension ControlEnvelope: Codable {
             case .conversation(let id): params.conversation = id
             case .newConversation(let peer): params.peer = peer
             }
+        case .sendLines(let texts, let id):
+            params.texts = texts
+            params.conversation = id
         case .sendFile(let path, let folder, let target):
             params.path = path
             params.folder = folder.isEmpty ? nil : folder

@@ -182,6 +182,14 @@ public final class ControlServer: Sendable {
             case .peers: return reply(try await messenger.peers(), id)
             case .send(let text, let target, let replyTo):
                 return reply(try await messenger.send(text, to: target, replyTo: replyTo), id)
+            case .sendLines(let texts, let conversation):
+                guard let sent = SentLines(try await messenger.send(texts, to: conversation)) else {
+                    // One transaction writes them in a row: this would be a bug, said as it is.
+                    throw NodeError.control(
+                        "the messages were stored, but not as one run of seqs — look at them with \"confab history\" before sending them again"
+                    )
+                }
+                return reply(sent, id)
             case .sendFile(let path, let folder, let target):
                 return reply(try await messenger.sendFile(at: path, folder: folder, to: target), id)
             case .acceptFile(let file): try await messenger.acceptFile(file)

@@ -21,11 +21,28 @@ public final class AttachedMessenger: Messenger {
         try await connection.call(.send(text: text, to: target, replyTo: replyTo))
     }
 
-    /// Every request written at once, the answers read in order: one round trip for the
-    /// lot, and the node stores them together.
+    /// The texts in `send_lines` requests of about 32 KiB of text each (well inside the
+    /// control line limit however the JSON escapes them), all written at once and the
+    /// answers read in order: one round trip for the lot, one answer line per request.
     public func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage] {
-        try await connection.callAll(texts.map { .send(text: $0, to: .conversation(conversation)) })
+        var requests: [ControlRequest] = []
+        var chunk: [String] = []
+        var bytes = 0
+        for text in texts {
+            if !chunk.isEmpty, bytes + text.utf8.count > Self.linesPerRequestBytes {
+                requests.append(.sendLines(texts: chunk, to: conversation))
+                chunk = []
+                bytes = 0
+            }
+            chunk.append(text)
+            bytes += text.utf8.count
+        }
+        if !chunk.isEmpty { requests.append(.sendLines(texts: chunk, to: conversation)) }
+        let answers = try await connection.callAll(requests, as: SentLines.self)
+        return answers.flatMap(\.messages)
     }
+
+    static let linesPerRequestBytes = 32 * 1024
 
     public func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction {
         try await connection.call(.edit(conversation: conversation, target: seq, text: text))

@@ -85,6 +85,36 @@ public enum MessageTarget: Sendable, Hashable {
 }
 
 /// A message that was stored.
+/// What `send_lines` answers: messages stored together have consecutive seqs, so the
+/// first and the count name them all (Protocol.md §13).
+public struct SentLines: Sendable, Equatable, Codable {
+    public let conversation: ConversationID
+    public let firstSeq: UInt64
+    public let count: Int
+    public let status: DeliveryStatus
+
+    /// Nil unless `sent` is a run of consecutive messages of one conversation, as one
+    /// transaction writes them.
+    init?(_ sent: [SentMessage]) {
+        guard let first = sent.first,
+            sent.enumerated().allSatisfy({
+                $1.conversation == first.conversation && $1.seq == first.seq + UInt64($0) && $1.status == first.status
+            })
+        else { return nil }
+        conversation = first.conversation
+        firstSeq = first.seq
+        count = sent.count
+        status = first.status
+    }
+
+    /// The messages, one by one, as `send` answers each.
+    var messages: [SentMessage] {
+        (0..<count).map {
+            SentMessage(conversation: conversation, seq: firstSeq + UInt64($0), status: status, created: false)
+        }
+    }
+}
+
 public struct SentMessage: Sendable, Equatable, Codable {
     public let conversation: ConversationID
     public let seq: UInt64

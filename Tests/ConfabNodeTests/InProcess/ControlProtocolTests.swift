@@ -16,6 +16,7 @@ import Testing
 
     static let everyRequest: [ControlRequest] = [
         .status, .peers, .send(text: "hi", to: .conversation(conversation)),
+        .sendLines(texts: ["one", "two \"quoted\"\n"], to: conversation),
         .send(text: "first", to: .newConversation(with: peer.id)),
         .create(participants: [peer.id], title: "plans", firstMessage: nil), .markRead(conversation),
         .setFlag(.pinned, true, on: conversation), .delete(conversation), .setTrust(.blocked, for: peer.id),
@@ -102,6 +103,11 @@ import Testing
             (#"{"v":1,"method":"set_trust","params":{"peer":"bob","trust":"blocked"}}"#, "params.peer"),
             (#"{"v":1,"method":"set_flag","params":{"flag":"starred","value":true}}"#, "flag, one of archived"),
             ("not json", "not a JSON request"),
+            (#"{"v":1,"method":"send_lines","params":{"texts":["a"]}}"#, "send_lines needs param conversation"),
+            (
+                #"{"v":1,"method":"send_lines","params":{"conversation":"09090909090909090909090909090909","texts":[]}}"#,
+                "at least one text"
+            ),
         ]
         for (line, reason) in cases {
             do {
