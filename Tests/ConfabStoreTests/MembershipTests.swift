@@ -128,6 +128,20 @@ struct MembershipTests {
         #expect(try epochKeys(carol, id).count == 2)
     }
 
+    /// The create entry holds the first epoch's key commitment. Taken on the strength of
+    /// the entries above it (Protocol.md §7 step 3), its own signature may be bad; the key
+    /// shared with the history is still checked against it, as every node takes it.
+    @Test func anAddWithHistoryGivesTheKeysAlsoWhenTheCreateCameOnTheChainAlone() throws {
+        let (alice, _, id) = try pair()
+        let carol = try makeStore(Keys.carol)
+        _ = try alice.changeMembers(of: id, add: [Keys.carol.id], shareHistory: true, now: at(2))
+        var batch = try missingEntries(id, from: alice, to: carol)
+        batch[0][batch[0].count - 1] ^= 0x01
+        #expect(try carol.append(batch: batch, invitations: [id]).allSatisfy { (try? $0.get()) != nil })
+        #expect(try texts(carol, id) == ["before carol"])
+        #expect(try epochKeys(carol, id).count == 2)
+    }
+
     @Test func aConversationNotNamingMeIsTakenOnlyAsAnInvitation() throws {
         let (alice, _, id) = try pair()
         let carol = try makeStore(Keys.carol)

@@ -69,7 +69,9 @@ extension ConfabStore {
                     db.cachedStatement(
                         sql: "SELECT raw FROM entry WHERE conversationId = ? AND author = ? AND seq = ?"),
                     arguments: [conversation.bytes, epoch.author.bytes, epoch.seq]),
-                let held = try? EntryCodec.decode(raw)
+                // Stored: authenticated when it arrived, perhaps by a later entry's signature
+                // (Protocol.md §7 step 3), so its own is not checked again.
+                let held = try? EntryCodec.decodeUnverified(raw)
             else { continue }
             let matches: Bool
             switch held.body {
@@ -119,7 +121,8 @@ extension ConfabStore {
                 ORDER BY e.clockSum, e.author, e.seq
                 """, arguments: [conversation.bytes])
         {
-            guard let entry = try? EntryCodec.decode(row["raw"]) else { continue }
+            // Stored, so authenticated on arrival (its own signature is not checked again).
+            guard let entry = try? EntryCodec.decodeUnverified(row["raw"]) else { continue }
             let epoch = log.view(entry.clock).epochInForce
             switch entry.body {
             case .message(let sealed):
