@@ -60,25 +60,32 @@ precondition(verified == count)
 let signCeiling = Double(count) / rawSign
 let verifyCeiling = Double(count) / rawVerify
 // Both cores verifying at once: the ceiling for a receiver whose sender runs beside it.
+// The best of three runs: one short run swung between 22,000 and 38,000/s on a busy VM,
+// and a ceiling measured low would flatter every ratio against it.
 let signedPayloads = Array(zip(payloads, signatures))
 let verifyKey = alice.publicKey
-let twoCoreVerify: Double = await withTaskGroup(of: Double.self) { group in
-    let half = count / 2
-    for part in 0..<2 {
-        group.addTask {
-            let slice = part * half..<(part + 1) * half
-            let start = DispatchTime.now().uptimeNanoseconds
-            var ok = 0
-            for i in slice where verifyKey.verify(signature: signedPayloads[i].1, message: signedPayloads[i].0) {
-                ok += 1
+var twoCoreVerify = 0.0
+for _ in 0..<3 { twoCoreVerify = max(twoCoreVerify, await verifyOnTwoCores()) }
+
+func verifyOnTwoCores() async -> Double {
+    await withTaskGroup(of: Double.self) { group in
+        let half = count / 2
+        for part in 0..<2 {
+            group.addTask {
+                let slice = part * half..<(part + 1) * half
+                let start = DispatchTime.now().uptimeNanoseconds
+                var ok = 0
+                for i in slice where verifyKey.verify(signature: signedPayloads[i].1, message: signedPayloads[i].0) {
+                    ok += 1
+                }
+                precondition(ok == half)
+                return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             }
-            precondition(ok == half)
-            return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
+        var slowest = 0.0
+        for await seconds in group { slowest = max(slowest, seconds) }
+        return Double(half * 2) / slowest
     }
-    var slowest = 0.0
-    for await seconds in group { slowest = max(slowest, seconds) }
-    return Double(half * 2) / slowest
 }
 print("ceiling   raw Ed25519 sign    \(rate(count, rawSign))")
 print("ceiling   raw Ed25519 verify  \(rate(count, rawVerify))")

@@ -86,10 +86,14 @@ extension ConfabStore {
             let head = try db.cachedStatement(sql: "SELECT seq FROM head WHERE conversationId = ? AND author = ?")
             let entry = try db.cachedStatement(
                 sql: "SELECT 1 FROM entry WHERE conversationId = ? AND author = ? AND seq = ? AND hash = ?")
-            var heads: [[UInt8]: UInt64] = [:]
+            struct Log: Hashable {
+                let conversation: ConversationID
+                let author: NodeID
+            }
+            var heads: [Log: UInt64] = [:]
             return try entries.map { decoded in
                 guard let decoded else { return false }
-                let key = decoded.conversationID.bytes + decoded.author.bytes
+                let key = Log(conversation: decoded.conversationID, author: decoded.author)
                 if heads[key] == nil {
                     heads[key] =
                         try UInt64.fetchOne(head, arguments: [decoded.conversationID.bytes, decoded.author.bytes]) ?? 0
