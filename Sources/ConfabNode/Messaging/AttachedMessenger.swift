@@ -25,20 +25,27 @@ public final class AttachedMessenger: Messenger {
     /// control line limit however the JSON escapes them), all written at once and the
     /// answers read in order: one round trip for the lot, one answer line per request.
     public func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage] {
-        var requests: [ControlRequest] = []
+        var chunks: [[String]] = []
         var chunk: [String] = []
         var bytes = 0
         for text in texts {
             if !chunk.isEmpty, bytes + text.utf8.count > Self.linesPerRequestBytes {
-                requests.append(.sendLines(texts: chunk, to: conversation))
+                chunks.append(chunk)
                 chunk = []
                 bytes = 0
             }
             chunk.append(text)
             bytes += text.utf8.count
         }
-        if !chunk.isEmpty { requests.append(.sendLines(texts: chunk, to: conversation)) }
-        let answers = try await connection.callAll(requests, as: SentLines.self)
+        if !chunk.isEmpty { chunks.append(chunk) }
+        let answers = try await connection.callAll(
+            chunks.map { .sendLines(texts: $0, to: conversation) }, as: SentLines.self)
+        // An answer is believed only for as many messages as its request carried.
+        for (chunk, answer) in zip(chunks, answers) where answer.count != chunk.count {
+            throw NodeError.control(
+                "the node answered \(answer.count) messages stored for \(chunk.count) sent — look at them with \"confab history\" before sending them again"
+            )
+        }
         return answers.flatMap(\.messages)
     }
 

@@ -84,7 +84,6 @@ public enum MessageTarget: Sendable, Hashable {
     case newConversation(with: NodeID)
 }
 
-/// A message that was stored.
 /// What `send_lines` answers: messages stored together have consecutive seqs, so the
 /// first and the count name them all (Protocol.md §13).
 public struct SentLines: Sendable, Equatable, Codable {
@@ -115,6 +114,7 @@ public struct SentLines: Sendable, Equatable, Codable {
     }
 }
 
+/// A message that was stored.
 public struct SentMessage: Sendable, Equatable, Codable {
     public let conversation: ConversationID
     public let seq: UInt64
