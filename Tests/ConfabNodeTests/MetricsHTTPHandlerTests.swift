@@ -52,4 +52,14 @@ import Testing
         #expect(text.contains(#"confab_rejected_total{reason="quota"} 2"#))
         #expect(text.contains(#"confab_rejected_total{reason="bad_signature"} 1"#))
     }
+
+    /// The store counts every check; the counter follows it, adding only what is new.
+    @Test func signatureChecksFollowTheStoresCount() {
+        let metrics = NodeMetrics()
+        metrics.recordSignatures(total: 3)
+        metrics.recordSignatures(total: 3)
+        metrics.recordSignatures(total: 5)
+        let text = String(decoding: metrics.exposition(), as: UTF8.self)
+        #expect(text.contains("confab_entry_signatures_checked_total 5"))
+    }
 }

@@ -276,6 +276,10 @@ import Testing
         #expect(elapsed >= 3, "stored in \(elapsed) s")
         #expect((try relay.scrapeMetrics()["confab_rate_limit_pauses_total"] ?? 0) > 0)
         #expect(relay.log.contains("event=rate_limited"))
+        // One signature per chain of Alice's entries in a message (Protocol.md §7 step 3),
+        // not one per entry: her queue goes in messages of up to 256.
+        let checked = try relay.scrapeMetrics()["confab_entry_signatures_checked_total"] ?? 0
+        #expect(checked >= 1 && checked <= Double(count / 10), "\(checked) signatures checked")
         try await waitUntil(timeout: 30, "every entry acknowledged") { try alice.outboxCount() == 0 }
     }
 }

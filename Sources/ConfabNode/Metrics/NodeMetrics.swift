@@ -2,6 +2,7 @@ import ConfabNet
 import ConfabSync
 import ConfabWire
 import Metrics
+import Synchronization
 
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
@@ -29,6 +30,11 @@ final class NodeMetrics: Sendable {
     let entriesOverRate: Counter
     /// File chunks (and manifests) that did not match their names (Protocol.md §17.5).
     let badChunks: Counter
+    /// Entry signatures checked: one per chain of an author's entries in a message, and one
+    /// per chain top sent on that was not checked lately (Protocol.md §7 step 3, §12 step 3).
+    let signaturesChecked: Counter
+    /// The store's count when it was last copied into `signaturesChecked`.
+    private let signaturesSeen = Mutex(0)
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -47,6 +53,16 @@ final class NodeMetrics: Sendable {
         entryBytesReceived = Counter(label: "confab_entry_bytes_received_total", factory: factory)
         entriesOverRate = Counter(label: "confab_entries_over_rate_total", factory: factory)
         badChunks = Counter(label: "confab_file_chunks_bad_total", factory: factory)
+        signaturesChecked = Counter(label: "confab_entry_signatures_checked_total", factory: factory)
+    }
+
+    /// Brings `confab_entry_signatures_checked_total` up to the store's count of checks.
+    func recordSignatures(total: Int) {
+        let added = signaturesSeen.withLock { seen in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        if added > 0 { signaturesChecked.increment(by: Int64(added)) }
     }
 
     /// Inputs refused or rejected, by reason: `quota`, `author_quota`, `not_allowed`,

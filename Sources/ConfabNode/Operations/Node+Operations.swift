@@ -110,6 +110,7 @@ extension Node {
         // the timer (the output also holds what this node wrote, a receipt).
         let stored = output.appended.filter { $0.author != me }.count
         operations.metrics.record(output, stored: stored)
+        operations.metrics.recordSignatures(total: engine.store.signatures.count)
         operations.traffic.entriesReceived += output.entriesReceived
         operations.traffic.duplicatesReceived += output.duplicatesReceived
         operations.traffic.entryBytesReceived += output.entryBytesReceived
