@@ -102,6 +102,34 @@ import Testing
         #expect(try bob.clock(of: id) == VectorClock([Keys.alice.id: 4]))
     }
 
+    /// A voucher is checked like any chain top: a successor Mallory made up, held back
+    /// beside Alice's entries, vouches for nothing, and the entry it claims to follow falls
+    /// with it.
+    @Test func aMadeUpVoucherVouchesForNothing() throws {
+        let (id, raw) = try aliceLog(5)
+        let below = try EntryCodec.decode(raw[3])
+        let next = try EntryCodec.decode(raw[4])
+        var stored = Array(raw[0...3])
+        stored[3] = damaged(raw[3])
+        // Alice's next entry, its text changed and its signature kept: it names raw[3].
+        let madeUp = EntryCodec.encode(
+            Entry(
+                conversationID: id, author: Keys.alice.id, seq: next.seq, previous: below.hash,
+                timestamp: next.timestamp + 1, clock: next.clock, body: next.body,
+                content: contentWithTimestamp(next, next.timestamp + 1), signature: next.signature))
+        let bob = try makeStore(Keys.bob)
+        #expect(
+            outcomes(try bob.append(batch: stored, vouchers: [madeUp])) == Array(repeating: "bad_signature", count: 4))
+        #expect(try bob.clock(of: id).isEmpty)
+    }
+
+    /// `entry`'s content with another timestamp: content its author never signed.
+    private func contentWithTimestamp(_ entry: Entry, _ timestamp: Int64) -> [UInt8] {
+        var content = try! Confab_V1_EntryContent(serializedBytes: entry.content)
+        content.timestampMs = timestamp
+        return try! content.serializedBytes()
+    }
+
     /// Someone else's content with Alice's name on it: no signature of hers names its hash,
     /// so riding in her chain gets it nothing. It is checked by itself; Alice's entries it
     /// claims to follow are checked through it (the first entry in a message that names a

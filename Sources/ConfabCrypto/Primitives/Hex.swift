@@ -5,11 +5,16 @@ public enum Hex {
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.underestimatedCount * 2)
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Lowercase hex digits of `bytes`, added to UTF-8 text being built.
+    public static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes hex (either case); nil for odd length or a non-hex character.
@@ -31,7 +36,8 @@ public enum Hex {
         !text.isEmpty && text.utf8.allSatisfy { value($0) != nil }
     }
 
-    private static func value(_ c: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), nil for anything else.
+    public static func value(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10

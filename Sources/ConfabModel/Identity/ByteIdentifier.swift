@@ -32,7 +32,7 @@ extension ByteIdentifier {
     /// two ids at one bucket without finding 8 equal bytes of them (2^64 tries); equality
     /// still compares every byte.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(Self.hashWord(bytes))
+        hasher.combine(leadingWord(bytes))
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
@@ -54,12 +54,11 @@ extension ByteIdentifier {
     }
 }
 
-extension ByteIdentifier {
-    /// The first 8 bytes as a word (all of them, zero-padded, when there are fewer).
-    static func hashWord(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBytes { raw in
-            guard raw.count >= 8 else { return raw.reduce(0) { $0 << 8 | UInt64($1) } }
-            return raw.loadUnaligned(as: UInt64.self)
-        }
+/// The first 8 bytes as a word (all of them, zero-padded, when there are fewer): what the
+/// model's byte values give the hasher.
+func leadingWord(_ bytes: [UInt8]) -> UInt64 {
+    bytes.withUnsafeBytes { raw in
+        guard raw.count >= 8 else { return raw.reduce(0) { $0 << 8 | UInt64($1) } }
+        return raw.loadUnaligned(as: UInt64.self)
     }
 }

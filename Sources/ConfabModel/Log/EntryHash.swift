@@ -22,6 +22,6 @@ public struct EntryHash: Hashable, Sendable, CustomStringConvertible {
     /// hash up a few times, `ChainAnchors`): BLAKE2b output is uniform, and the hasher's seed
     /// is random per process.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        hasher.combine(leadingWord(bytes))
     }
 }

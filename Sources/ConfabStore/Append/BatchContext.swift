@@ -113,7 +113,11 @@ final class BatchContext {
         insertedHeads[conversation]?[author]
     }
 
+    /// An entry the batch inserted: its author's head in the conversation's clock and in
+    /// the head rows written when the batch finishes.
     func noteInserted(_ entry: Entry) {
+        if heads[entry.conversationID] != nil { heads[entry.conversationID]?[entry.author] = entry.seq }
+        grown.insert(entry.conversationID)
         let frontier = entry.frontier
         insertedHeads[entry.conversationID, default: [:]][entry.author] = Head(
             seq: entry.seq, hash: entry.hash, frontier: { frontier })
@@ -160,11 +164,6 @@ final class BatchContext {
 
     func noteForked(_ conversation: ConversationID, author: NodeID) {
         forked[conversation]?.insert(author)
-    }
-
-    func noteHead(_ conversation: ConversationID, author: NodeID, seq: UInt64) {
-        if heads[conversation] != nil { heads[conversation]?[author] = seq }
-        grown.insert(conversation)
     }
 
     /// The whole clock of each conversation the batch added to, as it stands after the batch

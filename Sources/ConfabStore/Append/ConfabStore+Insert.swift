@@ -123,7 +123,6 @@ extension ConfabStore {
             order, raw, now.millisecondsSince1970,
         ])
         // The head row is written once per author when the batch finishes (`finish`).
-        context.noteHead(entry.conversationID, author: entry.author, seq: entry.seq)
         context.noteInserted(entry)
 
         switch entry.body {

@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import Foundation
 
@@ -15,28 +16,13 @@ extension VectorClock {
         for (index, entry) in entries.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
-            for byte in entry.author.bytes {
-                out.append(Self.hexDigits[Int(byte >> 4)])
-                out.append(Self.hexDigits[Int(byte & 0x0f)])
-            }
+            Hex.append(entry.author.bytes, to: &out)
             out.append(UInt8(ascii: "\""))
             out.append(UInt8(ascii: ":"))
             out.append(contentsOf: String(entry.seq).utf8)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// A lowercase or uppercase hex digit's value.
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Reads what `json` writes on a fast path; anything else (a value edited by hand, a
@@ -63,8 +49,8 @@ extension VectorClock {
             else { return nil }
             var key = [UInt8](repeating: 0, count: 32)
             for offset in 0..<32 {
-                guard let high = hexValue(bytes[index + 1 + 2 * offset]),
-                    let low = hexValue(bytes[index + 2 + 2 * offset])
+                guard let high = Hex.value(bytes[index + 1 + 2 * offset]),
+                    let low = Hex.value(bytes[index + 2 + 2 * offset])
                 else { return nil }
                 key[offset] = high << 4 | low
             }
