@@ -45,8 +45,10 @@ enum NetworkBenchmarks {
         return Pair(alice: alice, bob: bob, root: root)
     }
 
-    /// One-way latency: from alice's send call to bob's message event, one message at a time.
-    static func latency(messages: Int) async throws -> [Double] {
+    /// One-way latency: from alice's send call to bob's message event, one message at a time;
+    /// and, as its floor, alice's store writing a message alone (signed, sealed, stored and
+    /// fsynced, which a send waits for before the message may leave: Protocol.md §8.0).
+    static func latency(messages: Int) async throws -> (samples: [Double], durableCommits: [Double]) {
         let pair = try await makeNodes()
         defer { try? FileManager.default.removeItem(at: pair.root) }
         let events = pair.bob.events()
@@ -72,7 +74,14 @@ enum NetworkBenchmarks {
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
-        if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil, case .conversation(let id) = bob {
+        guard case .conversation(let id) = bob else { preconditionFailure("the warm-up made the conversation") }
+        var commits: [Double] = []
+        for i in 0..<200 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try pair.alice.local.store.sendMessage("durable \(i)", to: id)
+            commits.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil {
             // The parts of a send, one at a time, as `LocalMessenger.send` runs them.
             let store = pair.alice.local.store
             var lookup: [Double] = []
@@ -99,7 +108,7 @@ enum NetworkBenchmarks {
         if ProcessInfo.processInfo.environment["CONFAB_BENCH_DETAIL"] != nil {
             print("  send call alone: p50 \(percentile(sendOnly.sorted(), 0.5)) ms")
         }
-        return samples.sorted()
+        return (samples.sorted(), commits.sorted())
     }
 
     /// Initial sync: alice holds `conversations` × `perConversation` messages; bob starts

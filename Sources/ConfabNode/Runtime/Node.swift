@@ -382,6 +382,9 @@ public actor Node {
             if ticks % 3 == 0 {
                 do { try local.store.syncReceived() } catch { logger.error("could not sync the store: \(error)") }
             }
+            // The log goes into the database file while nothing is being written, on the
+            // store's own thread, so no message's latency pays for it.
+            local.store.checkpointIfIdle()
             // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
             if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
             // Another process (a CLI command while no node ran, a restored backup) committed:

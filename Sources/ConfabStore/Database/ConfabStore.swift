@@ -13,6 +13,8 @@ public final class ConfabStore: Sendable {
     private let memoryQueue: DatabaseQueue?
     /// A file store's read-only connection of its own for `readUnisolated`.
     private let quickReader: DatabaseQueue?
+    /// A file store's connection for checkpoints off the write path.
+    private let checkpointer: Checkpointer?
     /// Every write goes through it, so that writes waiting together share a commit.
     let commits: GroupCommit
     /// The node's own identity: the author of what this store writes, and the key that
@@ -41,6 +43,8 @@ public final class ConfabStore: Sendable {
             // What is deleted (a message unsent by its author, a conversation deleted here)
             // is overwritten with zeros in the file, not merely unlinked (Protocol.md §4.5).
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // Checkpoints are the checkpointer's (`Checkpointer`); this is the backstop.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Checkpointer.writerThreshold)")
         }
         let pool = try DatabasePool(path: path, configuration: config)
         let files = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("files")
@@ -73,8 +77,10 @@ public final class ConfabStore: Sendable {
             config.readonly = true
             config.busyMode = .timeout(10)
             quickReader = try DatabaseQueue(path: readerPath, configuration: config)
+            checkpointer = try Checkpointer(path: readerPath)
         } else {
             quickReader = nil
+            checkpointer = nil
         }
         try write { db in try self.checkOwner(db) }
     }
@@ -133,6 +139,19 @@ public final class ConfabStore: Sendable {
     @discardableResult
     public func syncReceived() throws -> Bool {
         try commits.syncIfNeeded()
+    }
+
+    /// Copies the write-ahead log into the database file on a thread of its own if nothing
+    /// committed since the previous call (the node calls it a few times a second), so that
+    /// no commit has to (`Checkpointer`). Nothing to do for an in-memory store.
+    public func checkpointIfIdle() {
+        checkpointer?.idle(transactions: commits.statistics.transactions)
+    }
+
+    /// The same, on this thread: the pages in the log and how many are now in the file.
+    @discardableResult
+    public func checkpoint() throws -> (log: Int, copied: Int) {
+        try checkpointer?.checkpoint() ?? (0, 0)
     }
 
     /// A store belongs to one identity: opening it with another key would mix two people's

@@ -9,6 +9,11 @@ struct DeliveryContext {
     let receipts: [NodeID: ReceiptClocks]
     let unsent: Set<UInt64>
 
+    /// For messages that are not mine, which have no delivery status.
+    static func noStatus(me: NodeID) -> DeliveryContext {
+        DeliveryContext(me: me, others: [], receipts: [:], unsent: [])
+    }
+
     func status(ofMySeq seq: UInt64) -> DeliveryStatus {
         DeliveryStatus.of(
             author: me, seq: seq, otherParticipants: others, heldElsewhere: !unsent.contains(seq), receipts: receipts)
