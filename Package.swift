@@ -49,6 +49,8 @@ let package = Package(
             dependencies: [
                 "ConfabCrypto", "ConfabModel", "ConfabWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The WAL hook (`Checkpointer`), which GRDB does not wrap.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .target(

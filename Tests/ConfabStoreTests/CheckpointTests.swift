@@ -8,20 +8,56 @@ import Testing
 /// the store is idle, not inside someone's commit (`Checkpointer`).
 @Suite("Checkpoints off the write path")
 struct CheckpointTests {
+    /// One commit per message, as a person sends them: each adds pages to the log.
+    private func send(_ count: Int, through store: ConfabStore) throws -> ConversationID {
+        let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
+        for i in 0..<count {
+            _ = try store.sendMessage("message \(i) " + String(repeating: "x", count: 200), to: id)
+        }
+        return id
+    }
+
     @Test func commitsNoLongerCheckpointAtSQLitesThousandPages() throws {
         let directory = try TemporaryDirectory()
         defer { withExtendedLifetime(directory) {} }
-        let store = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
-        let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
-        // One commit per message, as a person sends them: each adds pages to the log.
-        for i in 0..<800 { _ = try store.sendMessage("message \(i) " + String(repeating: "x", count: 200), to: id) }
+        // No background checkpoint: what the commits do by themselves.
+        let store = try ConfabStore(
+            path: directory.databasePath, identity: Keys.alice,
+            checkpoints: .init(background: .max, writer: 4096))
+        let id = try send(800, through: store)
         let (log, copied) = try store.checkpoint()
         // SQLite's default would have copied the log into the file, and restarted it, at
         // 1,000 pages; the writer now leaves that to the checkpointer.
         #expect(log > 1000)
-        #expect(log < Checkpointer.writerThreshold)
         #expect(copied == log)
+        #expect(store.backgroundCheckpoints == 0)
         #expect(try store.history(id).last?.text?.hasPrefix("message 799 ") == true)
+    }
+
+    @Test func pastItsThresholdACommitStillCheckpointsByItself() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let store = try ConfabStore(
+            path: directory.databasePath, identity: Keys.alice,
+            checkpoints: .init(background: .max, writer: 300))
+        _ = try send(800, through: store)
+        // The log restarted after the last checkpoint in a commit, at most 300 pages ago
+        // (plus the commit that crossed it).
+        #expect(try store.checkpoint().log < 320)
+    }
+
+    @Test func aLogThatGrowsUnderABurstIsCopiedInTheBackground() async throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let store = try ConfabStore(
+            path: directory.databasePath, identity: Keys.alice,
+            checkpoints: .init(background: 200, writer: 100_000))
+        let id = try send(400, through: store)
+        // Never idle, never asked: the commits' own reports of the log's size started it.
+        for _ in 0..<500 where store.backgroundCheckpoints == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(store.backgroundCheckpoints >= 1)
+        #expect(try store.history(id).last?.text?.hasPrefix("message 399 ") == true)
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test func aCheckpointIsNoChangeToAnotherConnection() throws {

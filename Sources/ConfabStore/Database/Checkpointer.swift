@@ -1,33 +1,71 @@
 import Dispatch
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// Copies the write-ahead log into the database file away from the write path.
 ///
 /// By SQLite's default, the connection that commits once the log passes 1,000 pages does
-/// the copy itself, with two fsyncs, inside that commit: a few milliseconds, every hundred
-/// messages or so, which set the node's p99 one-way latency (4.7–4.9 ms, against 2.3 ms
-/// with no checkpoint in any commit). A checkpoint on another thread while commits go on
-/// is no better: its writes and fsyncs queue at the disk before the commits' own fsyncs.
-/// So a connection of its own runs a passive checkpoint once the store has been idle for
-/// a moment (`idle(transactions:)`), which a messenger mostly is. Under a sustained burst
-/// the writer still checkpoints by itself, far less often (`writerThreshold`): pages
-/// written again and again are copied once per checkpoint, not once per thousand pages of
-/// log. The same threshold bounds the log of a process without a node.
+/// the copy itself, with two fsyncs, inside that commit. For one message, that is a few
+/// milliseconds every hundred messages or so: it set the node's p99 one-way latency
+/// (4.7–4.9 ms, against 2.3 ms with no checkpoint in any commit). For an initial sync,
+/// the node's one thread of work waited on those fsyncs while the other core idled.
+///
+/// So the writer's connection reports the log's size after each commit (SQLite's WAL
+/// hook, which replaces its own checkpoint), and a connection of its own runs a passive
+/// checkpoint on a thread of its own: it takes no lock a writer waits for, and commits go
+/// on appending to the log meanwhile. It runs once the store has been idle for a moment
+/// (`idle(transactions:)`), which a messenger mostly is, or once the log passes
+/// a threshold under a sustained burst (`Thresholds`). A checkpoint on another thread still
+/// queues its writes and fsyncs at the disk before the commits' own, so it waits for the
+/// store to be idle as long as the log is small. Only past a higher threshold (the
+/// checkpointer fell behind) does a commit checkpoint by itself, as SQLite would.
 final class Checkpointer: Sendable {
-    /// Pages of log (4 KiB each) after which a commit still checkpoints by itself.
-    static let writerThreshold = 4096
+    /// Sizes of the log, in pages (4 KiB each).
+    struct Thresholds: Sendable {
+        /// After which a checkpoint starts in the background even while commits go on.
+        var background = 2048
+        /// After which the committing connection checkpoints by itself.
+        var writer = 4096
+    }
 
+    let thresholds: Thresholds
     private let connection: DatabaseQueue
     private let queue = DispatchQueue(label: "confab.store.checkpoint", qos: .utility)
     private let running = Mutex(false)
     private let idleCheck = Mutex(IdleCheck())
+    private let finished = Mutex(0)
 
-    init(path: String) throws {
+    init(path: String, thresholds: Thresholds = Thresholds()) throws {
+        self.thresholds = thresholds
         var config = Configuration()
         // A passive checkpoint never waits; anything else here should not wait long.
         config.busyMode = .timeout(10)
         connection = try DatabaseQueue(path: path, configuration: config)
+    }
+
+    /// Has the writer's connection tell this checkpointer the log's size after each commit,
+    /// instead of checkpointing by itself at 1,000 pages. The checkpointer must outlive the
+    /// connection (the store holds both, and commits only through itself).
+    func watch(_ writer: Database) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_wal_hook(
+            writer.sqliteConnection,
+            { context, connection, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().committed(
+                    pages: Int(pages), on: connection)
+                return SQLITE_OK
+            }, context)
+    }
+
+    private func committed(pages: Int, on connection: OpaquePointer?) {
+        if pages >= thresholds.writer {
+            // As SQLite's own hook does; a failure leaves the log to the next commit.
+            _ = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        } else if pages >= thresholds.background {
+            checkpointInBackground()
+        }
     }
 
     /// A passive checkpoint now, on this thread: returns the pages in the log and how many
@@ -58,9 +96,13 @@ final class Checkpointer: Sendable {
         guard start else { return }
         queue.async { [self] in
             _ = try? checkpoint()
+            finished.withLock { $0 += 1 }
             running.withLock { $0 = false }
         }
     }
+
+    /// Checkpoints run in the background so far.
+    var backgroundCheckpoints: Int { finished.withLock { $0 } }
 }
 
 /// When the store is idle enough for a checkpoint: nothing committed since the previous

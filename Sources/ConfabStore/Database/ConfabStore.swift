@@ -37,18 +37,23 @@ public final class ConfabStore: Sendable {
     /// waits for the disk (`GroupCommit`): a write of mine survives a crash or a power loss
     /// once it returned; entries received survive a crash, and a power loss a second later.
     public convenience init(path: String, identity: SigningKeyPair) throws {
+        try self.init(path: path, identity: identity, checkpoints: Checkpointer.Thresholds())
+    }
+
+    /// `checkpoints`: when the log is copied into the file (`Checkpointer`); tests move them.
+    convenience init(path: String, identity: SigningKeyPair, checkpoints: Checkpointer.Thresholds) throws {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.prepareDatabase { db in
             // What is deleted (a message unsent by its author, a conversation deleted here)
             // is overwritten with zeros in the file, not merely unlinked (Protocol.md §4.5).
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            // Checkpoints are the checkpointer's (`Checkpointer`); this is the backstop.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Checkpointer.writerThreshold)")
         }
         let pool = try DatabasePool(path: path, configuration: config)
         let files = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("files")
-        try self.init(writer: pool, identity: identity, content: ContentStore(directory: files), readerPath: path)
+        try self.init(
+            writer: pool, identity: identity, content: ContentStore(directory: files), readerPath: path,
+            checkpoints: checkpoints)
     }
 
     /// An in-memory store, for tests; file content goes to `filesDirectory` (a fresh
@@ -60,7 +65,7 @@ public final class ConfabStore: Sendable {
     /// `readerPath`: the file of a file store, for its `quickReader`.
     init(
         writer: any DatabaseWriter, identity: SigningKeyPair, content: ContentStore? = nil,
-        readerPath: String? = nil
+        readerPath: String? = nil, checkpoints: Checkpointer.Thresholds = Checkpointer.Thresholds()
     ) throws {
         self.writer = writer
         self.memoryQueue = writer as? DatabaseQueue
@@ -77,7 +82,9 @@ public final class ConfabStore: Sendable {
             config.readonly = true
             config.busyMode = .timeout(10)
             quickReader = try DatabaseQueue(path: readerPath, configuration: config)
-            checkpointer = try Checkpointer(path: readerPath)
+            let checkpointer = try Checkpointer(path: readerPath, thresholds: checkpoints)
+            writer.writeWithoutTransaction { db in checkpointer.watch(db) }
+            self.checkpointer = checkpointer
         } else {
             quickReader = nil
             checkpointer = nil
@@ -142,11 +149,15 @@ public final class ConfabStore: Sendable {
     }
 
     /// Copies the write-ahead log into the database file on a thread of its own if nothing
-    /// committed since the previous call (the node calls it a few times a second), so that
-    /// no commit has to (`Checkpointer`). Nothing to do for an in-memory store.
+    /// committed since the previous call (the node calls it a few times a second); a log
+    /// that grows large is copied meanwhile without it (`Checkpointer`). Nothing to do for
+    /// an in-memory store.
     public func checkpointIfIdle() {
         checkpointer?.idle(transactions: commits.statistics.transactions)
     }
+
+    /// Checkpoints the store ran in the background since it opened.
+    var backgroundCheckpoints: Int { checkpointer?.backgroundCheckpoints ?? 0 }
 
     /// The same, on this thread: the pages in the log and how many are now in the file.
     @discardableResult
