@@ -239,7 +239,11 @@ import Glibc
         run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]) == 0
     }
 
-    static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) == 0 }
+    /// Lazily if it is still busy (a process that just exited, a handle not yet closed):
+    /// a mount left behind keeps its directory from being removed.
+    static func unmount(_ path: String) -> Bool {
+        run("/bin/umount", [path]) == 0 || run("/bin/umount", ["--lazy", path]) == 0
+    }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
         let process = Process()

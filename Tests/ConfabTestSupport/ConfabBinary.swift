@@ -58,10 +58,12 @@ public enum ConfabBinary {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// A fresh directory under the system's temporary directory.
+    /// A fresh directory under the system's temporary directory, removed when the test
+    /// process exits (`TestDirectories`).
     public static func temporaryDirectory(_ prefix: String = "confab-test") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        TestDirectories.track(url)
         return url
     }
 

@@ -32,6 +32,9 @@ public final class ConfabStore: Sendable {
     public let content: ContentStore
     /// The entry signatures this node checked.
     public let signatures = SignatureChecks()
+    /// Whether `content` is a temporary folder made for this store (no folder given), which
+    /// goes with it.
+    private let ownsContentDirectory: Bool
 
     /// Opens (creating if needed) the store at `path` in WAL mode. Each commit sets how it
     /// waits for the disk (`GroupCommit`): a write of mine survives a crash or a power loss
@@ -76,6 +79,7 @@ public final class ConfabStore: Sendable {
             ?? ContentStore(
                 directory: FileManager.default.temporaryDirectory.appendingPathComponent(
                     "confab-files-\(UUID().uuidString)"))
+        ownsContentDirectory = content == nil
         try Self.migrator.migrate(writer)
         if let readerPath {
             var config = Configuration()
@@ -90,6 +94,10 @@ public final class ConfabStore: Sendable {
             checkpointer = nil
         }
         try write { db in try self.checkOwner(db) }
+    }
+
+    deinit {
+        if ownsContentDirectory { try? FileManager.default.removeItem(at: content.directory) }
     }
 
     /// Runs `body` in a transaction, committed before this returns, and on disk (fsync)
