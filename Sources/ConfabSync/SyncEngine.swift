@@ -72,8 +72,11 @@ public final class SyncEngine {
         peers[peer]?.helloReceived == true
     }
 
-    /// Handles one message from a peer.
-    public func handle(_ message: SessionMessage, from peer: NodeID) throws -> SyncOutput {
+    /// Handles one message from a peer; `decoded`: its entries already decoded, if it is an
+    /// `Entries` message.
+    public func handle(
+        _ message: SessionMessage, from peer: NodeID, decoded: DecodedBatch? = nil
+    ) throws -> SyncOutput {
         guard peers[peer] != nil else { return SyncOutput() }
         switch message {
         case .hello(let hello):
@@ -87,7 +90,7 @@ public final class SyncEngine {
             return try handleClocks(clocks, from: peer, request: true, resends: true)
         case .entries(let entries):
             guard peers[peer]?.helloReceived == true else { return misbehaving("entries before hello") }
-            return try handleEntries(entries, from: peer)
+            return try handleEntries(entries, from: peer, decoded: decoded)
         case .want(let want):
             guard peers[peer]?.helloReceived == true else { return misbehaving("want before hello") }
             return try answer(want, from: peer)
@@ -299,7 +302,7 @@ public final class SyncEngine {
         return messages
     }
 
-    private func handleEntries(_ batch: [[UInt8]], from peer: NodeID) throws -> SyncOutput {
+    private func handleEntries(_ batch: [[UInt8]], from peer: NodeID, decoded: DecodedBatch?) throws -> SyncOutput {
         var output = SyncOutput()
         var touched = Set<ConversationID>()
         var messagesFromOthers = Set<ConversationID>()
@@ -314,7 +317,7 @@ public final class SyncEngine {
         // peer ended its chains at entries it checked, not at the ones kept here.
         let results = try store.append(
             batch: batch, keepsOthers: role == .relay, invitations: Set(peers[peer]?.invited.keys ?? [:].keys),
-            vouchers: batch.count < received.count ? received : [])
+            vouchers: batch.count < received.count ? received : [], decoded: decoded)
         for (index, (bytes, result)) in zip(batch, results).enumerated() {
             if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
             let appended = if case .success(.appended) = result { true } else { false }

@@ -231,9 +231,9 @@ public actor Node {
     private func processInbox() async {
         for await input in inbox {
             // Handled (or dropped): the session may read on once enough is consumed.
-            defer { if case .message(let session, let message) = input { session.consumed(message) } }
+            defer { if case .message(let session, let message, _) = input { session.consumed(message) } }
             // An answer to Want can wait: one the peer is not reading is not written.
-            if case .message(let session, .want) = input, !session.isWritable { continue }
+            if case .message(let session, .want, _) = input, !session.isWritable { continue }
             do {
                 try handle(input)
             } catch {
@@ -257,7 +257,7 @@ public actor Node {
                     .init(
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
-        case .message(let session, let message):
+        case .message(let session, let message, let decoded):
             guard !blockList.contains(session.remote), !isRefused(session) else { return }
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
             if case .bye(let reason) = message {
@@ -269,7 +269,7 @@ public actor Node {
             case .fileWant, .fileManifest, .fileChunk, .fileHave:
                 applyFiles(try files.handle(message, from: session.remote))
             default:
-                apply(try engine.handle(message, from: session.remote), replyTo: session)
+                apply(try engine.handle(message, from: session.remote, decoded: decoded), replyTo: session)
                 if case .hello = message { applyFiles(try files.peerReady(session.remote)) }
             }
         case .closed(let session, let error):

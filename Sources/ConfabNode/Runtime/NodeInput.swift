@@ -1,4 +1,5 @@
 import ConfabNet
+import ConfabStore
 import ConfabSync
 import ConfabWire
 import NIOCore
@@ -6,7 +7,8 @@ import NIOCore
 /// What arrives from the network, in order, and what the chunk writer finished.
 enum NodeInput: Sendable {
     case opened(PeerSession)
-    case message(PeerSession, SessionMessage)
+    /// With an `Entries` message, its entries decoded on the session's event loop.
+    case message(PeerSession, SessionMessage, DecodedBatch? = nil)
     case closed(PeerSession, (any Error)?)
     case beacon(Beacon, SocketAddress)
     case chunksWritten([ChunkWrites.Result])
@@ -24,7 +26,11 @@ final class SessionBridge: SessionDelegate {
 
     func sessionDidOpen(_ session: PeerSession) { continuation.yield(.opened(session)) }
     func session(_ session: PeerSession, didReceive message: SessionMessage) {
-        continuation.yield(.message(session, message))
+        if case .entries(let raw) = message {
+            continuation.yield(.message(session, message, DecodedBatch(raw)))
+        } else {
+            continuation.yield(.message(session, message))
+        }
     }
     func sessionDidClose(_ session: PeerSession, error: (any Error)?) { continuation.yield(.closed(session, error)) }
 }

@@ -28,13 +28,19 @@ extension ConfabStore {
     /// may be taken although it does not name this node (a members entry may add it).
     /// `vouchers`: entries of the same message that are not stored now (held back for their
     /// author's rate), whose signatures may still vouch for the entries below them.
+    /// `decoded`: the same bytes already decoded, if they are exactly `batch` (else unused).
     public func append(
         batch: [[UInt8]], now: Date = Date(), keepsOthers: Bool = false, invitations: Set<ConversationID> = [],
-        vouchers: [[UInt8]] = []
+        vouchers: [[UInt8]] = [], decoded predecoded: DecodedBatch? = nil
     ) throws -> [Result<AppendOutcome, AppendRejection>] {
         // The same entry from a second peer is the common case in a group: recognised by
         // its content hash before any signature is checked, and it costs no write.
-        let parsed = ParallelMap.map(batch + vouchers, Self.decode)
+        let parsed =
+            if let predecoded, predecoded.raw == batch {
+                predecoded.entries + ParallelMap.map(vouchers, DecodedBatch.decode)
+            } else {
+                ParallelMap.map(batch + vouchers, DecodedBatch.decode)
+            }
         let held = try heldAlready(parsed[..<batch.count].map { try? $0.get() })
         if held.allSatisfy({ $0 }) { return batch.map { _ in .success(.duplicate) } }
         let fresh = batch.indices.filter { !held[$0] }
@@ -105,14 +111,6 @@ extension ConfabStore {
                         decoded.conversationID.bytes, decoded.author.bytes, Int64(decoded.seq), decoded.hash.bytes,
                     ]) != nil
             }
-        }
-    }
-
-    private static func decode(_ bytes: [UInt8]) -> Result<Entry, AppendRejection> {
-        do throws(WireError) {
-            return .success(try EntryCodec.decodeUnverified(bytes))
-        } catch {
-            return .failure(.wire(error))
         }
     }
 

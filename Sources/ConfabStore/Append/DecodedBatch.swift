@@ -1,0 +1,25 @@
+import ConfabModel
+import ConfabWire
+
+/// The entries of one `Entries` message as they came, each decoded (its signature not
+/// checked yet). Decoding is most of what taking an entry in costs before the write, so a
+/// node decodes where the message arrives (on the session's event loop), while the thread
+/// that stores is busy with the message before (`ConfabStore.append(batch:…decoded:)`).
+public struct DecodedBatch: Sendable {
+    /// The bytes decoded, in order.
+    public let raw: [[UInt8]]
+    let entries: [Result<Entry, AppendRejection>]
+
+    public init(_ raw: [[UInt8]]) {
+        self.raw = raw
+        entries = raw.map(Self.decode)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> Result<Entry, AppendRejection> {
+        do throws(WireError) {
+            return .success(try EntryCodec.decodeUnverified(bytes))
+        } catch {
+            return .failure(.wire(error))
+        }
+    }
+}
