@@ -87,8 +87,10 @@ public actor Node {
         configuration.isKnown = { [store = local.store] in chosen.contains($0) || (try? store.isKnownPeer($0)) == true }
         configuration.entryRateLimiter = operations.rateLimiter
         // Every session's messages wait in the one inbox this actor works through: each
-        // session may fill only its own share of it.
-        configuration.inboxLimit = InboxLimit()
+        // session may fill only its own share of it. Half the default in bytes: an Entries
+        // message waits there with its entries decoded beside it (`SessionBridge`), about
+        // as large again.
+        configuration.inboxLimit = InboxLimit(bytes: 4 << 20)
         sessions = SessionService(
             configuration: configuration, group: group, delegate: SessionBridge(continuation: inboxContinuation))
         dialer = Dialer(sessions: sessions, logger: logger)

@@ -5,6 +5,7 @@ import ConfabWire
 /// checked yet). Decoding is most of what taking an entry in costs before the write, so a
 /// node decodes where the message arrives (on the session's event loop), while the thread
 /// that stores is busy with the message before (`ConfabStore.append(batch:…decoded:)`).
+/// It is about as large as the bytes again, which the node's inbox limit allows for.
 public struct DecodedBatch: Sendable {
     /// The bytes decoded, in order.
     public let raw: [[UInt8]]
