@@ -8,6 +8,19 @@ import Testing
 /// the store is idle, not inside someone's commit (`Checkpointer`).
 @Suite("Checkpoints off the write path")
 struct CheckpointTests {
+    /// A fresh folder per test (Swift Testing makes a suite instance for each).
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// A file store whose log is copied into the file at the pages given.
+    private func store(background: Int, writer: Int) throws -> ConfabStore {
+        try ConfabStore(
+            path: directory.databasePath, identity: Keys.alice,
+            checkpoints: .init(background: background, writer: writer))
+    }
     /// One commit per message, as a person sends them: each adds pages to the log.
     private func send(_ count: Int, through store: ConfabStore) throws -> ConversationID {
         let (id, _) = try store.createConversation(with: [Keys.bob.id], firstMessage: "first")
@@ -18,12 +31,8 @@ struct CheckpointTests {
     }
 
     @Test func commitsNoLongerCheckpointAtSQLitesThousandPages() throws {
-        let directory = try TemporaryDirectory()
-        defer { withExtendedLifetime(directory) {} }
         // No background checkpoint: what the commits do by themselves.
-        let store = try ConfabStore(
-            path: directory.databasePath, identity: Keys.alice,
-            checkpoints: .init(background: .max, writer: 4096))
+        let store = try store(background: .max, writer: 4096)
         let id = try send(800, through: store)
         let (log, copied) = try store.checkpoint()
         // SQLite's default would have copied the log into the file, and restarted it, at
@@ -35,11 +44,7 @@ struct CheckpointTests {
     }
 
     @Test func pastItsThresholdACommitStillCheckpointsByItself() throws {
-        let directory = try TemporaryDirectory()
-        defer { withExtendedLifetime(directory) {} }
-        let store = try ConfabStore(
-            path: directory.databasePath, identity: Keys.alice,
-            checkpoints: .init(background: .max, writer: 300))
+        let store = try store(background: .max, writer: 300)
         _ = try send(800, through: store)
         // The log restarted after the last checkpoint in a commit, at most 300 pages ago
         // (plus the commit that crossed it).
@@ -47,11 +52,7 @@ struct CheckpointTests {
     }
 
     @Test func aLogThatGrowsUnderABurstIsCopiedInTheBackground() async throws {
-        let directory = try TemporaryDirectory()
-        defer { withExtendedLifetime(directory) {} }
-        let store = try ConfabStore(
-            path: directory.databasePath, identity: Keys.alice,
-            checkpoints: .init(background: 200, writer: 100_000))
+        let store = try store(background: 200, writer: 100_000)
         let id = try send(400, through: store)
         // Never idle, never asked: the commits' own reports of the log's size started it.
         for _ in 0..<500 where store.backgroundCheckpoints == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -61,8 +62,6 @@ struct CheckpointTests {
     }
 
     @Test func aCheckpointIsNoChangeToAnotherConnection() throws {
-        let directory = try TemporaryDirectory()
-        defer { withExtendedLifetime(directory) {} }
         let node = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
         let cli = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
         let (id, _) = try node.createConversation(with: [Keys.bob.id], firstMessage: "before")
