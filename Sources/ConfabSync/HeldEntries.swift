@@ -73,18 +73,38 @@ struct HeldEntries {
         return .held
     }
 
-    /// Removes and returns up to `limit` of `author`'s entries, oldest first.
+    /// Removes and returns up to `limit` of `author`'s entries, oldest first, and with them,
+    /// where the last one taken of a conversation carries no signature of its own (§4.3),
+    /// the author's entries there up to its next signed one: a run goes whole, so it is
+    /// authenticated by its signed entry (§7 step 3), and this node's copy of the log never
+    /// ends on an entry it could not send on as the last of a message (§12 step 3).
     mutating func take(_ author: NodeID, limit: Int) -> [Item] {
         guard var items = byAuthor[author], limit > 0 else { return [] }
-        let taken = Array(items.prefix(limit))
-        items.removeFirst(taken.count)
+        var taken = Set(items.indices.prefix(limit))
+        var open = Set<ConversationID>()
+        for index in items.indices.prefix(limit) {
+            let conversation = items[index].position.conversation
+            if EntryCodec.peekSignedHash(items[index].bytes) == nil {
+                open.insert(conversation)
+            } else {
+                open.remove(conversation)
+            }
+        }
+        for index in items.indices.dropFirst(limit) where !open.isEmpty {
+            let conversation = items[index].position.conversation
+            guard open.contains(conversation) else { continue }
+            taken.insert(index)
+            if EntryCodec.peekSignedHash(items[index].bytes) != nil { open.remove(conversation) }
+        }
+        let result = items.indices.filter(taken.contains).map { items[$0] }
+        items = items.indices.filter { !taken.contains($0) }.map { items[$0] }
         byAuthor[author] = items.isEmpty ? nil : items
-        for item in taken {
+        for item in result {
             positions.remove(item.position)
             bytes -= item.bytes.count
         }
-        count -= taken.count
-        return taken
+        count -= result.count
+        return result
     }
 
     private mutating func noteDropped(_ item: Item) {

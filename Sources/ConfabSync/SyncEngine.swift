@@ -274,15 +274,20 @@ public final class SyncEngine {
             in: want.conversation, author: want.author, after: after, limit: batchSize
         ).prefix { $0.seq <= cap }
         var entries: [(author: NodeID, raw: [UInt8])] = []
+        var seqs: [UInt64] = []
         var bytes = 0
-        var last = after
         for entry in held {
             if bytes + entry.raw.count > room, !(entries.isEmpty && state.unacknowledgedBytes == 0) { break }
             entries.append((want.author, entry.raw))
+            seqs.append(entry.seq)
             bytes += entry.raw.count
-            last = entry.seq
         }
-        guard !entries.isEmpty else { return output }
+        // Up to a signed entry only: the rest is asked for again, from there (§12.2).
+        let count = signedPrefix(entries)
+        guard count > 0 else { return output }
+        bytes = entries[..<count].reduce(0) { $0 + $1.raw.count }
+        entries.removeSubrange(count...)
+        let last = seqs[count - 1]
         state.served[want.conversation, default: VectorClock()].merge(VectorClock([want.author: last]))
         state.noteSent(bytes, in: want.conversation)
         peers[peer] = state
@@ -309,8 +314,11 @@ public final class SyncEngine {
         output.entriesReceived += batch.count
         output.entryBytesReceived += batch.reduce(0) { $0 + $1.count }
         let arriving = holdOverRate(batch, from: peer, output: &output, touched: &touched)
+        // Claims read from the decoded entries while none was held back (the usual case).
+        let peeks = decoded.flatMap { $0.raw == batch && arriving.count == batch.count ? $0 : nil }
         let (kept, counted) = try admitted(
-            arriving, from: Array(repeating: peer, count: arriving.count), output: &output, touched: &touched)
+            arriving, from: Array(repeating: peer, count: arriving.count), peeks: peeks, output: &output,
+            touched: &touched)
         let received = batch
         let batch = kept.map { arriving[$0] }
         // What is held back or refused still vouches for what it follows (§7 step 3): the
@@ -558,15 +566,18 @@ public final class SyncEngine {
     /// conversations of the others are acknowledged like the rest, so the sender learns
     /// they were not stored.
     private func admitted(
-        _ batch: [[UInt8]], from sources: [NodeID], output: inout SyncOutput, touched: inout Set<ConversationID>
+        _ batch: [[UInt8]], from sources: [NodeID], peeks: DecodedBatch? = nil, output: inout SyncOutput,
+        touched: inout Set<ConversationID>
     ) throws -> (kept: [Int], counted: [EntryPeek?]) {
         guard let admission else { return (Array(batch.indices), Array(repeating: nil, count: batch.count)) }
         var kept: [Int] = []
         var counted: [EntryPeek?] = []
         var participants: [ConversationID: [NodeID]] = [:]
+        // Where each author's entries were first refused, and why.
+        var cuts: [ChainKey: (index: Int, reason: String)] = [:]
         for (index, bytes) in batch.enumerated() {
             // Undecodable entries go on to validation, which rejects them as it always does.
-            guard let peek = EntryCodec.peek(bytes) else {
+            guard let peek = peeks?.peek(index) ?? EntryCodec.peek(bytes) else {
                 kept.append(index)
                 counted.append(nil)
                 continue
@@ -586,12 +597,49 @@ public final class SyncEngine {
             {
                 output.refused[reason, default: 0] += 1
                 touched.insert(peek.conversation)
+                let chain = ChainKey(conversation: peek.conversation, author: peek.author)
+                if cuts[chain] == nil { cuts[chain] = (index, reason) }
             } else {
                 kept.append(index)
                 counted.append(peek)
             }
         }
-        return (kept, counted)
+        return endingOnSignedEntries(batch, kept: kept, counted: counted, cuts: cuts, output: &output)
+    }
+
+    private struct ChainKey: Hashable {
+        let conversation: ConversationID
+        let author: NodeID
+    }
+
+    /// What a refusal cut short is taken only up to a signed entry (Protocol.md §4.3): an
+    /// author's entries kept below a refused one, past its last entry that carries a
+    /// signature, are refused with it. Stored, they would end this node's copy of that log
+    /// on an entry it could never send on as the last of a message (§12 step 3); refused,
+    /// their sender keeps them queued and offers them again.
+    private func endingOnSignedEntries(
+        _ batch: [[UInt8]], kept: [Int], counted: [EntryPeek?], cuts: [ChainKey: (index: Int, reason: String)],
+        output: inout SyncOutput
+    ) -> (kept: [Int], counted: [EntryPeek?]) {
+        guard !cuts.isEmpty else { return (kept, counted) }
+        var dropped = Set<Int>()
+        var open = Set(cuts.keys)
+        // From the end: the kept entries of a cut chain that came before its refusal, down to
+        // the first one found signed. (Those after it are not stored anyway: a gap.)
+        for position in kept.indices.reversed() {
+            guard let peek = counted[position] else { continue }
+            let chain = ChainKey(conversation: peek.conversation, author: peek.author)
+            guard open.contains(chain), let (cut, reason) = cuts[chain], kept[position] < cut else { continue }
+            if EntryCodec.peekSignedHash(batch[kept[position]]) != nil {
+                open.remove(chain)
+                continue
+            }
+            dropped.insert(position)
+            output.refused[reason, default: 0] += 1
+            admission?.notStored(peek, size: batch[kept[position]].count)
+        }
+        let remaining = kept.indices.filter { !dropped.contains($0) }
+        return (remaining.map { kept[$0] }, remaining.map { counted[$0] })
     }
 
     /// The Clocks message for a peer at the start of a session: what it should know we
@@ -688,7 +736,7 @@ public final class SyncEngine {
             if contiguous.count == room, last.seq < held { cutoff = min(cutoff, last.clockSum) }
         }
         candidates.sort { ($0.clockSum, $0.author, $0.seq) < ($1.clockSum, $1.author, $1.seq) }
-        var offered: [(author: NodeID, raw: [UInt8])] = []
+        var offered: [Candidate] = []
         var bytes = 0
         for candidate in candidates where candidate.clockSum <= cutoff {
             // A prefix of the display order holds a prefix of each author's log, and
@@ -697,8 +745,18 @@ public final class SyncEngine {
                 state.starved.insert(conversation)
                 break
             }
-            offered.append((candidate.author, candidate.raw))
+            offered.append(candidate)
             bytes += candidate.raw.count
+        }
+        // Each author's run ends on a signed entry; what a window cut off below one waits
+        // for the next acknowledgement.
+        let signed = signedPrefix(offered.map { ($0.author, $0.raw) })
+        if signed < offered.count {
+            offered.removeSubrange(signed...)
+            bytes = offered.reduce(0) { $0 + $1.raw.count }
+            state.starved.insert(conversation)
+        }
+        for candidate in offered {
             sent[candidate.author] = max(sent[candidate.author], candidate.seq)
             if candidate.author == me { state.written[conversation] = max(written, candidate.seq) }
         }
@@ -706,7 +764,7 @@ public final class SyncEngine {
         state.noteSent(bytes, in: conversation)
         if !offered.isEmpty { state.lastSent[conversation] = now() }
         peers[peer] = state
-        return entriesMessages(offered)
+        return entriesMessages(offered.map { ($0.author, $0.raw) })
     }
 
     private func misbehaving(_ reason: String) -> SyncOutput {
@@ -818,7 +876,8 @@ extension SyncEngine {
         for item in items { acks[item.source, default: []].insert(item.position.conversation) }
         let (kept, counted) = try admitted(batch, from: items.map(\.source), output: &output, touched: &touched)
         let results = try store.append(
-            batch: kept.map { batch[$0] }, keepsOthers: role == .relay, invitations: invitations)
+            batch: kept.map { batch[$0] }, keepsOthers: role == .relay, invitations: invitations,
+            vouchers: kept.count < batch.count ? batch : [])
         for ((index, peek), result) in zip(zip(kept, counted), results) {
             let appended = if case .success(.appended) = result { true } else { false }
             if !appended, let peek { admission?.notStored(peek, size: batch[index].count) }

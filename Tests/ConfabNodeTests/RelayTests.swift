@@ -134,11 +134,18 @@ import Testing
 
         // About 66 kB from alice, more than the quota: some is taken, the rest refused.
         #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
+        // Six pipes of ten lines: six runs, each signed at its top (Protocol.md §4.3), so the
+        // quota cuts between runs or inside one, and the relay keeps whole runs only.
         let filler = String(repeating: "x", count: 900)
-        let lines = (1...60).map { "alice \($0) \(filler)" }.joined(separator: "\n") + "\n"
-        let acks = try alice.cli(["send", "bob", "--lines", "--json"], stdin: lines)
-        let firstAck = try #require(acks.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
-        let thread = try #require((firstAck as? [String: Any])?["conversation"] as? String)
+        var firstThread: String?
+        for run in 0..<6 {
+            let lines = (1...10).map { "alice \(run * 10 + $0) \(filler)" }.joined(separator: "\n") + "\n"
+            let acks = try alice.cli(["send", "bob", "--lines", "--json"], stdin: lines)
+            let firstAck = try #require(
+                acks.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
+            firstThread = firstThread ?? (firstAck as? [String: Any])?["conversation"] as? String
+        }
+        let thread = try #require(firstThread)
         try alice.start(discovery: false, extra: viaRelay)
         try await waitUntil(timeout: 30, "the relay to refuse alice's surplus") {
             relay.log.contains("storage quota nearly reached")

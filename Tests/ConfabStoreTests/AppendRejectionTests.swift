@@ -28,7 +28,7 @@ struct RejectionScenario {
         previous: EntryHash?? = nil, clock: VectorClock? = nil, body: EntryBody? = nil,
         by key: SigningKeyPair = Keys.alice
     ) throws -> [UInt8] {
-        let m3 = try EntryCodec.decode(raw[2])
+        let m3 = try EntryCodec.decodeUnverified(raw[2])
         let draft = EntryDraft(
             conversationID: id, seq: 3, previous: previous ?? m3.previous, timestamp: m3.timestamp,
             clock: clock ?? m3.clock, body: body ?? m3.body)
@@ -114,7 +114,7 @@ enum RejectionCase: String, CaseIterable, Sendable {
         case .brokenChain:
             return (try s.aliceSeq3(previous: EntryHash(bytes: [UInt8](repeating: 0x66, count: 32))), s.bob)
         case .forkAtHeldSeq:
-            let m2 = try EntryCodec.decode(s.raw[1])
+            let m2 = try EntryCodec.decodeUnverified(s.raw[1])
             let draft = EntryDraft(
                 conversationID: s.id, seq: 2, previous: m2.previous, timestamp: m2.timestamp + 1, clock: m2.clock,
                 body: m2.body)
@@ -240,7 +240,7 @@ struct AppendRejectionTests {
         // After a delete the entry rows are gone but the head hash remains.
         let s = try RejectionScenario()
         try s.bob.deleteConversation(s.id)
-        let m2 = try EntryCodec.decode(s.raw[1])
+        let m2 = try EntryCodec.decodeUnverified(s.raw[1])
         let forged = EntryCodec.encode(
             EntryCodec.sign(
                 EntryDraft(

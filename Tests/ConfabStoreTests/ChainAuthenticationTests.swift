@@ -14,7 +14,7 @@ import Testing
     private func aliceLog(_ count: Int) throws -> (id: ConversationID, raw: [[UInt8]]) {
         let alice = try makeStore(Keys.alice)
         let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "message 1", now: at(1))
-        _ = try alice.sendMessages((2...count).map { "message \($0)" }, to: id, now: at(2))
+        _ = try alice.sendEach((2...count).map { "message \($0)" }, to: id, now: at(2))
         let raw = try alice.entries(in: id, author: Keys.alice.id, after: 0)
         #expect(raw.count == count + 1)
         return (id, raw)
@@ -107,8 +107,8 @@ import Testing
     /// with it.
     @Test func aMadeUpVoucherVouchesForNothing() throws {
         let (id, raw) = try aliceLog(5)
-        let below = try EntryCodec.decode(raw[3])
-        let next = try EntryCodec.decode(raw[4])
+        let below = try EntryCodec.decodeUnverified(raw[3])
+        let next = try EntryCodec.decodeUnverified(raw[4])
         var stored = Array(raw[0...3])
         stored[3] = damaged(raw[3])
         // Alice's next entry, its text changed and its signature kept: it names raw[3].
@@ -137,7 +137,7 @@ import Testing
     /// and Alice's entries come from an honest peer.
     @Test func aForgedEntryInsideAGoodChainIsCheckedByItselfAndRefused() throws {
         let (id, raw) = try aliceLog(4)
-        let held = try EntryCodec.decode(raw[2])
+        let held = try EntryCodec.decodeUnverified(raw[2])
         let forged = try EntryCodec.decodeUnverified(
             EntryCodec.encode(
                 EntryCodec.sign(
@@ -173,7 +173,7 @@ import Testing
         let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "one", now: at(1))
         let fork = try makeStore(Keys.alice)
         _ = try fork.append(batch: alice.entries(in: id, author: Keys.alice.id, after: 0))
-        _ = try alice.sendMessages(["two", "three"], to: id, now: at(2))
+        _ = try alice.sendEach(["two", "three"], to: id, now: at(2))
         let raw = try alice.entries(in: id, author: Keys.alice.id, after: 0)
         let other = try author(
             fork, in: id, body: try sealedMessage("two, again", fork, in: id, author: Keys.alice.id, seq: 3))

@@ -22,9 +22,9 @@ struct ExchangeTests {
 
         let raw = try alice.entries(in: id, author: Keys.alice.id, after: 0)
         #expect(raw.count == 2)
-        let create = try EntryCodec.decode(raw[0])
+        let create = try EntryCodec.decodeUnverified(raw[0])
         #expect(create.kind == .create)
-        #expect(try EntryCodec.decode(raw[1]) == entry)
+        #expect(try EntryCodec.decodeUnverified(raw[1]) == entry)
         #expect(entry.previous == create.hash)
 
         let history = try alice.history(id)
@@ -58,7 +58,7 @@ struct ExchangeTests {
         #expect(try alice.conversation(blank)?.title == nil)
         // Duplicates and my own id are dropped; order is the one given.
         #expect(summary.participants.map(\.id) == [Keys.bob.id, Keys.carol.id])
-        let create = try EntryCodec.decode(
+        let create = try EntryCodec.decodeUnverified(
             try #require(try alice.entries(in: id, author: Keys.alice.id, after: 0).first))
         guard case .create(let body) = create.body else {
             Issue.record("first entry is not a create")
@@ -176,9 +176,9 @@ struct ExchangeTests {
         let bob = try makeStore(Keys.bob)
         let mallory = try makeStore(Keys.mallory)
         let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "m2", now: at(1))
-        _ = try alice.sendMessages(["m3", "m4"], to: id, now: at(2))
+        _ = try alice.sendEach(["m3", "m4"], to: id, now: at(2))
         let raw = try alice.entries(in: id, author: Keys.alice.id, after: 0)
-        let m3 = try EntryCodec.decode(raw[2])
+        let m3 = try EntryCodec.decodeUnverified(raw[2])
 
         var tamperedM2 = raw[1]
         tamperedM2[tamperedM2.count - 1] ^= 0x01  // the signature is the envelope's last field

@@ -56,7 +56,7 @@ func missingEntries(
         batch += try source.entries(in: conversation, author: author, after: theirs[author])
     }
     // In display order, as a node sends them: what an entry's clock names goes first.
-    let keys = batch.map { (try? EntryCodec.decode($0))?.orderKey }
+    let keys = batch.map { (try? EntryCodec.decodeUnverified($0))?.orderKey }
     return zip(batch, keys).sorted { a, b in
         guard let x = a.1, let y = b.1 else { return a.1 != nil }
         return x < y
@@ -115,7 +115,7 @@ func nextDraft(
     var previous: EntryHash?
     if seq > 1 {
         let raw = try store.entries(in: conversation, author: store.me, after: seq - 2, limit: 1)
-        previous = try EntryCodec.decode(try #require(raw.first)).hash
+        previous = try EntryCodec.decodeUnverified(try #require(raw.first)).hash
     }
     return EntryDraft(
         conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970, clock: clock,
@@ -204,4 +204,13 @@ func aliceBobMallory(
     try sync(id, from: alice, to: bob)
     try sync(id, from: alice, to: mallory)
     return (alice, bob, mallory, id)
+}
+
+extension ConfabStore {
+    /// Each message in a commit of its own, so each carries its own signature (as `send` one
+    /// at a time writes them), for tests that take entries one by one or damage one
+    /// signature; `sendMessages` signs only some of a run (Protocol.md §4.3).
+    func sendEach(_ texts: [String], to conversation: ConversationID, now: Date) throws -> [Entry] {
+        try texts.map { try sendMessage($0, to: conversation, now: now) }
+    }
 }

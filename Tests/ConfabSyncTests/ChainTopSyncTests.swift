@@ -16,7 +16,7 @@ import Testing
     @Test func anHonestNodeNeverEndsAChainAtAnEntryWhoseSignatureIsBad() throws {
         let (harness, alice, bob, carol) = try SyncHarness.trio()
         let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
-        _ = try alice.store.sendMessages(["a", "b", "c", "d", "e"], to: id)
+        _ = try alice.store.sendEach(["a", "b", "c", "d", "e"], to: id)
         var log = try alice.store.entries(in: id, author: alice.id, after: 0)
         #expect(log.count == 7)
         log[3][log[3].count - 1] ^= 0x01
@@ -59,5 +59,53 @@ import Testing
         // Bob checked Carol's delivered receipt, and nothing he sent her.
         #expect(try carol.store.clock(of: id)[carol.id] == 1)
         #expect(bob.store.signatures.count == checkedByBob + 1)
+    }
+
+    /// Every message an engine sent ends each author's run on an entry that carries a
+    /// valid signature of its own.
+    private func expectSignedTops(from sender: SyncHarness.Node, in harness: SyncHarness) throws {
+        for (from, _, message) in harness.log where from == sender.id {
+            guard case .entries(let entries) = message else { continue }
+            var last: [NodeID: [UInt8]] = [:]
+            for raw in entries { last[try EntryCodec.decodeUnverified(raw).author] = raw }
+            for raw in last.values { #expect(EntryCodec.hasValidSignature(try EntryCodec.decodeUnverified(raw))) }
+        }
+    }
+
+    /// Alice's pipe writes runs signed only at their tops (§4.3). Her window to Bob (100
+    /// entries in flight) and Bob's to Carol cut those runs anywhere; each message still
+    /// ends on a signed entry, nothing is refused, and all three converge.
+    @Test func windowsThatCutUnsignedRunsSendUpToTheirSignedEntries() throws {
+        let (harness, alice, bob, carol) = try SyncHarness.trio()
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        let written = try alice.store.sendMessages((0..<500).map { "line \($0)" }, to: id)
+        #expect(written.filter { EntryCodec.isUnsigned($0) }.count > 400)
+        alice.engine.window = 100
+        bob.engine.window = 70
+        harness.connect(alice, bob)
+        try harness.run()
+        harness.disconnect(alice, bob)
+        harness.connect(bob, carol)
+        try harness.run()
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try carol.store.clock(of: id)[alice.id] == 502)
+        #expect(try carol.store.texts(id) == alice.store.texts(id))
+        try expectSignedTops(from: alice, in: harness)
+        try expectSignedTops(from: bob, in: harness)
+    }
+
+    /// A run cut at an unsigned entry proves nothing: a peer that sends one as the last of
+    /// its author's entries is refused as it would be for a bad signature, and the session
+    /// with it ends (§7 step 3), whoever wrote the run.
+    @Test func aPeerThatEndsARunOnAnUnsignedEntryIsALiar() throws {
+        let (_, alice, bob, _) = try SyncHarness.trio()
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "hi")
+        _ = try alice.store.sendMessages((0..<10).map { "line \($0)" }, to: id)
+        let log = try alice.store.entries(in: id, author: alice.id, after: 0)
+        bob.engine.peerConnected(alice.id)
+        _ = try bob.engine.handle(.hello(.init(displayName: "alice", role: .person, listenPort: 1)), from: alice.id)
+        let cut = try bob.engine.handle(.entries(Array(log[0..<8])), from: alice.id)
+        #expect(cut.misbehavior != nil)
+        #expect(try bob.store.clock(of: id)[alice.id] < 8)
     }
 }

@@ -21,7 +21,7 @@ import Testing
     private func carried(of author: NodeID, from: NodeID, to: NodeID) -> Int {
         harness.log.filter { $0.from == from && $0.to == to }.reduce(0) { count, item in
             guard case .entries(let entries) = item.message else { return count }
-            return count + entries.filter { (try? EntryCodec.decode($0))?.author == author }.count
+            return count + entries.filter { (try? EntryCodec.decodeUnverified($0))?.author == author }.count
         }
     }
 
@@ -63,7 +63,7 @@ import Testing
     private func received(of author: NodeID, by to: NodeID) -> Int {
         harness.log.filter { $0.to == to }.reduce(0) { count, item in
             guard case .entries(let entries) = item.message else { return count }
-            return count + entries.filter { (try? EntryCodec.decode($0))?.author == author }.count
+            return count + entries.filter { (try? EntryCodec.decodeUnverified($0))?.author == author }.count
         }
     }
 
@@ -109,7 +109,7 @@ import Testing
     private func authors(in output: SyncOutput) -> [NodeID] {
         output.replies.flatMap { message -> [NodeID] in
             guard case .entries(let entries) = message else { return [] }
-            return entries.compactMap { try? EntryCodec.decode($0).author }
+            return entries.compactMap { try? EntryCodec.decodeUnverified($0).author }
         }
     }
 
@@ -134,7 +134,7 @@ import Testing
         harness.connect(bob, carol)
         let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id])
         try harness.run()
-        let burst = try alice.store.sendMessages((0..<200).map { "m\($0)" }, to: id)
+        let burst = try alice.store.sendEach((0..<200).map { "m\($0)" }, to: id)
         try harness.wrote(burst, at: alice)
         try harness.run(limit: 8)
         harness.disconnect(alice, carol)

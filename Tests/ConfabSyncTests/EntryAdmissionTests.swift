@@ -23,14 +23,22 @@ import Testing
         func notStored(_ entry: EntryPeek, size: Int) { held -= size }
     }
 
-    @Test func refusedEntriesAreNotStoredStayQueuedAndFollowOnceAdmitted() throws {
+    /// Alice and Bob, and a relay that admits `entries` entries.
+    private func relayWithBudget(
+        _ entries: Int
+    ) throws -> (SyncHarness, alice: SyncHarness.Node, bob: SyncHarness.Node, relay: SyncHarness.Node, Budget) {
         let harness = SyncHarness()
         let alice = try SyncHarness.Node(name: "alice", seed: 1)
         let bob = try SyncHarness.Node(name: "bob", seed: 2)
         let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
         for node in [alice, bob, relay] { harness.add(node) }
-        let budget = Budget(2)
+        let budget = Budget(entries)
         relay.engine.admission = budget
+        return (harness, alice, bob, relay, budget)
+    }
+
+    @Test func refusedEntriesAreNotStoredStayQueuedAndFollowOnceAdmitted() throws {
+        let (harness, alice, bob, relay, budget) = try relayWithBudget(2)
 
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
         _ = try alice.store.sendMessages(["two", "three"], to: id)
@@ -56,6 +64,31 @@ import Testing
         #expect(output.misbehavior == nil && output.appended.isEmpty)
         #expect(budget.remaining == 10 - 2 - again.count)
         #expect(budget.held == (try relay.store.storedEntryBytes()))
+    }
+
+    /// A quota that runs out inside a run Alice signed only at its top (Protocol.md §4.3):
+    /// the relay stores her log up to its last signed entry below the cut, refuses the rest
+    /// (queued at Alice), and so can pass on everything it holds: Bob, who never meets Alice,
+    /// gets it all, and the session with the relay never ends on a lie.
+    @Test func aQuotaThatCutsARunStoresItUpToItsSignedEntry() throws {
+        // Create, "one", then the first 80 of a run of 150 (seqs 3…152, signed at 66, 130, 152).
+        let (harness, alice, bob, relay, budget) = try relayWithBudget(82)
+
+        let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "one")
+        _ = try alice.store.sendMessages((1...150).map { "line \($0)" }, to: id)
+        harness.connect(alice, relay)
+        try harness.run()
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try relay.store.clock(of: id)[alice.id] == 66)
+        #expect(try alice.store.outbox().count == 152 - 66)
+        #expect(budget.held == (try relay.store.storedEntryBytes()))
+
+        harness.disconnect(alice, relay)
+        harness.connect(relay, bob)
+        try harness.run()
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try bob.store.clock(of: id)[alice.id] == 66)
+        #expect(try bob.store.history(id, limit: 100).compactMap(\.text).last == "line 64")
     }
 }
 

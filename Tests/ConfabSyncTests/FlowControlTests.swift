@@ -63,10 +63,13 @@ import Testing
     @Test func overlappingWantsGetOnlyWhatWasNotAnsweredYet() throws {
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "first")
         _ = try alice.store.sendMessages((0..<300).map { "message \($0)" }, to: id)
+        // Written together, seqs 3…302 are signed every 64th from the run's start (66, 130,
+        // 194, 258) and at its end: an answer of up to 256 entries ends at 194 (§12 step 3).
+        #expect(try signedSeqs(id).filter { $0 > 2 } == [66, 130, 194, 258, 302])
         try bobConnectedByHand()
-        #expect(entryCount(try alice.engine.handle(want(id, after: 0), from: bob.id).replies) == 256)
-        // Seqs 101…302 asked for; 101…256 were answered already.
-        #expect(entryCount(try alice.engine.handle(want(id, after: 100), from: bob.id).replies) == 46)
+        #expect(entryCount(try alice.engine.handle(want(id, after: 0), from: bob.id).replies) == 194)
+        // Seqs 101…302 asked for; 101…194 were answered already, and 195…302 end signed.
+        #expect(entryCount(try alice.engine.handle(want(id, after: 100), from: bob.id).replies) == 108)
         #expect(try alice.engine.handle(want(id, after: 0), from: bob.id).replies.isEmpty)
         #expect(try alice.engine.handle(want(id, after: 290), from: bob.id).replies.isEmpty)
         // A new session starts afresh: its peer may have lost what the last one carried.
@@ -75,13 +78,21 @@ import Testing
         #expect(entryCount(try alice.engine.handle(want(id, after: 290), from: bob.id).replies) == 12)
     }
 
+    /// The seqs of Alice's entries in `id` that carry a signature of their own.
+    func signedSeqs(_ id: ConversationID) throws -> [UInt64] {
+        try alice.store.entries(in: id, author: alice.id, after: 0).map { try EntryCodec.decodeUnverified($0) }
+            .filter { !EntryCodec.isUnsigned($0) }.map(\.seq)
+    }
+
     @Test func wantAnswersWaitForAcknowledgementsBeyondTheByteWindow() throws {
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "first")
         _ = try alice.store.sendMessages((0..<100).map { String(repeating: "\($0 % 10)", count: 30_000) }, to: id)
         try bobConnectedByHand()
         let first = try alice.engine.handle(want(id, after: 0), from: bob.id).replies
         let window = alice.engine.byteWindow
-        #expect(entryBytes(first) <= window && entryBytes(first) > window - 40_000)
+        // Up to the last signed entry within the window: a run left unsigned is under
+        // 192 KiB (§4.3), and its signed entry one more of these.
+        #expect(entryBytes(first) <= window && entryBytes(first) > window - 192 * 1024 - 40_000)
         // Nothing the engine sends is over the message limit a receiver accepts.
         #expect(first.allSatisfy { SessionCodec.encode($0).count <= SessionCodec.maxMessageBytes })
         let answered = UInt64(entryCount(first))

@@ -91,7 +91,7 @@ import Testing
             if case .entries(let entries) = message { return entries }
             return []
         }
-        #expect(try sent.map { try EntryCodec.decode($0).seq }.contains(3))
+        #expect(try sent.map { try EntryCodec.decodeUnverified($0).seq }.contains(3))
     }
 
     @Test func heldButUnsharedAndUnknownConversationsGetTheSameAnswer() throws {
@@ -159,7 +159,9 @@ import Testing
 
     /// The draft of `node`'s next entry in `id`, as its own store would fill it in.
     private func next(_ node: SyncHarness.Node, in id: ConversationID) throws -> (seq: UInt64, previous: EntryHash?) {
-        let previous = try node.store.entries(in: id, author: node.id, after: 0).last.map { try EntryCodec.decode($0) }
+        let previous = try node.store.entries(in: id, author: node.id, after: 0).last.map {
+            try EntryCodec.decodeUnverified($0)
+        }
         return ((previous?.seq ?? 0) + 1, previous?.hash)
     }
 
@@ -275,7 +277,7 @@ import Testing
         var longer = clock
         longer[carol.id] = seq
         let forBobNext = try message(
-            "more for bob", by: carol, in: id, seq: seq + 1, previous: try EntryCodec.decode(forBob).hash,
+            "more for bob", by: carol, in: id, seq: seq + 1, previous: try EntryCodec.decodeUnverified(forBob).hash,
             clock: longer)
         try alice.store.append(forAlice)
         try bob.store.append(forBob)
@@ -317,7 +319,7 @@ import Testing
         var longer = clock
         longer[carol.id] = seq
         let forBobNext = try message(
-            "more for bob", by: carol, in: id, seq: seq + 1, previous: try EntryCodec.decode(forBob).hash,
+            "more for bob", by: carol, in: id, seq: seq + 1, previous: try EntryCodec.decodeUnverified(forBob).hash,
             clock: longer)
         try alice.store.append(forAlice)
         try bob.store.append(forBob)

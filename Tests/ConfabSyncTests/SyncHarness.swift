@@ -177,3 +177,12 @@ extension ConfabStore {
         try history(conversation, limit: 1_000_000).compactMap(\.text)
     }
 }
+
+extension ConfabStore {
+    /// Each message in a commit of its own, so each is signed (as `send` one at a time writes
+    /// them): for tests whose batches or windows are smaller than the run of unsigned
+    /// entries a commit of many may leave (Protocol.md §4.3), which a real node's never are.
+    func sendEach(_ texts: [String], to conversation: ConversationID) throws -> [Entry] {
+        try texts.map { try sendMessage($0, to: conversation) }
+    }
+}

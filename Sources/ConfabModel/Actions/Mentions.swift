@@ -21,6 +21,8 @@ public enum Mentions {
     /// name (compared without case) or key prefix of exactly one candidate, itself followed
     /// by the end of a word. A name two candidates share mentions neither.
     public static func find(in text: String, candidates: [Candidate]) -> [Mention] {
+        // Most lines name nobody: no "@", nothing to fold or compare.
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return [] }
         let names = candidates.map { (person: $0.person, name: folded(TextSanitizer.line($0.name))) }
             .filter { !$0.name.isEmpty }
         var mentions: [Mention] = []

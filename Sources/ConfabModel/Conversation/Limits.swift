@@ -3,6 +3,11 @@
 public enum Limits {
     /// Encoded signed entry (content + signature + framing).
     public static let maxEntryBytes = 64 * 1024
+    /// Entries an author may leave unsigned in a row, and their encoded bytes, before a
+    /// signed one (Protocol.md §4.3): a run and the signed entry that vouches for it always
+    /// fit in one `Entries` message, however a window cuts the log.
+    public static let maxUnsignedRun = 63
+    public static let maxUnsignedRunBytes = 192 * 1024
     /// UTF-8 bytes of one message's text.
     public static let maxMessageTextBytes = 32 * 1024
     /// UTF-8 bytes of a conversation title.

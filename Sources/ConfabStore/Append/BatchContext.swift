@@ -24,6 +24,8 @@ final class BatchContext {
     private var openingKeys: [ConversationID: [EntryRef: SecureBytes]] = [:]
     private var insertedHeads: [ConversationID: [NodeID: Head]] = [:]
     private var unjoined: Int?
+    /// What my messages written in this batch say, known before they were sealed.
+    private var authoredContents: [EntryHash: MessageContent] = [:]
     /// Conversations the peer that sent this batch announced to this node: a create entry
     /// that does not name it may be taken for them, since a members entry may add it
     /// (Protocol.md §7 step 4, invitations).
@@ -38,6 +40,11 @@ final class BatchContext {
         self.now = now
         self.invitations = invitations
     }
+
+    /// My message `hash` says `content`: stored without opening what was just sealed.
+    func noteAuthored(_ hash: EntryHash, content: MessageContent) { authoredContents[hash] = content }
+
+    func authoredContent(_ hash: EntryHash) -> MessageContent? { authoredContents.removeValue(forKey: hash) }
 
     /// How many conversations this node may hold without being a member, waiting for the
     /// members entry that adds it.

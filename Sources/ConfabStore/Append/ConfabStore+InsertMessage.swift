@@ -14,10 +14,12 @@ extension ConfabStore {
         // shown. A recipient without a usable key shows it as one it could not decrypt.
         guard let epoch, try isRecipient(of: epoch, in: entry.conversationID, db: db, context: context) else { return }
         let key = try context.openingKey(entry.conversationID, epoch: epoch, db: db)
-        var content = key.flatMap { key in
-            try? ConversationCipher.openMessageContent(
-                sealed, key: key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
-        }
+        var content =
+            context.authoredContent(entry.hash)
+            ?? key.flatMap { key in
+                try? ConversationCipher.openMessageContent(
+                    sealed, key: key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+            }
         if let decrypted = content, (try? Self.checkText(decrypted.text)) == nil {
             // Text no sender may write (empty, only whitespace, over the limit) is kept in
             // the log but never shown, as the author's own node would have refused it.

@@ -16,6 +16,15 @@ public struct DecodedBatch: Sendable {
         entries = raw.map(Self.decode)
     }
 
+    /// What entry `index` claims about itself (`EntryCodec.peek`), from its decoding when it
+    /// decoded, so the bytes are not parsed again.
+    public func peek(_ index: Int) -> EntryPeek? {
+        guard case .success(let entry) = entries[index] else { return EntryCodec.peek(raw[index]) }
+        var participants: [NodeID]?
+        if case .create(let create) = entry.body { participants = create.participantIDs }
+        return EntryPeek(conversation: entry.conversationID, author: entry.author, participants: participants)
+    }
+
     static func decode(_ bytes: [UInt8]) -> Result<Entry, AppendRejection> {
         do throws(WireError) {
             return .success(try EntryCodec.decodeUnverified(bytes))

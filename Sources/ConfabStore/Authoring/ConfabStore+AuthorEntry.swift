@@ -39,6 +39,8 @@ extension ConfabStore {
     /// the caller flushes `context`.
     func insertAuthored(_ entry: Entry, db: Database, now: Date, context: BatchContext) throws {
         _ = try insert(entry, raw: EntryCodec.encode(entry), db: db, now: now, context: context)
+        // Sending it on as the top of a run needs no check (§12 step 3).
+        if !EntryCodec.isUnsigned(entry) { signatures.noteSigned(entry.hash) }
         try addToOutbox(entry, db: db, now: now)
         try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO local_state(conversationId) VALUES (?)"

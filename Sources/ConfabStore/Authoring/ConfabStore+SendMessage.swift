@@ -38,15 +38,20 @@ extension ConfabStore {
         let context = BatchContext(store: self, now: now)
         var entries: [Entry] = []
         entries.reserveCapacity(texts.count)
-        for text in texts {
+        // Only some are signed; the last one's signature authenticates the rest (§4.3).
+        var cadence = SigningCadence()
+        for (index, text) in texts.enumerated() {
+            let content = try Self.content(text, replyTo: nil, candidates: candidates)
             let sealed = try ConversationCipher.sealMessage(
-                try Self.content(text, replyTo: nil, candidates: candidates), key: key, conversationID: conversation,
-                author: me, seq: seq)
-            let entry = EntryCodec.sign(
+                content, key: key, conversationID: conversation, author: me, seq: seq)
+            let draft = EntryCodec.sign(
                 EntryDraft(
                     conversationID: conversation, seq: seq, previous: previous,
                     timestamp: now.millisecondsSince1970, clock: clock, body: .message(sealed: sealed)),
-                with: identity)
+                with: identity, signed: false)
+            let signs = cadence.signs(size: EntryCodec.encodedSize(of: draft), last: index == texts.count - 1)
+            let entry = signs ? EntryCodec.signing(draft, with: identity) : draft
+            context.noteAuthored(entry.hash, content: content)
             try insertAuthored(entry, db: db, now: now, context: context)
             entries.append(entry)
             previous = entry.hash

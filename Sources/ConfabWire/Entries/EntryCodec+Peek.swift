@@ -38,6 +38,18 @@ extension EntryCodec {
             hash: EntryHash.of(content: [UInt8](signed.content)))
     }
 
+    /// The content hash of an encoded entry that carries a signature of its own; nil for one
+    /// left `unsigned` (or not an entry). Neither the content is decoded nor the signature
+    /// checked: a sender looking for the signed entry to end a run on (§12 step 3) passes
+    /// over the unsigned ones cheaply, and finds one it made or checked by its hash.
+    public static func peekSignedHash(_ bytes: [UInt8]) -> EntryHash? {
+        guard bytes.count <= Limits.maxEntryBytes,
+            let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions),
+            !signed.signature.elementsEqual(unsigned)
+        else { return nil }
+        return EntryHash.of(content: [UInt8](signed.content))
+    }
+
     private static func peekContent(_ bytes: [UInt8]) -> Confab_V1_EntryContent? {
         guard bytes.count <= Limits.maxEntryBytes,
             let signed = try? Confab_V1_SignedEntry(serializedBytes: bytes, options: decodingOptions)

@@ -16,7 +16,9 @@ public enum EntryCodec {
     }()
 
     /// Signs `draft` as `keyPair`'s author and returns the entry (with its encoded form).
-    public static func sign(_ draft: EntryDraft, with keyPair: SigningKeyPair) -> Entry {
+    /// `signed: false` leaves the signature out (`unsigned`, Protocol.md §4.3): only for an
+    /// entry whose successor, signed, is written with it.
+    public static func sign(_ draft: EntryDraft, with keyPair: SigningKeyPair, signed: Bool = true) -> Entry {
         var content = Confab_V1_EntryContent()
         content.conversationID = Data(draft.conversationID.bytes)
         content.author = Data(keyPair.publicKey.bytes)
@@ -69,11 +71,43 @@ public enum EntryCodec {
         }
         // Encoding a message built from valid values cannot fail.
         let contentBytes = [UInt8](try! content.serializedBytes() as [UInt8])
-        let signature = keyPair.sign(EntryDomain.signature + contentBytes)
+        let signature = signed ? keyPair.sign(EntryDomain.signature + contentBytes) : unsigned
         return Entry(
             conversationID: draft.conversationID, author: NodeID(keyPair.publicKey), seq: draft.seq,
             previous: draft.previous, timestamp: draft.timestamp, clock: draft.clock, body: draft.body,
             content: contentBytes, signature: signature)
+    }
+
+    /// `entry`, written by `keyPair`, with its signature made now.
+    public static func signing(_ entry: Entry, with keyPair: SigningKeyPair) -> Entry {
+        Entry(
+            conversationID: entry.conversationID, author: entry.author, seq: entry.seq, previous: entry.previous,
+            timestamp: entry.timestamp, clock: entry.clock, body: entry.body, content: entry.content,
+            signature: keyPair.sign(EntryDomain.signature + entry.content))
+    }
+
+    /// The signature field of an entry left unsigned: 64 zero bytes, which verify for no key
+    /// (libsodium refuses a signature whose R is of small order), and which a sender can tell
+    /// from a signature without checking it.
+    public static let unsigned = [UInt8](repeating: 0, count: SigningPublicKey.signatureLength)
+
+    /// Whether the entry carries no signature of its own (`unsigned`): it is authentic only
+    /// on the signature of a later entry of its author that names it (§7 step 3).
+    public static func isUnsigned(_ entry: Entry) -> Bool { entry.signature == unsigned }
+
+    /// `encode(entry).count`, without encoding: the content and the 64-byte signature, each a
+    /// length-delimited field (a one-byte tag, a varint length).
+    public static func encodedSize(of entry: Entry) -> Int {
+        func field(_ length: Int) -> Int {
+            var varint = 1
+            var rest = length >> 7
+            while rest > 0 {
+                varint += 1
+                rest >>= 7
+            }
+            return 1 + varint + length
+        }
+        return field(entry.content.count) + field(entry.signature.count)
     }
 
     /// The stored and transmitted form of an entry.

@@ -164,7 +164,7 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
             ?? (seq == 1
                 ? nil
                 : try store.entries(in: conversation, author: id, after: seq - 2, limit: 1).first
-                    .map { try EntryCodec.decode($0).hash })
+                    .map { try EntryCodec.decodeUnverified($0).hash })
         return EntryCodec.encode(
             EntryCodec.sign(
                 EntryDraft(

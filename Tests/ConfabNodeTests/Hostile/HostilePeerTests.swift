@@ -72,7 +72,7 @@ import Testing
         // Two different seq 1 for two members, and a seq 2 on one branch only.
         let short = try g.mallory.message("the short branch", in: g.id, seq: 1)
         let long = try g.mallory.message("the long branch", in: g.id, seq: 1)
-        let longHash = try EntryCodec.decode(long).hash
+        let longHash = try EntryCodec.decodeUnverified(long).hash
         let longNext = try g.mallory.message("the long branch, more", in: g.id, seq: 2, previous: .some(longHash))
         let (shortAt, longAt) = longerBranchAtBob ? (g.alice, g.bob) : (g.bob, g.alice)
         try await g.mallory.connect(to: g.bob)
@@ -266,7 +266,7 @@ extension HostilePeerTests {
             seq == 1
             ? nil
             : try g.mallory.store.entries(in: g.id, author: g.mallory.id, after: seq - 2, limit: 1).first
-                .map { try EntryCodec.decode($0).hash }
+                .map { try EntryCodec.decodeUnverified($0).hash }
         let forged = EntryCodec.sign(
             EntryDraft(
                 conversationID: g.id, seq: seq, previous: previous,
