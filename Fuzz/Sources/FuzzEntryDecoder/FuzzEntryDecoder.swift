@@ -4,7 +4,8 @@ import ConfabModel
 import ConfabWire
 
 // Three modes, chosen by the first byte. Raw (mode % 4 == 0): the input is an entry from a
-// hostile peer and must be rejected with a WireError or accepted, never crash. Plaintext
+// hostile peer and must be rejected with a WireError or accepted, never crash, and a
+// sender's look for its signature (`peekSignedHash`) must agree with its decoding. Plaintext
 // (mode % 4 == 2): the input is what a member opened from a message, an edit or a reaction
 // (the sealed parts a relay cannot check): decoded as each, and a message's mentions checked
 // against its text and drawn, never crashing. Mutation (odd): a validly signed entry is
@@ -129,6 +130,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     if mode & 3 == 0 {
         _ = try? EntryCodec.decode(body)
+        // A sender's cheap look for a signature (§12 step 3) agrees with decoding the entry.
+        let signedHash = EntryCodec.peekSignedHash(body)
+        if let entry = try? EntryCodec.decodeUnverified(body) {
+            precondition(
+                signedHash == (EntryCodec.isUnsigned(entry) ? nil : entry.hash),
+                "peekSignedHash disagrees with the decoded entry")
+        }
         return 0
     }
     if mode & 3 == 2 {
