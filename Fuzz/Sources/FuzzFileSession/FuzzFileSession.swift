@@ -28,6 +28,8 @@ private let (store, mine, theirs): (ConfabStore, FileID, FileID) = {
     let (id, _) = try! store.createConversation(with: [peer], title: "fuzz", firstMessage: "hello")
     let source = files.appendingPathComponent("source")
     try! FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    // libFuzzer ends a run with exit(): the folder goes with it (a crash keeps it, to look at).
+    atexit { try? FileManager.default.removeItem(at: files) }
     try! Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0) }).write(to: source)
     let imported = try! store.importFile(at: source, chunkSize: 1 << 14)
     _ = try! store.sendFile(imported, name: "mine.bin", to: id)
