@@ -125,9 +125,13 @@ public enum EntryCodec {
         return entry
     }
 
-    /// Whether the author signed this entry's content with the signature it carries.
+    /// Whether the author signed this entry's content with the signature it carries. An
+    /// entry left `unsigned` never did, whatever a key of small order would make Ed25519 say
+    /// (Protocol.md §4.3).
     public static func hasValidSignature(_ entry: Entry) -> Bool {
-        entry.author.signingKey.verify(signature: entry.signature, message: EntryDomain.signature + entry.content)
+        !isUnsigned(entry)
+            && entry.author.signingKey.verify(
+                signature: entry.signature, message: EntryDomain.signature + entry.content)
     }
 
     /// Decodes an entry from untrusted bytes and checks everything but its signature: for
