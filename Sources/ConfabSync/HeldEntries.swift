@@ -81,15 +81,10 @@ struct HeldEntries {
     mutating func take(_ author: NodeID, limit: Int) -> [Item] {
         guard var items = byAuthor[author], limit > 0 else { return [] }
         var taken = Set(items.indices.prefix(limit))
-        var open = Set<ConversationID>()
-        for index in items.indices.prefix(limit) {
-            let conversation = items[index].position.conversation
-            if EntryCodec.peekSignedHash(items[index].bytes) == nil {
-                open.insert(conversation)
-            } else {
-                open.remove(conversation)
-            }
-        }
+        // Each conversation's last entry taken: is it signed?
+        var last: [ConversationID: Int] = [:]
+        for index in items.indices.prefix(limit) { last[items[index].position.conversation] = index }
+        var open = Set(last.filter { EntryCodec.peekSignedHash(items[$0.value].bytes) == nil }.keys)
         for index in items.indices.dropFirst(limit) where !open.isEmpty {
             let conversation = items[index].position.conversation
             guard open.contains(conversation) else { continue }

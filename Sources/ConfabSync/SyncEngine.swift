@@ -12,7 +12,9 @@ import Logging
 public final class SyncEngine {
     public let store: ConfabStore
     public let role: NodeRole
-    /// Entries per Entries message.
+    /// Entries per Entries message, and per `Want` answer and release of entries held for
+    /// their author's rate. A message still takes a whole run of entries left unsigned
+    /// (64, Protocol.md §4.3) when this is set lower.
     public var batchSize = 256
     /// Entries per author that may be in flight (sent, not yet acknowledged) to one peer.
     public var window = 1024
@@ -314,11 +316,10 @@ public final class SyncEngine {
         output.entriesReceived += batch.count
         output.entryBytesReceived += batch.reduce(0) { $0 + $1.count }
         let arriving = holdOverRate(batch, from: peer, output: &output, touched: &touched)
-        // Claims read from the decoded entries while none was held back (the usual case).
-        let peeks = decoded.flatMap { $0.raw == batch && arriving.count == batch.count ? $0 : nil }
+        // Claims are read from the decoded entries while none was held back (the usual case).
         let (kept, counted) = try admitted(
-            arriving, from: Array(repeating: peer, count: arriving.count), peeks: peeks, output: &output,
-            touched: &touched)
+            arriving, from: Array(repeating: peer, count: arriving.count),
+            decoded: arriving.count == batch.count ? decoded : nil, output: &output, touched: &touched)
         let received = batch
         let batch = kept.map { arriving[$0] }
         // What is held back or refused still vouches for what it follows (§7 step 3): the
@@ -566,10 +567,11 @@ public final class SyncEngine {
     /// conversations of the others are acknowledged like the rest, so the sender learns
     /// they were not stored.
     private func admitted(
-        _ batch: [[UInt8]], from sources: [NodeID], peeks: DecodedBatch? = nil, output: inout SyncOutput,
+        _ batch: [[UInt8]], from sources: [NodeID], decoded: DecodedBatch? = nil, output: inout SyncOutput,
         touched: inout Set<ConversationID>
     ) throws -> (kept: [Int], counted: [EntryPeek?]) {
         guard let admission else { return (Array(batch.indices), Array(repeating: nil, count: batch.count)) }
+        let peeks = decoded.flatMap { $0.raw == batch ? $0 : nil }
         var kept: [Int] = []
         var counted: [EntryPeek?] = []
         var participants: [ConversationID: [NodeID]] = [:]

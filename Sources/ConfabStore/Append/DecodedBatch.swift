@@ -16,10 +16,10 @@ public struct DecodedBatch: Sendable {
         entries = raw.map(Self.decode)
     }
 
-    /// What entry `index` claims about itself (`EntryCodec.peek`), from its decoding when it
-    /// decoded, so the bytes are not parsed again.
+    /// What entry `index` claims about itself (`EntryCodec.peek`), read from its decoding so
+    /// the bytes are not parsed again; nil when it did not decode (peek the bytes instead).
     public func peek(_ index: Int) -> EntryPeek? {
-        guard case .success(let entry) = entries[index] else { return EntryCodec.peek(raw[index]) }
+        guard case .success(let entry) = entries[index] else { return nil }
         var participants: [NodeID]?
         if case .create(let create) = entry.body { participants = create.participantIDs }
         return EntryPeek(conversation: entry.conversationID, author: entry.author, participants: participants)
