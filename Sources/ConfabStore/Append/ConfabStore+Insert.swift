@@ -118,9 +118,10 @@ extension ConfabStore {
                 INSERT INTO entry(conversationId, author, seq, hash, kind, timestamp, clockSum, raw, receivedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
-        ).execute(arguments: [
-            conversation, author, entry.seq, entry.hash.bytes, entry.kind.rawValue, entry.timestamp,
-            order, raw, now.millisecondsSince1970,
+        ).insertRow([
+            .blob(conversation), .blob(author), .integer(entry.seq), .blob(entry.hash.bytes),
+            .integer(Int(entry.kind.rawValue)), .integer(entry.timestamp), .integer(order), .blob(raw),
+            .integer(now.millisecondsSince1970),
         ])
         // The head row is written once per author when the batch finishes (`finish`).
         context.noteInserted(entry)

@@ -34,9 +34,10 @@ extension ConfabStore {
                 INSERT INTO message(conversationId, author, seq, timestamp, clockSum, text, replyAuthor, replySeq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
-        ).execute(arguments: [
-            entry.conversationID.bytes, entry.author.bytes, entry.seq, entry.timestamp, clockSum, content?.text,
-            reply?.author.bytes, reply?.seq,
+        ).insertRow([
+            .blob(entry.conversationID.bytes), .blob(entry.author.bytes), .integer(entry.seq),
+            .integer(entry.timestamp), .integer(clockSum), .text(content?.text), .blob(reply?.author.bytes),
+            reply.map { .integer($0.seq) } ?? .null,
         ])
         // A new message has no mentions stored yet: only one that names someone writes any.
         if let content, !content.mentions.isEmpty {

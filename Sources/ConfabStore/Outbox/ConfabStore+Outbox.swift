@@ -45,7 +45,9 @@ extension ConfabStore {
     func addToOutbox(_ entry: Entry, db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [entry.conversationID.bytes, me.bytes, entry.seq, now.millisecondsSince1970])
+        ).insertRow([
+            .blob(entry.conversationID.bytes), .blob(me.bytes), .integer(entry.seq), .integer(now.millisecondsSince1970),
+        ])
     }
 
     /// Takes my entries of `conversation` up to `seq` off the outbox; returns how many left.
