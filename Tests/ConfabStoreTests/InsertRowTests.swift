@@ -33,7 +33,8 @@ import Testing
         }
         try queue.read { db in
             for (k, b, i, s) in rows {
-                let mine = try Row.fetchOne(db, sql: "SELECT b, i, s, typeof(b) AS tb FROM t WHERE k = ?", arguments: [k])!
+                let mine = try Row.fetchOne(
+                    db, sql: "SELECT b, i, s, typeof(b) AS tb FROM t WHERE k = ?", arguments: [k])!
                 let grdb = try Row.fetchOne(
                     db, sql: "SELECT b, i, s, typeof(b) AS tb FROM t WHERE k = ?", arguments: [k + 100])!
                 #expect(mine["tb"] as String == grdb["tb"] as String, "row \(k)")

@@ -43,6 +43,9 @@ import Testing
             /// (Protocol.md §4.8.1); `plaintext` is then the sealed names, joined by ", ".
             var epochKey: String?
             var epochCommitment: String?
+            /// For an entry left unsigned (64 zero bytes, §4.3): the seq of its author's
+            /// signed entry above it whose signature covers it through the hash chain.
+            var authenticatedBy: UInt64?
         }
         struct MentionVector: Codable {
             var key: String
@@ -102,6 +105,20 @@ import Testing
             try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
         }
 
+        if let path = ProcessInfo.processInfo.environment["CONFAB_APPEND_UNSIGNED_VECTORS"] {
+            // Adds the unsigned run to a file made before it, after the member's last entry
+            // there, leaving the other vectors as they are (their sealed parts are random).
+            vectors.entries.removeAll { $0.authenticatedBy != nil || $0.description.hasPrefix(Self.runTop) }
+            let memberID = NodeID(Self.member.publicKey)
+            let entries = try vectors.entries.map { try EntryCodec.decode(try hex($0.encoded)) }
+            let last = try #require(entries.last { $0.author == memberID })
+            let at = try #require(entries.lastIndex { $0.author == memberID }) + 1
+            vectors.entries.insert(contentsOf: try Self.unsignedRun(after: last), at: at)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
+        }
+
         let c = vectors.conversation
         let creator = try SigningKeyPair(seed: try hex(c.creatorSeed))
         #expect(creator.publicKey.bytes.hexString == c.creatorKey)
@@ -110,8 +127,24 @@ import Testing
         let key = SecureBytes(try hex(c.conversationKey))
         #expect(ConversationGenesis.keyCommitment(key, conversationID: id).hexString == c.keyCommitment)
 
-        for vector in vectors.entries {
-            let entry = try EntryCodec.decode(try hex(vector.encoded))
+        let decoded = try vectors.entries.map { try EntryCodec.decodeUnverified(try hex($0.encoded)) }
+        for (vector, unverified) in zip(vectors.entries, decoded) {
+            let entry: Entry
+            if let top = vector.authenticatedBy {
+                // Its own signature must not verify: only the chain from `top` vouches for it.
+                #expect(vector.signature == String(repeating: "00", count: 64))
+                #expect(throws: WireError.self) { try EntryCodec.decode(try hex(vector.encoded)) }
+                #expect(!EntryCodec.hasValidSignature(unverified))
+                var above = try #require(decoded.first { $0.author == unverified.author && $0.seq == top })
+                #expect(EntryCodec.hasValidSignature(above))
+                while above.seq > unverified.seq + 1 {
+                    above = try #require(decoded.first { $0.author == above.author && $0.seq == above.seq - 1 })
+                }
+                #expect(above.previous == unverified.hash, "\(vector.description)")
+                entry = unverified
+            } else {
+                entry = try EntryCodec.decode(try hex(vector.encoded))
+            }
             #expect(entry.content.hexString == vector.content, "\(vector.description)")
             #expect(entry.signature.hexString == vector.signature)
             #expect(entry.hash.bytes.hexString == vector.hash)
@@ -235,6 +268,7 @@ import Testing
                     sealed: try ConversationCipher.sealReaction(
                         reactionContent, key: key, conversationID: id, author: creatorID, seq: 3))),
             with: creator)
+        let run = try unsignedRun(after: unsend)
         return Vectors(
             conversation: .init(
                 creatorSeed: [UInt8](repeating: 0xA1, count: 32).hexString, creatorKey: creatorID.hex,
@@ -245,6 +279,7 @@ import Testing
                 vector(message, "the member's first message, after it held the create entry", "Hike on Saturday?"),
                 vector(edit, "the member's edit of its message (seq 1)", "Hike on Sunday?"),
                 vector(unsend, "the member's deletion for everyone of its message (seq 1)", nil),
+                run[0], run[1],
                 {
                     var vector = vector(
                         reply, "the creator's reply to the member's message, mentioning the member", replyContent.text)
@@ -260,6 +295,36 @@ import Testing
                 try membersVector(after: react, holding: VectorClock([creatorID: 3, memberID: 3])),
             ],
             beacon: beaconVector())
+    }
+
+    static let runTop = "the member's next message, signed"
+
+    /// Two messages the member wrote in one commit after `previous` (§4.3): the first left
+    /// unsigned, the second signed, naming the first's hash.
+    static func unsignedRun(after previous: Entry) throws -> [Vectors.EntryVector] {
+        let creatorID = NodeID(creator.publicKey)
+        let memberID = NodeID(member.publicKey)
+        let id = previous.conversationID
+        var below = previous
+        var entries: [Entry] = []
+        for (offset, text) in ["Leaving at 8", "Bring water"].enumerated() {
+            let seq = previous.seq + 1 + UInt64(offset)
+            below = EntryCodec.sign(
+                EntryDraft(
+                    conversationID: id, seq: seq, previous: below.hash,
+                    timestamp: 1_800_000_200_000 + Int64(offset),
+                    clock: VectorClock([creatorID: 1, memberID: seq - 1]),
+                    body: .message(
+                        sealed: try ConversationCipher.sealMessage(
+                            text, key: key, conversationID: id, author: memberID, seq: seq))),
+                with: member, signed: offset == 1)
+            entries.append(below)
+        }
+        var first = vector(
+            entries[0], "the member's message written with the next in one commit: unsigned (64 zero bytes)",
+            "Leaving at 8")
+        first.authenticatedBy = entries[1].seq
+        return [first, vector(entries[1], runTop + ", naming the unsigned one's hash", "Bring water")]
     }
 
     /// The creator's members entry adding the key of seed `c3…c3`, with names, after its

@@ -36,12 +36,12 @@ extension Statement {
                 code = sqlite3_bind_zeroblob(handle, index, 0)
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes {
-                    sqlite3_bind_blob(handle, index, $0.baseAddress, CInt($0.count), SQLITE_TRANSIENT)
+                    sqlite3_bind_blob(handle, index, $0.baseAddress, CInt($0.count), transientValue)
                 }
             case .integer(let number):
                 code = sqlite3_bind_int64(handle, index, number)
             case .text(let string):
-                code = sqlite3_bind_text(handle, index, string, -1, SQLITE_TRANSIENT)
+                code = sqlite3_bind_text(handle, index, string, -1, transientValue)
             case .null:
                 code = sqlite3_bind_null(handle, index)
             }
@@ -60,4 +60,4 @@ extension Statement {
 }
 
 /// SQLite copies a value bound with this destructor before the call returns.
-private let SQLITE_TRANSIENT = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+private let transientValue = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

@@ -46,7 +46,8 @@ extension ConfabStore {
         try db.cachedStatement(
             sql: "INSERT INTO outbox(conversationId, author, seq, queuedAt) VALUES (?, ?, ?, ?)"
         ).insertRow([
-            .blob(entry.conversationID.bytes), .blob(me.bytes), .integer(entry.seq), .integer(now.millisecondsSince1970),
+            .blob(entry.conversationID.bytes), .blob(me.bytes), .integer(entry.seq),
+            .integer(now.millisecondsSince1970),
         ])
     }
 
