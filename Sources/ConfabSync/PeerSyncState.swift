@@ -50,6 +50,9 @@ struct PeerSyncState {
     /// Per conversation and author, the highest seq sent in answer to a Want: later Wants
     /// are answered only beyond it, so asking again gets nothing twice (Protocol.md §12.2).
     var served: [ConversationID: VectorClock] = [:]
+    /// When the peer last pushed entries of its own that were stored here: while it does,
+    /// what this node lacks of its log is on its way (§12.5).
+    var lastOwnPush: ContinuousClock.Instant?
 
     var helloReceived: Bool { role != nil }
 }

@@ -67,27 +67,64 @@ import Testing
         }
     }
 
-    /// Plumtree's graft: a push lost on the way is noticed from another member's clock and
-    /// asked for once, from one member that holds it.
-    @Test func aNodeThatMissedTheEagerPushAsksForTheEntryOnce() throws {
+    /// The three in a full mesh, and a group of them that every one holds.
+    private func meshedGroup() throws -> ConversationID {
         harness.connect(alice, bob)
         harness.connect(alice, carol)
         harness.connect(bob, carol)
         let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id])
         try harness.run()
-        let before = received(of: alice.id, by: carol.id)
-        let lost = try alice.store.sendMessage("lost on the way to carol", to: id)
+        return id
+    }
+
+    /// Alice writes `text`, and her push of it to carol is lost; the others' go through.
+    private func losePushToCarol(_ text: String, in id: ConversationID) throws {
+        let lost = try alice.store.sendMessage(text, to: id)
         harness.loses = { from, to, message in
             guard case .entries = message else { return false }
             return from == lost.author && to == self.carol.id
         }
         try harness.wrote([lost], at: alice)
         try harness.runWithoutTimers()
-        #expect(try carol.store.texts(id).isEmpty, "the push was lost")
         harness.loses = nil
+    }
+
+    /// Plumtree's graft: a push lost on the way is noticed from another member's clock and
+    /// asked for once, from one member that holds it.
+    @Test func aNodeThatMissedTheEagerPushAsksForTheEntryOnce() throws {
+        let id = try meshedGroup()
+        let before = received(of: alice.id, by: carol.id)
+        try losePushToCarol("lost on the way to carol", in: id)
+        #expect(try carol.store.texts(id).isEmpty, "the push was lost")
         try harness.run()
         #expect(try carol.store.texts(id) == ["lost on the way to carol"])
         #expect(received(of: alice.id, by: carol.id) - before == 1, "asked from one holder only")
+    }
+
+    /// Requests carol sent to anyone so far.
+    private var carolsRequests: Int {
+        harness.log.filter { item in
+            guard item.from == carol.id, case .request = item.message else { return false }
+            return true
+        }.count
+    }
+
+    /// What a node lacks of a log whose author has a session with it comes by the author's
+    /// push: another holder is asked only once `authorPushWait` passed without it, so that a
+    /// busy node does not get a second copy of what is still in its socket.
+    @Test func aLackWhoseAuthorHasASessionWaitsForItsPushBeforeAskingAnother() throws {
+        let id = try meshedGroup()
+        try losePushToCarol("late to carol", in: id)
+        try harness.tick(bob, by: SyncEngine.lazyDelay)
+        #expect(try bob.store.texts(id) == ["late to carol"] && carol.store.texts(id).isEmpty)
+        let before = carolsRequests
+        try harness.tick(carol, by: .seconds(1))
+        try harness.tick(carol, by: .seconds(1))
+        #expect(carolsRequests == before, "asked while alice's push could still come")
+        #expect(try carol.store.texts(id).isEmpty)
+        try harness.tick(carol, by: .seconds(1))
+        #expect(carolsRequests == before + 1)
+        #expect(try carol.store.texts(id) == ["late to carol"])
     }
 
     /// An acknowledgement or an announcement is not a request: it gets the peer this node's
@@ -129,11 +166,7 @@ import Testing
 
     @Test func aLinkCutMidBurstIsHealedThroughTheOthers() throws {
         alice.engine.batchSize = 10
-        harness.connect(alice, bob)
-        harness.connect(alice, carol)
-        harness.connect(bob, carol)
-        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id])
-        try harness.run()
+        let id = try meshedGroup()
         let burst = try alice.store.sendEach((0..<200).map { "m\($0)" }, to: id)
         try harness.wrote(burst, at: alice)
         try harness.run(limit: 8)

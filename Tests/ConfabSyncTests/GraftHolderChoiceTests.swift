@@ -17,6 +17,9 @@ import Testing
 
     init() throws {
         (harness, alice, bob, carol) = try SyncHarness.trio()
+        // The claims below are of the claimants' own logs, which Alice would otherwise wait
+        // for them to push (`authorPushWait`); here only whom she asks is in question.
+        alice.engine.authorPushWait = .zero
     }
 
     /// Alice's peers that sorts first, and the other.

@@ -120,7 +120,9 @@ final class SyncHarness {
             node.clock.advance(by: ReceiptPacer.interval)
             let output = try node.engine.tick()
             // Entries waiting for their author's rate are still to come.
-            let waiting = node.engine.held.count > 0 || !node.engine.held.dropped.isEmpty
+            // So are requests for entries whose authors' pushes may still come.
+            let waiting =
+                node.engine.held.count > 0 || !node.engine.held.dropped.isEmpty || node.engine.waitsForPushes
             said = said || !output.appended.isEmpty || !output.pushes.isEmpty || waiting
             dispatch(output, from: node, replyTo: nil)
         }
