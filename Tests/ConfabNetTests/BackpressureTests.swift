@@ -30,8 +30,8 @@ struct BackpressureTests {
 
     // MARK: What waits for the node
 
-    func gated(_ limit: InboxLimit) throws -> (EmbeddedChannel, SessionInbox, ReadCounter) {
-        let inbox = SessionInbox(limit: limit)
+    func gated(_ limit: InboxLimit, pool: InboxPool? = nil) throws -> (EmbeddedChannel, SessionInbox, ReadCounter) {
+        let inbox = SessionInbox(limit: limit, pool: pool)
         let counter = ReadCounter()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([counter, InboxLimitHandler(inbox: inbox)])
@@ -61,7 +61,6 @@ struct BackpressureTests {
 
     @Test func readingStopsAtTheInboxLimitInBytesForFewMessages() throws {
         let (channel, inbox, counter) = try gated(InboxLimit(messages: 64, bytes: 1 << 20))
-        let large = SessionMessage.entries(Array(repeating: [UInt8](repeating: 7, count: 60_000), count: 9))
         inbox.delivered(large)
         inbox.delivered(large)
         channel.read()
@@ -79,6 +78,57 @@ struct BackpressureTests {
         inbox.consumed(.ping(1))
         channel.embeddedEventLoop.run()
         #expect(counter.reads == 0)
+    }
+
+    /// About 540 KB: an Entries message of nine 60 KB entries.
+    let large = SessionMessage.entries(Array(repeating: [UInt8](repeating: 7, count: 60_000), count: 9))
+
+    @Test func sessionsSharingAPoolStopReadingAtTheNodesBoundAndAllResumeBelowIt() throws {
+        let pool = InboxPool(bytes: 1 << 20)
+        let (a, aInbox, aReads) = try gated(InboxLimit(messages: 64, bytes: 1 << 20), pool: pool)
+        let (b, bInbox, bReads) = try gated(InboxLimit(messages: 64, bytes: 1 << 20), pool: pool)
+        let (c, _, cReads) = try gated(InboxLimit(messages: 64, bytes: 1 << 20), pool: pool)
+        aInbox.delivered(large)
+        a.read()
+        #expect(aReads.reads == 1, "each under its own limit and the node's")
+        bInbox.delivered(large)
+        for channel in [a, b, c] { channel.read() }
+        #expect(aReads.reads == 1 && bReads.reads == 0 && cReads.reads == 0, "the node's total is over 1 MiB")
+        #expect(pool.waiters == 3)
+        // C delivered nothing, and still waits: the bound is the node's, not each session's.
+        aInbox.consumed(large)
+        for channel in [a, b, c] { channel.embeddedEventLoop.run() }
+        #expect(aReads.reads == 2 && bReads.reads == 1 && cReads.reads == 1)
+        #expect(pool.bytes == bInbox.outstanding.bytes && pool.waiters == 0)
+    }
+
+    @Test func aMessageReportedTwiceTakesNothingFromTheOtherSessionsShare() throws {
+        let pool = InboxPool(bytes: 1 << 20)
+        let (_, aInbox, _) = try gated(InboxLimit(messages: 64, bytes: 4 << 20), pool: pool)
+        let (_, bInbox, _) = try gated(InboxLimit(messages: 64, bytes: 4 << 20), pool: pool)
+        aInbox.delivered(.ping(1))
+        bInbox.delivered(large)
+        bInbox.delivered(large)
+        aInbox.consumed(.ping(1))
+        aInbox.consumed(large)
+        aInbox.consumed(large)
+        #expect(pool.bytes == bInbox.outstanding.bytes && pool.bytes > 1 << 20)
+    }
+
+    @Test func aClosedSessionLeavesNothingWaitingOnThePool() throws {
+        let pool = InboxPool(bytes: 1 << 20)
+        let (_, aInbox, _) = try gated(InboxLimit(messages: 64, bytes: 4 << 20), pool: pool)
+        let (b, _, bReads) = try gated(InboxLimit(messages: 64, bytes: 4 << 20), pool: pool)
+        aInbox.delivered(large)
+        aInbox.delivered(large)
+        b.read()
+        #expect(pool.waiters == 1)
+        try b.close().wait()
+        b.embeddedEventLoop.run()
+        #expect(pool.waiters == 0)
+        aInbox.consumed(large)
+        b.embeddedEventLoop.run()
+        #expect(bReads.reads == 0)
     }
 
     // MARK: What waits for the peer

@@ -22,13 +22,18 @@ final class SessionInbox: Sendable {
         var messages = 0
         var bytes = 0
         var resume: (@Sendable () -> Void)?
+        /// The hold registered with the pool, if reading waits for it.
+        var pooled: UInt64?
     }
 
     let limit: InboxLimit
+    /// The node's bound over every session's inbox together, if any.
+    let pool: InboxPool?
     private let state = NIOLockedValueBox(State())
 
-    init(limit: InboxLimit) {
+    init(limit: InboxLimit, pool: InboxPool? = nil) {
         self.limit = limit
+        self.pool = pool
     }
 
     var outstanding: (messages: Int, bytes: Int) { state.withLockedValue { ($0.messages, $0.bytes) } }
@@ -39,33 +44,49 @@ final class SessionInbox: Sendable {
             state.messages += 1
             state.bytes += bytes
         }
+        pool?.add(bytes)
     }
 
     func consumed(_ message: SessionMessage) {
         let bytes = message.approximateBytes
-        let resume: (@Sendable () -> Void)? = state.withLockedValue { state in
+        let resume: (call: (@Sendable () -> Void)?, counted: Int) = state.withLockedValue { state in
             // Never below zero: a consumer that reports a message twice must not buy room.
+            let counted = min(bytes, state.bytes)
             state.messages = max(0, state.messages - 1)
-            state.bytes = max(0, state.bytes - bytes)
-            guard !isFull(state) else { return nil }
+            state.bytes -= counted
+            guard !isFull(state) else { return (nil, counted) }
             defer { state.resume = nil }
-            return state.resume
+            return (state.resume, counted)
         }
-        resume?()
+        // Only what this inbox counted leaves the pool: a message reported twice takes
+        // nothing from the other sessions' share.
+        pool?.remove(resume.counted)
+        resume.call?()
     }
 
     /// False when reading may go on. True when the inbox is full: `resume` is then called
     /// once, from the thread that consumes enough, unless `cancelHold` comes first.
+    /// Also true while the node's pool is full: `resume` is then called once the node has
+    /// consumed below the pool's bound.
     func holdsReading(until resume: @escaping @Sendable () -> Void) -> Bool {
         state.withLockedValue { state in
-            guard isFull(state) else { return false }
-            state.resume = resume
+            if isFull(state) {
+                state.resume = resume
+                return true
+            }
+            guard let token = pool?.hold(until: resume) else { return false }
+            state.pooled = token
             return true
         }
     }
 
     func cancelHold() {
-        state.withLockedValue { $0.resume = nil }
+        let token: UInt64? = state.withLockedValue { state in
+            state.resume = nil
+            defer { state.pooled = nil }
+            return state.pooled
+        }
+        if let token { pool?.cancel(token) }
     }
 
     private func isFull(_ state: State) -> Bool {

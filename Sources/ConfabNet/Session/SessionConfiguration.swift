@@ -52,6 +52,9 @@ public struct SessionConfiguration: Sendable {
     /// (`PeerSession.consumed`) reach this limit. Nil, for a delegate that handles each
     /// message in its callback, reads on regardless.
     public var inboxLimit: InboxLimit?
+    /// With `inboxLimit`: a bound over every session's unconsumed messages together, shared
+    /// by the sessions made with this configuration (`InboxPool`).
+    public var inboxPool: InboxPool?
     /// A session is closed once more than this many bytes written to it wait for the peer
     /// to take them.
     public var maxOutboundBacklog = 8 << 20

@@ -51,7 +51,7 @@ final class SessionHandler: ChannelInboundHandler {
         self.isInitiator = isInitiator
         self.dialPromise = dialPromise
         self.logger = core.configuration.logger
-        self.inbox = core.configuration.inboxLimit.map(SessionInbox.init)
+        self.inbox = core.configuration.inboxLimit.map { SessionInbox(limit: $0, pool: core.configuration.inboxPool) }
         logger[metadataKey: "connection"] = "\(connectionID)"
     }
 

@@ -91,6 +91,9 @@ public actor Node {
         // message waits there with its entries decoded beside it (`SessionBridge`), about
         // as large again.
         configuration.inboxLimit = InboxLimit(bytes: 4 << 20)
+        // And all of them together no more than eight sessions' shares: 64 sessions of 4 MiB
+        // (and their decoded entries) would be half a gigabyte.
+        configuration.inboxPool = InboxPool(bytes: 32 << 20)
         sessions = SessionService(
             configuration: configuration, group: group, delegate: SessionBridge(continuation: inboxContinuation))
         dialer = Dialer(sessions: sessions, logger: logger)

@@ -16,7 +16,8 @@ enum NodeInput: Sendable {
 
 /// Turns session callbacks (on NIO threads) into ordered node inputs. The stream itself is
 /// unbounded, but each session stops reading while its messages in it are not consumed
-/// (`SessionConfiguration.inboxLimit`), so what sessions queue here is bounded per session.
+/// (`SessionConfiguration.inboxLimit`), or while all sessions' together reach the node's
+/// bound (`inboxPool`), so what sessions queue here is bounded per session and in all.
 final class SessionBridge: SessionDelegate {
     let continuation: AsyncStream<NodeInput>.Continuation
 
