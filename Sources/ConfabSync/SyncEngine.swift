@@ -471,8 +471,8 @@ public final class SyncEngine {
     /// How long entries lacked here whose author has a session with this node wait for its
     /// push before another holder is asked for them: counted from when the lack began or
     /// from the author's last push stored here, whichever is later. A busy node (50 nodes
-    /// on 2 cores) still has the author's push in its socket or inbox when the lazy delay
-    /// is over, and another holder's answer to a request then made a second copy.
+    /// on 2 cores) can still have the author's push in its socket or inbox when the graft
+    /// delay is over, and another holder's answer to a request made then is a second copy.
     public var authorPushWait: Duration = .seconds(3)
     /// Whether the last timer left a lack unasked for only because its authors' pushes may
     /// still come: a later timer may ask.
