@@ -41,7 +41,8 @@ import Testing
     }
 
     /// Through a relay (which writes nothing of its own, so nothing drags the entry along),
-    /// a person with no session to the author gets it only when the relay's timer announces.
+    /// a person with no session to the author gets it only when the relay's timer announces,
+    /// and asks for it as soon as the graft delay is over: no author's push to wait for.
     @Test func aNodeWithoutASessionToTheAuthorGetsEntriesByTheLazyPath() throws {
         let harness = SyncHarness()
         let relay = try SyncHarness.Node(name: "relay", seed: 9, role: .relay)
@@ -55,7 +56,11 @@ import Testing
         try harness.runWithoutTimers()
         #expect(try relay.store.clock(of: id)[alice.id] == 3)
         #expect(try carol.store.texts(id) == ["hello"], "the relay waits for its timer before announcing")
-        try harness.run()
+        let asked = { harness.log.filter { $0.from == self.carol.id && $0.message.isRequest }.count }
+        let before = asked()
+        try harness.tick(relay, by: SyncEngine.lazyDelay)
+        try harness.tick(carol, by: .seconds(1))
+        #expect(asked() == before + 1)
         #expect(try carol.store.texts(id) == ["hello", "via the relay"])
     }
 
@@ -103,10 +108,7 @@ import Testing
 
     /// Requests carol sent to anyone so far.
     private var carolsRequests: Int {
-        harness.log.filter { item in
-            guard item.from == carol.id, case .request = item.message else { return false }
-            return true
-        }.count
+        harness.log.filter { $0.from == carol.id && $0.message.isRequest }.count
     }
 
     /// What a node lacks of a log whose author has a session with it comes by the author's
@@ -125,6 +127,27 @@ import Testing
         try harness.tick(carol, by: .seconds(1))
         #expect(carolsRequests == before + 1)
         #expect(try carol.store.texts(id) == ["late to carol"])
+    }
+
+    /// An author whose push is arriving is waited for past `authorPushWait` from the lack's
+    /// start: the wait counts from its last push stored.
+    @Test func anAuthorWhosePushIsArrivingIsWaitedForLonger() throws {
+        let id = try meshedGroup()
+        let written = try bob.store.sendEach(["one", "two"], to: id)
+        let raw = written.map { EntryCodec.encode($0) }
+        let requests = { (output: SyncOutput) in
+            output.pushes.values.joined().filter(\.isRequest).count
+        }
+        // Carol says she holds both; bob's push of them has not come (nothing delivered).
+        _ = try alice.engine.handle(
+            .clocks([.init(conversation: id, clock: try bob.store.clock(of: id))]), from: carol.id)
+        alice.clock.advance(by: .milliseconds(2500))
+        #expect(requests(try alice.engine.tick()) == 0)
+        _ = try alice.engine.handle(.entries([raw[0]]), from: bob.id)
+        alice.clock.advance(by: .seconds(1))
+        #expect(requests(try alice.engine.tick()) == 0, "bob pushed a second ago")
+        alice.clock.advance(by: .seconds(2))
+        #expect(requests(try alice.engine.tick()) == 1, "bob's push stopped 3 s ago")
     }
 
     /// An acknowledgement or an announcement is not a request: it gets the peer this node's
@@ -206,4 +229,8 @@ import Testing
         try harness.runWithoutTimers()
         #expect(try bob.store.texts(id) == ["just now"])
     }
+}
+
+extension SessionMessage {
+    fileprivate var isRequest: Bool { if case .request = self { true } else { false } }
 }

@@ -5,9 +5,10 @@ import NIOConcurrencyHelpers
 ///
 /// Each session's inbox is bounded by itself (`InboxLimit`, 4 MiB for a node), which keeps
 /// one session's flood from delaying the others but lets memory grow with the number of
-/// sessions: 50 busy peers on a loaded machine held up to 200 MiB in one node's inboxes. With
-/// a pool, a session also stops reading while the node's total is at the pool's bound, and
-/// every session held by it reads again once the node has consumed below it.
+/// sessions: 49 busy peers may fill about 200 MiB of one node's inboxes, and as much again
+/// in entries decoded beside them. With a pool, a session also stops reading while the
+/// node's total is at the pool's bound, and every session held by it reads again once the
+/// node has consumed below it.
 public final class InboxPool: Sendable {
     private struct State {
         var bytes = 0
