@@ -79,4 +79,28 @@ import Testing
         try harness.run()
         #expect(try bob.store.texts(id) == ["hi", "after the lie"])
     }
+
+    /// A lie about the log of an author this node has a session with makes it wait for that
+    /// author's push (`authorPushWait`), and then ask once. Only the author's own entries,
+    /// stored, move the wait: the liar pushing its own meanwhile does not.
+    @Test func aLieAboutAConnectedAuthorsLogCostsOneWaitThenOneRequest() throws {
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        try harness.run()
+        var lie = try alice.store.clock(of: id)
+        lie[carol.id] += 5
+        _ = try alice.engine.handle(.clocks([.init(conversation: id, clock: lie)]), from: bob.id)
+        var asked = 0
+        for second in 1...3 {
+            // Bob's own entries, real and stored, every second of the wait.
+            let own = try bob.store.sendMessage("bob \(second)", to: id)
+            let stored = try alice.engine.handle(.entries([EntryCodec.encode(own)]), from: bob.id)
+            #expect(stored.appended.filter { $0.author == bob.id }.map(\.hash) == [own.hash])
+            alice.clock.advance(by: .seconds(1))
+            asked += requests(try alice.engine.tick(), to: bob.id).count
+            #expect(asked == (second < 3 ? 0 : 1), "second \(second)")
+        }
+        #expect(try alice.store.clock(of: id)[carol.id] < lie[carol.id], "nothing of the lie is held")
+    }
 }
