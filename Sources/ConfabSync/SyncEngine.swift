@@ -475,7 +475,8 @@ public final class SyncEngine {
     /// delay is over, and another holder's answer to a request made then is a second copy.
     public var authorPushWait: Duration = .seconds(3)
     /// Whether the last timer left a lack unasked for only because its authors' pushes may
-    /// still come: a later timer may ask.
+    /// still come: a later timer may ask, so a driver that lets time pass only while
+    /// something is pending (the tests' harness) must go on.
     public private(set) var waitsForPushes = false
     /// How often a peer's requests may have this node send again, per conversation, what
     /// it was sent and does not hold: a peer that asks again and again is sent the same

@@ -6,11 +6,11 @@ import Testing
 @testable import ConfabWire
 
 /// The vectors of Protocol.md §16 (`Fixtures/confab-vectors.json`): a conversation id and key
-/// commitment, a create entry, a message entry and a beacon, with every input. The test
-/// checks the file against this implementation the way another one would: decode, verify,
-/// derive and decrypt. `CONFAB_WRITE_VECTORS=PATH swift test --filter ProtocolVectorTests`
-/// writes a fresh file (the sealed parts use random nonces, so it differs each time but
-/// checks the same way).
+/// commitment, entries of every kind (an unsigned run among them) and a beacon, with every
+/// input. The test checks the file against this implementation the way another one would:
+/// decode, verify, derive and decrypt. `CONFAB_WRITE_VECTORS=PATH swift test --filter
+/// ProtocolVectorTests` writes a fresh file (the sealed parts use random nonces, so it
+/// differs each time but checks the same way).
 @Suite struct ProtocolVectorTests {
     struct Vectors: Codable {
         struct Conversation: Codable {
@@ -86,38 +86,7 @@ import Testing
         }
         let url = try #require(
             Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
-        var vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
-        if let path = ProcessInfo.processInfo.environment["CONFAB_APPEND_MEMBERS_VECTOR"] {
-            // Adds the members entry to a file made before the kind existed, after the
-            // creator's last entry there, leaving the other vectors as they are (sealed keys
-            // are random, so a file written anew would change them all).
-            vectors.entries.removeAll { $0.epochKey != nil }
-            let creatorID = NodeID(Self.creator.publicKey)
-            let entries = try vectors.entries.map { try EntryCodec.decode(try hex($0.encoded)) }
-            let last = try #require(entries.last { $0.author == creatorID })
-            let memberSeq = entries.filter { $0.author == NodeID(Self.member.publicKey) }.map(\.seq).max() ?? 0
-            vectors.entries.append(
-                try Self.membersVector(
-                    after: last,
-                    holding: VectorClock([creatorID: last.seq, NodeID(Self.member.publicKey): memberSeq])))
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
-        }
-
-        if let path = ProcessInfo.processInfo.environment["CONFAB_APPEND_UNSIGNED_VECTORS"] {
-            // Adds the unsigned run to a file made before it, after the member's last entry
-            // there, leaving the other vectors as they are (their sealed parts are random).
-            vectors.entries.removeAll { $0.authenticatedBy != nil || $0.description.hasPrefix(Self.runTop) }
-            let memberID = NodeID(Self.member.publicKey)
-            let entries = try vectors.entries.map { try EntryCodec.decode(try hex($0.encoded)) }
-            let last = try #require(entries.last { $0.author == memberID })
-            let at = try #require(entries.lastIndex { $0.author == memberID }) + 1
-            vectors.entries.insert(contentsOf: try Self.unsignedRun(after: last), at: at)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            try encoder.encode(vectors).write(to: URL(fileURLWithPath: path))
-        }
+        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
 
         let c = vectors.conversation
         let creator = try SigningKeyPair(seed: try hex(c.creatorSeed))
@@ -297,8 +266,6 @@ import Testing
             beacon: beaconVector())
     }
 
-    static let runTop = "the member's next message, signed"
-
     /// Two messages the member wrote in one commit after `previous` (§4.3): the first left
     /// unsigned, the second signed, naming the first's hash.
     static func unsignedRun(after previous: Entry) throws -> [Vectors.EntryVector] {
@@ -324,7 +291,10 @@ import Testing
             entries[0], "the member's message written with the next in one commit: unsigned (64 zero bytes)",
             "Leaving at 8")
         first.authenticatedBy = entries[1].seq
-        return [first, vector(entries[1], runTop + ", naming the unsigned one's hash", "Bring water")]
+        return [
+            first,
+            vector(entries[1], "the member's next message, signed, naming the unsigned one's hash", "Bring water"),
+        ]
     }
 
     /// The creator's members entry adding the key of seed `c3…c3`, with names, after its
