@@ -173,6 +173,8 @@ struct ConnectionSlotTests {
             let reason = "\(SessionError.firstMessageTimedOut(after: .milliseconds(300)))"
             try await eventually("each logged") { alice.logs.all.count { $0.metadata["reason"] == reason } == 4 }
             #expect(!stalled.log.closed)
+            // Counted when the channel goes inactive, which comes after the log line above.
+            try await eventually("each counted") { alice.service.statistics.handshakeFailures == 4 }
             #expect(alice.service.statistics.handshakeFailures == 4)
             await close(silent + [stalled])
             try await alice.shutdown()
