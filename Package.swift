@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ConfabStore", targets: ["ConfabStore"]),
         .library(name: "ConfabSync", targets: ["ConfabSync"]),
         .library(name: "ConfabNet", targets: ["ConfabNet"]),
+        .library(name: "ConfabClient", targets: ["ConfabClient"]),
         .library(name: "ConfabNode", targets: ["ConfabNode"]),
         .library(name: "ConfabTUI", targets: ["ConfabTUI"]),
     ],
@@ -33,10 +34,7 @@ let package = Package(
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
         .target(name: "ConfabCrypto", dependencies: ["CSodium"]),
-        .target(
-            name: "ConfabModel",
-            dependencies: ["ConfabCrypto", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
-        ),
+        .target(name: "ConfabModel", dependencies: ["ConfabCrypto"]),
         .target(
             name: "ConfabWire",
             dependencies: [
@@ -65,7 +63,7 @@ let package = Package(
         .target(
             name: "ConfabSimulation",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync", "ConfabTestSupport",
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -79,10 +77,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What every front end uses: the operations, events and presence, the messengers
+        // (local, or attached to a node over its control socket), names resolved. No NIO:
+        // a front end needs no event loop to talk to its node.
+        .target(
+            name: "ConfabClient",
+            dependencies: ["ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore"]
+        ),
         .target(
             name: "ConfabNode",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync", "ConfabNet",
+                "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabSync", "ConfabNet", "ConfabClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -95,7 +100,7 @@ let package = Package(
         .target(
             name: "ConfabTUI",
             dependencies: [
-                "ConfabModel", "ConfabStore", "ConfabNode",
+                "ConfabModel", "ConfabStore", "ConfabClient", "ConfabNode",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
@@ -103,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "confab",
             dependencies: [
-                "ConfabTUI", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
+                "ConfabTUI", "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -113,7 +118,8 @@ let package = Package(
         .executableTarget(
             name: "confab-bench",
             dependencies: [
-                "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabNode", "ConfabTUI",
+                "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabClient", "ConfabNode", "ConfabTUI",
+                // The pseudo-terminal that drives the chat, as the tests drive it.
                 "ConfabTestSupport", "ConfabSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -163,7 +169,8 @@ let package = Package(
             name: "ConfabNodeTests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire", "ConfabSync", "ConfabNet",
+                "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire", "ConfabSync",
+                "ConfabNet",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -179,7 +186,7 @@ let package = Package(
             name: "ConfabDoctorTests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                "ConfabClient", "ConfabNode", "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "ConfabTUITests",
             dependencies: [
-                "ConfabTUI", "ConfabModel", "ConfabNode", "ConfabTestSupport",
+                "ConfabTUI", "ConfabModel", "ConfabClient", "ConfabNode", "ConfabTestSupport",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -198,7 +205,7 @@ let package = Package(
             name: "ConfabCLITests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -2,7 +2,6 @@ import ConfabCrypto
 import ConfabModel
 import ConfabStore
 import ConfabSync
-import ConfabTestSupport
 import ConfabWire
 
 /// One node: a real store (SQLite in memory) and the real sync engine, reading the

@@ -1,4 +1,4 @@
-import ConfabTestSupport
+import ConfabModel
 
 extension Simulation {
     /// A partition: when it starts and ends (from the start of the writes), the nodes it

@@ -1,7 +1,6 @@
 import ConfabModel
 import ConfabStore
 import ConfabSync
-import ConfabTestSupport
 import ConfabWire
 import Foundation
 

@@ -1,4 +1,4 @@
-import ConfabTestSupport
+import ConfabModel
 
 /// The session between two nodes, named by their indices, lower first.
 struct LinkID: Hashable, Comparable {

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabNode

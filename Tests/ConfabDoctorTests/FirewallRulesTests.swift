@@ -1,3 +1,4 @@
+import ConfabClient
 import Testing
 
 @testable import ConfabNode

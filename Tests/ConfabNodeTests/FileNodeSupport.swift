@@ -1,4 +1,5 @@
 import ConfabCrypto
+import ConfabModel
 import ConfabTestSupport
 import Foundation
 

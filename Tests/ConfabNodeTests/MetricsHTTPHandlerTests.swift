@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabSync
 import NIOCore
 import NIOEmbedded

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabNode
 import Foundation
 import Testing

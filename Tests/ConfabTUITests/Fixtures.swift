@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 import ConfabNode
 import Foundation
@@ -81,7 +82,7 @@ enum Fixtures {
 
     static func peer(_ id: NodeID, _ name: String, online: Bool = true) -> PeerPresence {
         PeerPresence(
-            id: id, name: name, online: online, connected: online, address: nil, lastSeen: nil, role: "person")
+            id: id, name: name, online: online, connected: online, address: nil, lastSeen: nil, role: .person)
     }
 
     /// A state with the list loaded and, if `open` is given, that chat open with `history`.

@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Date formatters are costly to make (an ICU formatter each time: about 100 µs) and a
 /// chat frame formats dozens of times, so they are made once per pattern, time zone and
@@ -14,11 +14,11 @@ final class DateFormatterCache: Sendable {
         let calendar: Calendar.Identifier
     }
 
-    private let formatters = NIOLockedValueBox<[Key: DateFormatter]>([:])
+    private let formatters = Mutex<[Key: DateFormatter]>([:])
 
     func string(from date: Date, pattern: String, calendar: Calendar, locale: Locale) -> String {
         let key = Key(pattern: pattern, timeZone: calendar.timeZone, locale: locale, calendar: calendar.identifier)
-        return formatters.withLockedValue { formatters in
+        return formatters.withLock { formatters in
             if let formatter = formatters[key] { return formatter.string(from: date) }
             let formatter = DateFormatter()
             formatter.calendar = calendar

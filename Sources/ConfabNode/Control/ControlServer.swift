@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 import ConfabStore
 import Foundation
@@ -10,7 +11,6 @@ import NIOPosix
 /// `LocalMessenger`, so the socket does exactly what a front end in the node's own process
 /// would do.
 public final class ControlServer: Sendable {
-    public static let socketName = "control.sock"
     /// A request line longer than this closes the connection.
     public static let maxLineBytes = 256 * 1024
 
@@ -18,7 +18,7 @@ public final class ControlServer: Sendable {
     public let path: String
 
     public static func socketPath(_ directory: DataDirectory) -> String {
-        directory.url.appendingPathComponent(socketName).path
+        directory.controlSocket.path
     }
 
     /// Whether a node seems to serve this data directory (its socket exists).
@@ -130,7 +130,8 @@ public final class ControlServer: Sendable {
         var run: [ControlEnvelope] = []
         var target: ConversationID?
         for request in requests {
-            guard case .success(let envelope) = request, case .send(_, .conversation(let id), nil) = envelope.request,
+            guard case .success(let envelope) = request, case .operation(let operation) = envelope.request,
+                let send = operation as? Operations.Send, case .conversation(let id) = send.target, send.replyTo == nil,
                 target == nil || target == id
             else { break }
             target = id
@@ -144,8 +145,9 @@ public final class ControlServer: Sendable {
     private static func answer(_ sends: [ControlEnvelope], messenger: LocalMessenger) async -> [ByteBuffer] {
         var texts: [String] = []
         var conversation: ConversationID?
-        for case .send(let text, .conversation(let id), _) in sends.map(\.request) {
-            texts.append(text)
+        for case .operation(let operation) in sends.map(\.request) {
+            guard let send = operation as? Operations.Send, case .conversation(let id) = send.target else { continue }
+            texts.append(send.text)
             conversation = id
         }
         if let conversation, let sent = try? await messenger.send(texts, to: conversation) {
@@ -174,55 +176,22 @@ public final class ControlServer: Sendable {
         }
     }
 
+    /// One request, answered by its operation's handler: no list of methods here.
     private static func answer(_ envelope: ControlEnvelope, messenger: LocalMessenger) async -> ByteBuffer {
-        let id = envelope.id
-        do {
-            switch envelope.request {
-            case .status: return reply(try await messenger.status(), id)
-            case .peers: return reply(try await messenger.peers(), id)
-            case .send(let text, let target, let replyTo):
-                return reply(try await messenger.send(text, to: target, replyTo: replyTo), id)
-            case .sendLines(let texts, let conversation):
-                guard let sent = SentLines(try await messenger.send(texts, to: conversation)) else {
-                    // One transaction writes them in a row: this would be a bug, said as it is.
-                    throw NodeError.control(
-                        "the messages were stored, but not as one run of seqs — look at them with \"confab history\" before sending them again"
-                    )
-                }
-                return reply(sent, id)
-            case .sendFile(let path, let folder, let target):
-                return reply(try await messenger.sendFile(at: path, folder: folder, to: target), id)
-            case .acceptFile(let file): try await messenger.acceptFile(file)
-            case .create(let participants, let title, let firstMessage):
-                let created = try await messenger.create(with: participants, title: title, firstMessage: firstMessage)
-                return reply(created, id)
-            case .edit(let conversation, let target, let text):
-                return reply(try await messenger.edit(target, in: conversation, text: text), id)
-            case .changeMembers(let conversation, let add, let remove, let shareHistory):
-                return reply(
-                    try await messenger.changeMembers(
-                        of: conversation, add: add, remove: remove, shareHistory: shareHistory),
-                    id)
-            case .leave(let conversation):
-                return reply(try await messenger.leave(conversation), id)
-            case .unsend(let conversation, let target):
-                return reply(try await messenger.unsend(target, in: conversation), id)
-            case .react(let conversation, let target, let emoji, let removed):
-                return reply(try await messenger.react(emoji, to: target, in: conversation, removed: removed), id)
-            case .markRead(let conversation): return reply(try await messenger.markRead(conversation), id)
-            case .setFlag(let flag, let value, let conversation):
-                try await messenger.setFlag(flag, value, on: conversation)
-            case .delete(let conversation): try await messenger.delete(conversation)
-            case .setTrust(let trust, let peer): try await messenger.setTrust(trust, for: peer)
-            case .changed(let conversation): try await messenger.changed(conversation)
-            case .typing(let conversation, let active): try await messenger.typing(active, in: conversation)
-            case .resync: try await messenger.resync()
-            case .watch: break
-            }
-            return reply(ControlEmpty(), id)
-        } catch {
-            return line(ControlResponse<ControlEmpty>.failure("\(error)", id: id))
+        guard case .operation(let operation) = envelope.request else {
+            return line(ControlResponse<ControlEmpty>.failure("watch is asked alone", id: envelope.id))
         }
+        do {
+            return try await perform(operation, on: messenger, id: envelope.id)
+        } catch {
+            return line(ControlResponse<ControlEmpty>.failure("\(error)", id: envelope.id))
+        }
+    }
+
+    private static func perform<Operation: ConfabOperation>(
+        _ operation: Operation, on messenger: LocalMessenger, id: Int?
+    ) async throws -> ByteBuffer {
+        reply(try await operation.perform(on: messenger), id)
     }
 
     /// Why a request line was refused, in terms of the request, never a Swift dump.

@@ -1,3 +1,4 @@
+import ConfabClient
 import NIOCore
 
 /// Splits the byte stream into lines, refusing a line longer than the limit.
@@ -11,7 +12,7 @@ struct LineDecoder: ByteToMessageDecoder {
             context.fireChannelRead(Self.wrapInboundOut(line))
             return .continue
         }
-        if buffer.readableBytes > ControlServer.maxLineBytes { throw NodeError.control("control request too long") }
+        if buffer.readableBytes > ControlServer.maxLineBytes { throw ClientError.control("control request too long") }
         return .needMoreData
     }
 }

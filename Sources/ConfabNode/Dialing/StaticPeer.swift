@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 
 /// `HOST:PORT` or `KEY@HOST:PORT`.

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 
 /// When a beacon is answered with one of ours at once (Protocol.md §11.3). An idle node

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 
 /// Decides whether a beacon may make this node dial. A beacon's key is free to make and

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabNet
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabNet
@@ -54,7 +55,7 @@ public enum Doctor {
         // one that comes back names its target.
         let first = Int64(Date().timeIntervalSince1970 * 1000)
         let timestamps = targets.indices.map { first + Int64($0) }
-        let role: NodeRole = status?.role == NodeRole.relay.rawValue ? .relay : .person
+        let role = status?.role ?? .person
         let datagrams = timestamps.map { timestamp in
             BeaconCodec.encode(
                 Beacon(node: profile.me, tcpPort: UInt16(clamping: max(1, tcpPort)), role: role, timestamp: timestamp),

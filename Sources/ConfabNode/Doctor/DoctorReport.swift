@@ -1,3 +1,4 @@
+import ConfabClient
 import Foundation
 
 /// What `confab doctor` found out, before any judgement: plain values, the JSON of

@@ -1,3 +1,4 @@
+import ConfabClient
 import Foundation
 
 /// The packet-filter rules of this machine (its network namespace) that may stand in the

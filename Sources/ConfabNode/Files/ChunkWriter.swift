@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabStore
 import ConfabSync
 import Foundation

@@ -1,3 +1,4 @@
+import ConfabClient
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import ConfabClient
 import Foundation
 
 /// Why the network key could not be read or written. Messages say what to do.

@@ -1,4 +1,6 @@
+import ConfabClient
 import ConfabModel
+import ConfabWire
 import Foundation
 
 /// Who is online now: a peer with a session, or one whose beacon came recently enough for
@@ -34,7 +36,7 @@ struct PresenceTable {
             entries[id]
             ?? PeerPresence(
                 id: id, name: known?.name ?? id.shortHex, online: false, connected: false, address: nil,
-                lastSeen: nil, role: "person")
+                lastSeen: nil, role: .person)
         let wasOnline = entry.online
         if let connected { entry.connected = connected }
         if let address { entry.address = address }
@@ -69,7 +71,7 @@ struct PresenceTable {
     }
 
     /// What a peer's Hello said about it: its role, where it accepts sessions, its name here.
-    mutating func helloReceived(_ id: NodeID, role: String, address: String?, name: String?) {
+    mutating func helloReceived(_ id: NodeID, role: NodeRole, address: String?, name: String?) {
         guard var entry = entries[id] else { return }
         entry.role = role
         if let address { entry.address = address }
@@ -90,7 +92,7 @@ struct PresenceTable {
             guard var entry = entries[peer.id] else {
                 return PeerPresence(
                     id: peer.id, name: peer.name, online: false, connected: false, address: peer.address,
-                    lastSeen: peer.lastSeenAt, role: "person")
+                    lastSeen: peer.lastSeenAt, role: .person)
             }
             entry.name = peer.name
             return entry
@@ -115,7 +117,7 @@ struct PresenceTable {
     /// What the store knows about trust, on a presence entry.
     private static func withTrust(_ entry: PeerPresence, known: Peer?) -> PeerPresence {
         var entry = entry
-        entry.trust = (known?.trust ?? .unverified).rawValue
+        entry.trust = known?.trust ?? .unverified
         entry.warning = known?.warning
         return entry
     }

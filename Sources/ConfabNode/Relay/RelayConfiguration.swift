@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 
 /// How a relay (`confab relay`) decides whom to serve and how much to hold.

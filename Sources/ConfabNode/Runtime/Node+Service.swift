@@ -1,3 +1,4 @@
+import ConfabClient
 import ServiceLifecycle
 
 extension Node: Service {

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabNet
@@ -414,7 +415,7 @@ public actor Node {
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
-        presence.helloReceived(id, role: hello.role.rawValue, address: address, name: try local.store.peer(id)?.name)
+        presence.helloReceived(id, role: hello.role, address: address, name: try local.store.peer(id)?.name)
     }
 
     /// Our beacon at once for a peer that may not know us (Protocol.md §11.3).
@@ -443,7 +444,7 @@ public actor Node {
 
     public func status() throws -> NodeStatus {
         var status = NodeStatus(
-            id: me, name: try local.displayName(), role: options.role.rawValue,
+            id: me, name: try local.displayName(), role: options.role,
             listen: listenAddress?.display ?? "", discovery: options.discovery,
             sessions: sessions.sessions.map { session in
                 NodeStatus.Session(

@@ -4,8 +4,6 @@ public struct NodeError: Error, Equatable, CustomStringConvertible {
         case alreadyRunning(String, pid: String)
         case lockFailed(String, String)
         case badAddress(String, String)
-        case notRunning(String)
-        case control(String)
     }
 
     private let reason: Reason
@@ -17,13 +15,6 @@ public struct NodeError: Error, Equatable, CustomStringConvertible {
     public static func badAddress(_ text: String, _ why: String) -> NodeError {
         NodeError(reason: .badAddress(text, why))
     }
-    public static func notRunning(_ path: String) -> NodeError { NodeError(reason: .notRunning(path)) }
-    public static func control(_ message: String) -> NodeError { NodeError(reason: .control(message)) }
-
-    public var isNotRunning: Bool {
-        if case .notRunning = reason { return true }
-        return false
-    }
 
     public var description: String {
         switch reason {
@@ -33,10 +24,6 @@ public struct NodeError: Error, Equatable, CustomStringConvertible {
             return "cannot lock \(path): \(why)"
         case .badAddress(let text, let why):
             return "\"\(text)\" is not a usable address: \(why)"
-        case .notRunning(let path):
-            return "no node is running for \(path) — start one with \"confab up\""
-        case .control(let message):
-            return message
         }
     }
 }

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabSync
 import ConfabWire
 import Logging
@@ -29,7 +30,7 @@ public struct NodeOptions: Sendable {
     /// (its `--rate` limits each peer instead).
     public var authorRateLimit: AuthorRateLimit? = .default
     /// No file larger is sent or fetched (Protocol.md §17.3).
-    public var maxFileSize: UInt64 = 4 << 30
+    public var maxFileSize: UInt64 = LocalMessenger.defaultMaxFileSize
     /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
     public var metricsAddress: String?
 

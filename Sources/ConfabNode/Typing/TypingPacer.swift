@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 
 /// How often "typing" is said for one person (Protocol.md §10.2): a start at most once

@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 extension ChatSession {
     /// `/members`, `/add`, `/remove`, `/leave` in the open conversation: names resolved

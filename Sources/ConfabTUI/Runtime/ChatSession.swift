@@ -1,5 +1,6 @@
-import ConfabModel
+import ConfabClient
 import ConfabNode
+import ConfabModel
 import ConfabStore
 import Foundation
 

@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 /// The plain chat's membership commands: `/members`, `/add NAME… [--history]`, `/remove
 /// NAME…` and `/leave`, on the open conversation (Protocol.md §4.8).

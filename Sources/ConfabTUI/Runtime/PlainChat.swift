@@ -1,5 +1,6 @@
-import ConfabModel
+import ConfabClient
 import ConfabNode
+import ConfabModel
 import ConfabStore
 import Foundation
 
@@ -352,7 +353,7 @@ public final class PlainChat {
         }
         for peer in presences {
             write(
-                "\(peer.online ? "online " : "offline") \(TextSanitizer.line(peer.name))\(peer.role == "relay" ? " (relay)" : "")"
+                "\(peer.online ? "online " : "offline") \(TextSanitizer.line(peer.name))\(peer.role == .relay ? " (relay)" : "")"
             )
         }
     }

@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 extension ChatState {
     /// The rows of the list: archived ones only while they are shown.

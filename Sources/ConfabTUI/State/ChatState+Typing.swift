@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 extension ChatState {
     /// Who is typing in `conversation`, as the header names them.

@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 import Foundation
 
 /// Everything the full-screen chat shows, and the rules for how keys and news change it.

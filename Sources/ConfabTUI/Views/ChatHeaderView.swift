@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 /// The top of the chat pane: the title or the names, each person's verified mark and
 /// whether they are online, then a rule — which says who is typing, where no long list of

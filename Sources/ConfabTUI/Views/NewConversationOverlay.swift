@@ -1,5 +1,5 @@
+import ConfabClient
 import ConfabModel
-import ConfabNode
 
 /// Ctrl+K: choose people from the known peers (online first) and, if wanted, a title.
 struct NewConversationOverlay {

@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabNode
 import ConfabStore

@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabModel
 import ConfabNode
@@ -36,7 +37,7 @@ extension Confab {
                 for (peer, name) in zip(presence, names) {
                     let state = peer.online ? "online " : "offline"
                     let seen = peer.lastSeen.map { " · seen " + HumanOutput.timestamps.short($0) } ?? ""
-                    let trust = peer.trust.map { $0 == "unverified" ? "" : "  " + TextSanitizer.line($0) } ?? ""
+                    let trust = peer.trust.map { $0 == .unverified ? "" : "  " + $0.rawValue } ?? ""
                     let address = peer.address.map(TextSanitizer.line) ?? "no address"
                     Console.out(
                         Style.bold(DisplayWidth.pad(name, to: nameWidth)) + "  " + state + trust + "  "

@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabNode
 
@@ -11,7 +12,7 @@ extension Confab {
         func run() async throws {
             do {
                 try await global.open().messenger().resync()
-            } catch let error as NodeError where error.isNotRunning {
+            } catch let error as ClientError where error.isNotRunning {
                 throw CLIError(
                     "no node is running for \(global.directory.path), so there is nothing to resync; "
                         + "start one with \"confab up\" (or \"confab\")")

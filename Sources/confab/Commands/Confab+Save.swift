@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabModel
 import ConfabNode
@@ -75,7 +76,7 @@ extension Confab {
                 )
             }
             let messenger = try await local.messenger()
-            guard messenger is AttachedMessenger else {
+            guard messenger.reachesNode else {
                 throw CLIError(
                     "file \(file.shortID) is not here yet (\(ProgressBar.percent(file.progress)) received); it is fetched while a node runs — start \"confab up\" and run this again"
                 )

@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabModel
 import ConfabNode
@@ -61,7 +62,7 @@ extension Confab {
                 reply = try resolver.message(replyTo, in: id)
             }
             let messenger = try await local.messenger()
-            let viaNode = messenger is AttachedMessenger
+            let viaNode = messenger.reachesNode
             // Subscribed before sending, so no status change can slip between the two.
             let events = wait && viaNode ? try await messenger.events(for: nil) : nil
             var last: SentMessage?

@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabModel
 import ConfabNode
@@ -47,7 +48,7 @@ extension Confab {
             for link in skipped { Console.err("skipping \(link): a link inside a folder is not followed") }
             guard !files.isEmpty else { throw CLIError("nothing to send: the folders named hold no files") }
             let messenger = try await local.messenger()
-            let viaNode = messenger is AttachedMessenger
+            let viaNode = messenger.reachesNode
             let events = wait && viaNode ? try await messenger.events(for: nil) : nil
             var sent: [SentFile] = []
             for file in files {

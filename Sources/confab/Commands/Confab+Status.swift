@@ -1,3 +1,4 @@
+import ConfabClient
 import ArgumentParser
 import ConfabModel
 import ConfabNode
@@ -15,7 +16,7 @@ extension Confab {
             let status: NodeStatus
             do {
                 status = try await local.messenger().status()
-            } catch let error as NodeError where error.isNotRunning {
+            } catch let error as ClientError where error.isNotRunning {
                 let waiting = try local.store.outboxCount()
                 if output.json {
                     try JSONOutput.print(Offline(running: false, outbox: waiting))

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabNode
 
 extension JSONOutput {

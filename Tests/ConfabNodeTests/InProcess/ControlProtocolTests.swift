@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 import Foundation
 import Testing
@@ -9,24 +10,42 @@ import Testing
 @Suite struct ControlProtocolTests {
     static let peer = PeerPresence(
         id: NodeID(bytes: [UInt8](repeating: 7, count: 32))!, name: "bob", online: true, connected: true,
-        address: "192.0.2.1:7461", lastSeen: Date(timeIntervalSince1970: 1_700_000_000.5), role: "person",
-        trust: "unverified")
+        address: "192.0.2.1:7461", lastSeen: Date(timeIntervalSince1970: 1_700_000_000.5), role: .person,
+        trust: .unverified)
     static let conversation = ConversationID(bytes: [UInt8](repeating: 9, count: 16))!
     static let rfc3339 = #""lastSeen":"2023-11-14T22:13:20.500Z""#
 
-    static let everyRequest: [ControlRequest] = [
-        .status, .peers, .send(text: "hi", to: .conversation(conversation)),
-        .sendLines(texts: ["one", "two \"quoted\"\n"], to: conversation),
-        .send(text: "first", to: .newConversation(with: peer.id)),
-        .create(participants: [peer.id], title: "plans", firstMessage: nil), .markRead(conversation),
-        .setFlag(.pinned, true, on: conversation), .delete(conversation), .setTrust(.blocked, for: peer.id),
-        .changed(conversation), .resync, .watch(nil), .watch(conversation),
-        .edit(conversation: conversation, target: 2, text: "fixed"), .unsend(conversation: conversation, target: 2),
-        .typing(conversation, active: true), .typing(conversation, active: false),
-        .send(text: "yes", to: .conversation(conversation), replyTo: MessageRef(author: peer.id, seq: 3)),
-        .react(conversation: conversation, target: MessageRef(author: peer.id, seq: 3), emoji: "👍", removed: false),
-        .react(conversation: conversation, target: MessageRef(author: peer.id, seq: 3), emoji: "👍", removed: true),
-    ]
+    static let file = FileID(bytes: [UInt8](repeating: 5, count: 32))!
+
+    /// At least one of every operation (`OperationMethod`), and watch.
+    static let everyRequest: [ControlRequest] =
+        ([
+        Operations.Status(), Operations.Peers(), Operations.Send(text: "hi", to: .conversation(conversation)),
+        Operations.SendLines(texts: ["one", "two \"quoted\"\n"], to: conversation),
+        Operations.Send(text: "first", to: .newConversation(with: peer.id)),
+        Operations.Create(participants: [peer.id], title: "plans", firstMessage: nil),
+        Operations.MarkRead(conversation), Operations.SetFlag(.pinned, true, on: conversation),
+        Operations.Delete(conversation), Operations.SetTrust(.blocked, for: peer.id), Operations.Changed(conversation),
+        Operations.Resync(), Operations.Edit(conversation: conversation, target: 2, text: "fixed"),
+        Operations.Unsend(conversation: conversation, target: 2), Operations.Typing(conversation, active: true),
+        Operations.Typing(conversation, active: false),
+        Operations.Send(text: "yes", to: .conversation(conversation), replyTo: MessageRef(author: peer.id, seq: 3)),
+        Operations.React(conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: false),
+        Operations.React(conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: true),
+        Operations.ChangeMembers(conversation: conversation, add: [peer.id], remove: [], history: true),
+        Operations.ChangeMembers(conversation: conversation, add: [], remove: [peer.id], history: false),
+        Operations.Leave(conversation), Operations.SendFile(path: "/tmp/a b.txt", folder: "", to: .conversation(conversation)),
+        Operations.SendFile(path: "/tmp/x", folder: "photos/2024", to: .newConversation(with: peer.id)),
+        Operations.AcceptFile(file),
+    ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
+
+    @Test func everyMethodIsCoveredAndNamesItsOwnType() {
+        let covered = Set(Self.everyRequest.map(\.method))
+        for method in OperationMethod.allCases {
+            #expect(method.operation.method == method)
+            #expect(covered.contains(method.rawValue), "no request of \(method.rawValue) in everyRequest")
+        }
+    }
 
     private func decode(_ line: String) throws -> ControlEnvelope {
         try JSONOutput.decoder().decode(ControlEnvelope.self, from: Data(line.utf8))
@@ -39,7 +58,7 @@ import Testing
 
     @Test func idsTravelAsHexAndFlagsByName() throws {
         let line = try JSONOutput.line(
-            ControlEnvelope(id: 1, request: .setFlag(.markedUnread, false, on: Self.conversation)))
+            ControlEnvelope(id: 1, operation: Operations.SetFlag(.markedUnread, false, on: Self.conversation)))
         #expect(
             line
                 == #"{"id":1,"method":"set_flag","params":{"conversation":"\#(Self.conversation.hex)","flag":"markedUnread","value":false},"v":1}"#
@@ -48,7 +67,7 @@ import Testing
 
     @Test func editAndUnsendNameTheMessageBySeq() throws {
         let line = try JSONOutput.line(
-            ControlEnvelope(id: 2, request: .edit(conversation: Self.conversation, target: 4, text: "new")))
+            ControlEnvelope(id: 2, operation: Operations.Edit(conversation: Self.conversation, target: 4, text: "new")))
         #expect(
             line
                 == #"{"id":2,"method":"edit","params":{"conversation":"\#(Self.conversation.hex)","target":4,"text":"new"},"v":1}"#
@@ -62,7 +81,7 @@ import Testing
         let ref = MessageRef(author: Self.peer.id, seq: 5)
         let line = try JSONOutput.line(
             ControlEnvelope(
-                id: 4, request: .react(conversation: Self.conversation, target: ref, emoji: "🎉", removed: false)))
+                id: 4, operation: Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
         #expect(
             line
                 == #"{"id":4,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5},"remove":false},"v":1}"#
@@ -70,12 +89,14 @@ import Testing
         let reply = try decode(
             #"{"v":1,"method":"send","params":{"conversation":"\#(Self.conversation.hex)","text":"ok","replyTo":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
         )
-        #expect(reply.request == .send(text: "ok", to: .conversation(Self.conversation), replyTo: ref))
+        #expect(reply.request == .operation(Operations.Send(text: "ok", to: .conversation(Self.conversation), replyTo: ref)))
         // "remove" may be left out; the message and the emoji may not.
         let added = try decode(
             #"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
         )
-        #expect(added.request == .react(conversation: Self.conversation, target: ref, emoji: "🎉", removed: false))
+        #expect(
+            added.request
+                == .operation(Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
         #expect(throws: ControlEnvelope.Malformed.self) {
             try decode(#"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉"}}"#)
         }
@@ -151,7 +172,7 @@ import Testing
     }
 
     @Test func typingTravelsAsAConversationAndABoolean() throws {
-        let request = try JSONOutput.line(ControlEnvelope(id: 5, request: .typing(Self.conversation, active: true)))
+        let request = try JSONOutput.line(ControlEnvelope(id: 5, operation: Operations.Typing(Self.conversation, active: true)))
         #expect(
             request
                 == #"{"id":5,"method":"typing","params":{"conversation":"\#(Self.conversation.hex)","value":true},"v":1}"#
@@ -167,7 +188,7 @@ import Testing
 
     @Test func statusSaysRunningAsABoolean() throws {
         let status = NodeStatus(
-            id: Self.peer.id, name: "me", role: "person", listen: "127.0.0.1:1", discovery: false, sessions: [],
+            id: Self.peer.id, name: "me", role: .person, listen: "127.0.0.1:1", discovery: false, sessions: [],
             outbox: 2, outstanding: 0)
         let line = try JSONOutput.line(status)
         #expect(line.contains(#""running":true"#) && line.contains(#""outbox":2"#))

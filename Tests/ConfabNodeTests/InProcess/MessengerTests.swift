@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
@@ -201,8 +202,8 @@ import Testing
         #expect(offline is LocalMessenger)
         _ = try await offline.send("written offline", to: .newConversation(with: bob.me))
         #expect(try local.store.outboxCount() > 0)
-        await #expect(throws: NodeError.notRunning(options.directory.path)) { try await offline.status() }
-        await #expect(throws: NodeError.notRunning(options.directory.path)) { try await offline.resync() }
+        await #expect(throws: ClientError.notRunning(options.directory.path)) { try await offline.status() }
+        await #expect(throws: ClientError.notRunning(options.directory.path)) { try await offline.resync() }
         // The chat's way: a node started here when none runs.
         let online = try await local.messenger(startingNodeWith: options)
         _ = try await firstEvent(in: bobEvents, "the queued message arrives") {

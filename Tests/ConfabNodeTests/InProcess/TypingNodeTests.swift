@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 import ConfabStore
 import Foundation

@@ -1,4 +1,6 @@
 import ConfabModel
+import ConfabStore
+import ConfabWire
 import Foundation
 
 /// Whether a peer is reachable now, and where.
@@ -9,15 +11,15 @@ public struct PeerPresence: Sendable, Equatable, Codable {
     public var connected: Bool
     public var address: String?
     public var lastSeen: Date?
-    public var role: String
-    /// `unverified`, `verified` or `blocked` (Peer.Trust).
-    public var trust: String?
+    public var role: NodeRole
+    /// Nil from a node that did not say.
+    public var trust: Peer.Trust?
     /// Set when the key claimed a name another key already has here (Peer.warning).
     public var warning: String?
 
     public init(
-        id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: String,
-        trust: String? = nil, warning: String? = nil
+        id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: NodeRole,
+        trust: Peer.Trust? = nil, warning: String? = nil
     ) {
         self.trust = trust
         self.warning = warning

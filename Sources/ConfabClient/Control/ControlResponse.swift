@@ -17,8 +17,3 @@ public struct ControlResponse<Result: Codable & Sendable>: Codable, Sendable {
         Self(v: ControlEnvelope.version, id: id, ok: false, result: nil, error: error)
     }
 }
-
-/// The result of a request that answers nothing but success: `{}`.
-public struct ControlEmpty: Codable, Sendable, Equatable {
-    public init() {}
-}

@@ -13,6 +13,12 @@ public struct Profile: Sendable {
 
     public var me: NodeID { NodeID(identity.publicKey) }
 
+    public init(directory: DataDirectory, identity: SigningKeyPair, store: ConfabStore) {
+        self.directory = directory
+        self.identity = identity
+        self.store = store
+    }
+
     /// Opens an initialised data directory.
     public static func open(_ directory: DataDirectory) throws -> Profile {
         let identity = try IdentityFile.load(from: directory.identityFile)

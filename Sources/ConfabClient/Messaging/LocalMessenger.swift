@@ -5,14 +5,18 @@ import Foundation
 /// The messenger of this process: writes go straight into the store, and the node running
 /// in this process (if any) is handed what was written so it leaves at once. Without a
 /// node, writes wait in the outbox ("sending…") for the next `confab up`; asking for the
-/// network's state then says no node is running.
+/// network's state then says no node is running. Each `perform` is that operation's one
+/// handler: the control socket answers with a `LocalMessenger` too.
 public struct LocalMessenger: Messenger {
+    /// No file larger is sent while no node (with its own limit) runs here.
+    public static let defaultMaxFileSize: UInt64 = 4 << 30
+
     public let local: Profile
-    public let node: Node?
+    public let node: (any RunningNode)?
     /// Whether `close()` stops the node (it was started for this messenger).
     private let ownsNode: Bool
 
-    public init(local: Profile, node: Node? = nil, ownsNode: Bool = false) {
+    public init(local: Profile, node: (any RunningNode)? = nil, ownsNode: Bool = false) {
         self.local = local
         self.node = node
         self.ownsNode = ownsNode
@@ -20,20 +24,22 @@ public struct LocalMessenger: Messenger {
 
     private var store: ConfabStore { local.store }
 
-    public func send(_ text: String, to target: MessageTarget, replyTo: MessageRef?) async throws -> SentMessage {
+    public var reachesNode: Bool { node != nil }
+
+    public func perform(_ operation: Operations.Send) async throws -> SentMessage {
         let entry: Entry
         let created: Bool
-        switch target {
+        switch operation.target {
         case .conversation(let id):
             try MessageTarget.refuseOnlyBlocked(in: id, store: store)
-            entry = try store.sendMessage(text, to: id, replyTo: replyTo)
+            entry = try store.sendMessage(operation.text, to: id, replyTo: operation.replyTo)
             created = false
         case .newConversation(let peer):
-            guard replyTo == nil else {
+            guard operation.replyTo == nil else {
                 throw StoreError.invalidInput("a reply goes to the conversation of the message it answers")
             }
             try MessageTarget.refuseBlocked(peer, store: store)
-            guard let message = try store.createConversation(with: [peer], firstMessage: text).message else {
+            guard let message = try store.createConversation(with: [peer], firstMessage: operation.text).message else {
                 throw StoreError.invalidInput("the message is empty")
             }
             entry = message
@@ -43,58 +49,61 @@ public struct LocalMessenger: Messenger {
         return SentMessage(conversation: entry.conversationID, seq: entry.seq, status: .sending, created: created)
     }
 
-    public func send(_ texts: [String], to conversation: ConversationID) async throws -> [SentMessage] {
-        guard !texts.isEmpty else { return [] }
-        try MessageTarget.refuseOnlyBlocked(in: conversation, store: store)
-        let entries = try store.sendMessages(texts, to: conversation)
+    public func perform(_ operation: Operations.SendLines) async throws -> SentLines {
+        try MessageTarget.refuseOnlyBlocked(in: operation.conversation, store: store)
+        let entries = try store.sendMessages(operation.texts, to: operation.conversation)
         try await node?.didWrite(entries)
-        return entries.map { SentMessage(conversation: conversation, seq: $0.seq, status: .sending, created: false) }
+        // One transaction writes them in a row.
+        return SentLines(
+            conversation: operation.conversation, firstSeq: entries.first?.seq ?? 0, count: entries.count,
+            status: .sending)
     }
 
-    public func edit(_ seq: UInt64, in conversation: ConversationID, text: String) async throws -> MessageAction {
-        let entry = try store.editMessage(seq, in: conversation, text: text)
+    public func perform(_ operation: Operations.Edit) async throws -> MessageAction {
+        let entry = try store.editMessage(operation.target, in: operation.conversation, text: operation.text)
         try await node?.didWrite([entry])
-        return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
+        return MessageAction(
+            conversation: operation.conversation, target: operation.target, seq: entry.seq, status: .sending)
     }
 
-    public func changeMembers(
-        of conversation: ConversationID, add: [NodeID], remove: [NodeID], shareHistory: Bool
-    ) async throws -> MembershipChange {
-        let entry = try store.changeMembers(of: conversation, add: add, remove: remove, shareHistory: shareHistory)
+    public func perform(_ operation: Operations.Unsend) async throws -> MessageAction {
+        let entry = try store.unsendMessage(operation.target, in: operation.conversation)
         try await node?.didWrite([entry])
-        return MembershipChange(conversation: conversation, seq: entry.seq, status: .sending)
+        return MessageAction(
+            conversation: operation.conversation, target: operation.target, seq: entry.seq, status: .sending)
     }
 
-    public func leave(_ conversation: ConversationID) async throws -> MembershipChange {
-        let entry = try store.leave(conversation)
-        try await node?.didWrite([entry])
-        return MembershipChange(conversation: conversation, seq: entry.seq, status: .sending)
-    }
-
-    public func unsend(_ seq: UInt64, in conversation: ConversationID) async throws -> MessageAction {
-        let entry = try store.unsendMessage(seq, in: conversation)
-        try await node?.didWrite([entry])
-        return MessageAction(conversation: conversation, target: seq, seq: entry.seq, status: .sending)
-    }
-
-    public func react(
-        _ emoji: String, to target: MessageRef, in conversation: ConversationID, removed: Bool
-    ) async throws -> ReactionSent {
+    public func perform(_ operation: Operations.React) async throws -> ReactionSent {
+        let conversation = operation.conversation
         try MessageTarget.refuseOnlyBlocked(in: conversation, store: store)
-        let entry = try store.react(emoji, to: target, in: conversation, removed: removed)
+        let entry = try store.react(
+            operation.emoji, to: operation.message, in: conversation, removed: operation.remove)
         try await node?.didWrite([entry])
         guard let stored = try store.reaction(in: conversation, reactor: store.me, seq: entry.seq) else {
             throw StoreError.invalidInput("the reaction was not stored")
         }
         return ReactionSent(
-            conversation: conversation, target: target.id(in: conversation), emoji: stored.change.emoji,
-            removed: removed, seq: entry.seq, status: .sending)
+            conversation: conversation, target: operation.message.id(in: conversation), emoji: stored.change.emoji,
+            removed: operation.remove, seq: entry.seq, status: .sending)
     }
 
-    public func sendFile(at path: String, folder: String, to target: MessageTarget) async throws -> SentFile {
-        let url = URL(fileURLWithPath: path)
+    public func perform(_ operation: Operations.ChangeMembers) async throws -> MembershipChange {
+        let entry = try store.changeMembers(
+            of: operation.conversation, add: operation.add, remove: operation.remove, shareHistory: operation.history)
+        try await node?.didWrite([entry])
+        return MembershipChange(conversation: operation.conversation, seq: entry.seq, status: .sending)
+    }
+
+    public func perform(_ operation: Operations.Leave) async throws -> MembershipChange {
+        let entry = try store.leave(operation.conversation)
+        try await node?.didWrite([entry])
+        return MembershipChange(conversation: operation.conversation, seq: entry.seq, status: .sending)
+    }
+
+    public func perform(_ operation: Operations.SendFile) async throws -> SentFile {
+        let url = URL(fileURLWithPath: operation.path)
         let store = store
-        let maxSize = node?.options.maxFileSize ?? NodeOptions(directory: local.directory).maxFileSize
+        let maxSize = node?.maxFileSize ?? Self.defaultMaxFileSize
         // Encrypting a large file takes seconds of disk and CPU: off the shared threads, so
         // the node (and everything else) goes on meanwhile.
         let (imported, header) = try await Blocking.run {
@@ -103,7 +112,7 @@ public struct LocalMessenger: Messenger {
         let name = url.lastPathComponent
         let conversation: ConversationID
         var created = false
-        switch target {
+        switch operation.target {
         case .conversation(let id):
             try MessageTarget.refuseOnlyBlocked(in: id, store: store)
             conversation = id
@@ -114,7 +123,7 @@ public struct LocalMessenger: Messenger {
         }
         let dimensions = ImageDimensions.read(header)
         let entry = try store.sendFile(
-            imported, name: name, folder: folder, mediaType: MediaType.guess(forName: name),
+            imported, name: name, folder: operation.folder, mediaType: MediaType.guess(forName: name),
             width: dimensions?.width ?? 0, height: dimensions?.height ?? 0, to: conversation)
         if created { try await node?.changed(conversation) }
         try await node?.didWrite([entry])
@@ -123,9 +132,10 @@ public struct LocalMessenger: Messenger {
             status: .sending, created: created)
     }
 
-    public func acceptFile(_ file: FileID) async throws {
-        try store.acceptFile(file)
+    public func perform(_ operation: Operations.AcceptFile) async throws -> ControlEmpty {
+        try store.acceptFile(operation.file)
         try await node?.refreshFiles()
+        return ControlEmpty()
     }
 
     /// The first bytes of a file, enough to read an image's dimensions.
@@ -135,63 +145,66 @@ public struct LocalMessenger: Messenger {
         return [UInt8]((try? handle.read(upToCount: ImageDimensions.headerBytes)) ?? Data())
     }
 
-    public func create(
-        with participants: [NodeID], title: String?, firstMessage: String?
-    ) async throws -> CreatedConversation {
-        let created = try store.createConversation(with: participants, title: title, firstMessage: firstMessage)
+    public func perform(_ operation: Operations.Create) async throws -> CreatedConversation {
+        let created = try store.createConversation(
+            with: operation.participants, title: operation.title, firstMessage: operation.firstMessage)
         try await node?.changed(created.id)
         return CreatedConversation(conversation: created.id, firstMessageSeq: created.message?.seq)
     }
 
-    @discardableResult
-    public func markRead(_ conversation: ConversationID) async throws -> Bool {
-        let receipt = try store.markRead(conversation)
+    public func perform(_ operation: Operations.MarkRead) async throws -> Bool {
+        let receipt = try store.markRead(operation.conversation)
         if let receipt { try await node?.didWrite([receipt]) }
-        node?.emit(.changed(conversation))
+        node?.emit(.changed(operation.conversation))
         return receipt != nil
     }
 
-    public func setFlag(_ flag: LocalFlag, _ value: Bool, on conversation: ConversationID) async throws {
-        try store.setFlag(flag, value, on: conversation)
-        node?.emit(.changed(conversation))
+    public func perform(_ operation: Operations.SetFlag) async throws -> ControlEmpty {
+        try store.setFlag(operation.flag, operation.value, on: operation.conversation)
+        node?.emit(.changed(operation.conversation))
+        return ControlEmpty()
     }
 
-    public func delete(_ conversation: ConversationID) async throws {
-        try store.deleteConversation(conversation)
-        node?.emit(.changed(conversation))
+    public func perform(_ operation: Operations.Delete) async throws -> ControlEmpty {
+        try store.deleteConversation(operation.conversation)
+        node?.emit(.changed(operation.conversation))
+        return ControlEmpty()
     }
 
-    public func setTrust(_ trust: Peer.Trust, for peer: NodeID) async throws {
-        if try store.peer(peer)?.trust != trust { try store.setTrust(peer, trust) }
+    public func perform(_ operation: Operations.SetTrust) async throws -> ControlEmpty {
+        if try store.peer(operation.peer)?.trust != operation.trust { try store.setTrust(operation.peer, operation.trust) }
         try await node?.trustChanged()
         node?.emit(.changed(nil))
+        return ControlEmpty()
     }
 
-    /// Another process wrote to `conversation` through the store.
-    public func changed(_ conversation: ConversationID) async throws {
-        try await node?.changed(conversation)
+    public func perform(_ operation: Operations.Changed) async throws -> ControlEmpty {
+        try await node?.changed(operation.conversation)
+        return ControlEmpty()
     }
 
-    public func typing(_ active: Bool, in conversation: ConversationID) async throws {
-        try await node?.typing(active, in: conversation)
+    public func perform(_ operation: Operations.Typing) async throws -> ControlEmpty {
+        try await node?.typing(operation.value, in: operation.conversation)
+        return ControlEmpty()
     }
 
-    public func resync() async throws {
+    public func perform(_ operation: Operations.Resync) async throws -> ControlEmpty {
         try await running().resync()
+        return ControlEmpty()
     }
 
-    public func peers() async throws -> [PeerPresence] {
+    public func perform(_ operation: Operations.Peers) async throws -> [PeerPresence] {
         guard let node else {
             return try store.peers().map {
                 PeerPresence(
                     id: $0.id, name: $0.name, online: false, connected: false, address: $0.address,
-                    lastSeen: $0.lastSeenAt, role: "person", trust: $0.trust.rawValue, warning: $0.warning)
+                    lastSeen: $0.lastSeenAt, role: .person, trust: $0.trust, warning: $0.warning)
             }
         }
         return await node.peers()
     }
 
-    public func status() async throws -> NodeStatus {
+    public func perform(_ operation: Operations.Status) async throws -> NodeStatus {
         try await running().status()
     }
 
@@ -211,12 +224,11 @@ public struct LocalMessenger: Messenger {
         if ownsNode { await node?.stop() }
     }
 
-    private func running() throws -> Node {
-        guard let node else { throw NodeError.notRunning(local.directory.path) }
+    private func running() throws -> any RunningNode {
+        guard let node else { throw ClientError.notRunning(local.directory.path) }
         return node
     }
 }
-
 extension MessageTarget {
     /// Writing only to blocked peers would queue messages that never leave (their sessions
     /// are refused), so it is refused up front; a group with anyone else is fine.

@@ -10,10 +10,10 @@ import Darwin
 /// A small secret in the data directory (the identity key, the network key), handled the
 /// way ssh handles its keys: only a regular file of this user's, that nobody else may
 /// read, is taken, and a write never leaves a half-written key behind.
-enum SecretFile {
+public enum SecretFile {
     /// Why a secret file could not be read or written. Each key file turns this into its
     /// own message, which names the file and what to do.
-    enum Failure: Error, Equatable {
+    public enum Failure: Error, Equatable {
         case missing
         case alreadyExists
         case notRegularFile
@@ -24,7 +24,7 @@ enum SecretFile {
         case system(String)
 
         /// What follows "cannot read …:" or "cannot write …:".
-        var reason: String {
+        public var reason: String {
             switch self {
             case .missing: return "no such file"
             case .alreadyExists: return "it already exists"
@@ -41,7 +41,7 @@ enum SecretFile {
 
     /// The file's bytes, at most `maxBytes`; the caller wipes them. A link is refused (it
     /// could point anywhere), and so is a file another user owns or may read.
-    static func load(from url: URL, maxBytes: Int) throws(Failure) -> [UInt8] {
+    public static func load(from url: URL, maxBytes: Int) throws(Failure) -> [UInt8] {
         var info = stat()
         guard lstat(url.path, &info) == 0 else {
             let code = errno
@@ -84,7 +84,7 @@ enum SecretFile {
     /// else linked, which fails if a file appeared meanwhile (two `init`s at once: the
     /// second loses, it never replaces the first's key). A crash leaves the old file or the
     /// complete new one, never part of it.
-    static func save(_ contents: [UInt8], to url: URL, replacing: Bool) throws(Failure) {
+    public static func save(_ contents: [UInt8], to url: URL, replacing: Bool) throws(Failure) {
         let path = url.path
         var existing = stat()
         if !replacing, lstat(path, &existing) == 0 { throw .alreadyExists }

@@ -1,4 +1,4 @@
-/// A tiny seeded generator so property tests and garbage inputs are the same on every run
+/// A tiny seeded generator so simulations, property tests and garbage inputs are the same on every run
 /// and every machine; a failure can be replayed from its seed.
 public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64

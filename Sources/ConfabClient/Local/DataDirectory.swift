@@ -30,6 +30,8 @@ public struct DataDirectory: Sendable, Equatable {
     public var path: String { url.path }
     public var identityFile: URL { url.appendingPathComponent("identity.key") }
     public var databaseFile: URL { url.appendingPathComponent("confab.sqlite") }
+    /// The running node's control socket (Protocol.md §13).
+    public var controlSocket: URL { url.appendingPathComponent("control.sock") }
 
     /// Creates the directory (owner-only: it holds secrets and private messages). An
     /// existing one must belong to this user; one that others may enter is made owner-only

@@ -282,7 +282,7 @@ public enum JSONOutput {
     }
 
     /// Reads what `line` writes (control socket responses and events).
-    static func decoder() -> JSONDecoder {
+    public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabWire
 
 /// A snapshot of the node for `confab status`.
 public struct NodeStatus: Sendable, Codable, Equatable {
@@ -7,13 +8,20 @@ public struct NodeStatus: Sendable, Codable, Equatable {
         public let name: String
         public let address: String
         public let initiator: Bool
+
+        public init(peer: NodeID, name: String, address: String, initiator: Bool) {
+            self.peer = peer
+            self.name = name
+            self.address = address
+            self.initiator = initiator
+        }
     }
 
     /// Always true here; `status --json` says false, with the outbox, when no node runs.
     public var running = true
     public let id: NodeID
     public let name: String
-    public let role: String
+    public let role: NodeRole
     public let listen: String
     public let discovery: Bool
     public let sessions: [Session]
@@ -27,6 +35,21 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     /// The store's transactions since the node started, and the writes they held: under
     /// load, several writes share one commit (Protocol.md §8.0).
     public var commits = Commits()
+
+    public init(
+        id: NodeID, name: String, role: NodeRole, listen: String, discovery: Bool, sessions: [Session], outbox: Int,
+        outstanding: Int, traffic: Traffic = Traffic()
+    ) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.listen = listen
+        self.discovery = discovery
+        self.sessions = sessions
+        self.outbox = outbox
+        self.outstanding = outstanding
+        self.traffic = traffic
+    }
 
     public struct Commits: Sendable, Codable, Equatable {
         public var transactions = 0

@@ -1,0 +1,26 @@
+import ConfabModel
+import ConfabStore
+
+/// A node running in this process, as its `LocalMessenger` sees it (ConfabNode's `Node`):
+/// what was written is handed to it so it leaves at once, and the network's state comes
+/// from it. The client knows no more of a node than this.
+public protocol RunningNode: Sendable {
+    /// My entries just stored: offered to peers now.
+    func didWrite(_ entries: [Entry]) async throws
+    /// A conversation started or changed here in a way peers learn from its clock.
+    func changed(_ conversation: ConversationID) async throws
+    /// Tells this process's watchers (a flag changed, a conversation deleted).
+    func emit(_ event: NodeEvent)
+    /// A file was accepted: fetch what is now wanted.
+    func refreshFiles() async throws
+    /// A peer's trust changed in the store: sessions follow it.
+    func trustChanged() async throws
+    func typing(_ active: Bool, in conversation: ConversationID) async throws
+    func resync() async throws
+    func peers() async -> [PeerPresence]
+    func status() async throws -> NodeStatus
+    func events() -> AsyncStream<NodeEvent>
+    func stop() async
+    /// No larger file is sent or fetched (Protocol.md §17.3).
+    var maxFileSize: UInt64 { get }
+}

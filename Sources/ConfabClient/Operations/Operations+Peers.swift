@@ -1,0 +1,52 @@
+import ConfabModel
+import ConfabStore
+
+extension Operations {
+    /// Who is known, and who is online now.
+    public struct Peers: ConfabOperation {
+        public typealias Answer = [PeerPresence]
+        public static let method = OperationMethod.peers
+
+        public init() {}
+
+        public func perform(on messenger: some Messenger) async throws -> [PeerPresence] {
+            try await messenger.perform(self)
+        }
+    }
+
+    /// How far this node trusts a peer; a running node closes a newly blocked peer's
+    /// session at once and lets an unblocked one back in.
+    public struct SetTrust: ConfabOperation {
+        public typealias Answer = ControlEmpty
+        public static let method = OperationMethod.setTrust
+        public var trust: Peer.Trust
+        public var peer: NodeID
+
+        public init(_ trust: Peer.Trust, for peer: NodeID) {
+            self.trust = trust
+            self.peer = peer
+        }
+
+        public func perform(on messenger: some Messenger) async throws -> ControlEmpty {
+            try await messenger.perform(self)
+        }
+
+        private enum CodingKeys: String, CodingKey { case trust, peer }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            guard let raw = try? container.decode(String.self, forKey: .trust), let trust = Peer.Trust(rawValue: raw)
+            else {
+                throw ControlEnvelope.Malformed(description: "set_trust needs param trust: unverified, verified or blocked")
+            }
+            self.trust = trust
+            peer = try container.decode(NodeID.self, forKey: .peer)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(trust.rawValue, forKey: .trust)
+            try container.encode(peer, forKey: .peer)
+        }
+    }
+}
