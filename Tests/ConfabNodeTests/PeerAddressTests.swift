@@ -10,7 +10,7 @@ import Testing
         #expect(Node.listenAddress(host: "192.0.2.7", port: 7461) == "192.0.2.7:7461")
         // IPv6 in brackets, so that the address splits back into host and port.
         #expect(Node.listenAddress(host: "2001:db8::7", port: 7461) == "[2001:db8::7]:7461")
-        #expect(try StaticPeer("[2001:db8::7]:7461").host == "2001:db8::7")
+        #expect(try StaticPeer("[2001:db8::7]:7461").address.host == "2001:db8::7")
     }
 
     @Test func portZeroIsNoAddress() {

@@ -1,4 +1,5 @@
 import ConfabCrypto
+import ConfabModel
 import ConfabWire
 import Logging
 import NIOCore
@@ -6,7 +7,7 @@ import NIOCore
 /// What a `DiscoveryService` announces, where, and how often.
 public struct DiscoveryConfiguration: Sendable {
     /// The UDP port beacons are sent to and received on, unless configured otherwise.
-    public static let defaultPort = 7460
+    public static let defaultPort = HostPort.defaultDiscoveryPort
 
     /// Where beacons go.
     public enum Targets: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import ConfabModel
 import NIOCore
 
 #if canImport(Glibc)
@@ -31,6 +32,6 @@ extension SocketAddress {
     /// `HOST:PORT`, with brackets around an IPv6 host: `10.0.0.2:7461`, `[fe80::1%eth0]:7461`.
     public var hostAndPort: String? {
         guard let host = hostForDialing, let port else { return nil }
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return HostPort(host: host, port: port).description
     }
 }

@@ -26,18 +26,18 @@ final class Dialer: Sendable {
 
     /// One attempt at `host:port` for `remote`.
     func dial(host: String, port: Int, remote: NodeID) {
-        dial([(host, port)], remote: remote)
+        dial([HostPort(host: host, port: port)], remote: remote)
     }
 
     /// One attempt at each address in turn, until one gives a session with `remote`.
-    func dial(_ addresses: [(host: String, port: Int)], remote: NodeID) {
+    func dial(_ addresses: [HostPort], remote: NodeID) {
         track { [sessions, logger] in
-            for (host, port) in addresses where sessions.session(with: remote) == nil {
+            for address in addresses where sessions.session(with: remote) == nil {
                 do {
-                    _ = try await sessions.dial(host: host, port: port, remote: remote)
+                    _ = try await sessions.dial(host: address.host, port: address.port, remote: remote)
                     return
                 } catch {
-                    logger.debug("dial \(remote.shortHex) at \(host):\(port) failed: \(error)")
+                    logger.debug("dial \(remote.shortHex) at \(address) failed: \(error)")
                 }
             }
         }
@@ -52,7 +52,7 @@ final class Dialer: Sendable {
         failed: @escaping @Sendable () -> Void = {}
     ) -> Bool {
         let allowed = state.withLockedValue {
-            $0.beaconDials.mayDial(remote, at: "\(host):\(port)", known: known, now: now)
+            $0.beaconDials.mayDial(remote, at: HostPort(host: host, port: port).description, known: known, now: now)
         }
         guard allowed else { return false }
         track { [sessions, logger, state] in
@@ -83,7 +83,7 @@ final class Dialer: Sendable {
                     let keys = try target.key.map { [$0] } ?? candidates()
                     for key in keys where sessions.session(with: key) == nil && !refused(key) {
                         do {
-                            _ = try await sessions.dial(host: target.host, port: target.port, remote: key)
+                            _ = try await sessions.dial(host: target.address.host, port: target.address.port, remote: key)
                             break
                         } catch {
                             logger.debug("static peer \(target) as \(key.shortHex): \(error)")

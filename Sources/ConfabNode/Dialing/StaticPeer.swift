@@ -4,8 +4,7 @@ import ConfabModel
 /// `HOST:PORT` or `KEY@HOST:PORT`.
 struct StaticPeer: Sendable, CustomStringConvertible {
     let key: NodeID?
-    let host: String
-    let port: Int
+    let address: HostPort
     /// As the person wrote it, for log lines.
     let description: String
 
@@ -21,25 +20,15 @@ struct StaticPeer: Sendable, CustomStringConvertible {
         } else {
             key = nil
         }
-        (host, port) = try Self.split(String(rest), defaultPort: 7461)
+        address = try Self.address(String(rest), defaultPort: HostPort.defaultSessionPort)
     }
 
-    static func split(_ text: String, defaultPort: Int) throws -> (String, Int) {
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            let host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            if rest.isEmpty { return (host, defaultPort) }
-            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65535).contains(port) else {
-                throw NodeError.badAddress(text, "bad port")
-            }
-            return (host, port)
+    /// `text` as a host and port, or the node's error naming it.
+    static func address(_ text: String, defaultPort: Int) throws -> HostPort {
+        do {
+            return try HostPort(text, defaultPort: defaultPort)
+        } catch {
+            throw NodeError.badAddress(text, error.description)
         }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard !parts.isEmpty, !parts[0].isEmpty, parts.count <= 2 else {
-            throw NodeError.badAddress(text, "want HOST:PORT")
-        }
-        if parts.count == 1 { return (String(parts[0]), defaultPort) }
-        guard let port = Int(parts[1]), (1...65535).contains(port) else { throw NodeError.badAddress(text, "bad port") }
-        return (String(parts[0]), port)
     }
 }

@@ -44,7 +44,7 @@ struct BeaconTally: Sendable, Equatable {
             let host = datagram.host
             let node = DoctorFacts.HeardNode(
                 id: beacon.node.hex, name: name(beacon.node),
-                address: host.contains(":") ? "[\(host)]:\(beacon.tcpPort)" : "\(host):\(beacon.tcpPort)",
+                address: HostPort(host: host, port: Int(beacon.tcpPort)).description,
                 role: beacon.role.rawValue, tag: tag.map(Hex.encode))
             if !order.contains(beacon.node) { order.append(beacon.node) }
             // A node beacons on both families: its IPv4 address, once seen, is the one shown.

@@ -11,8 +11,8 @@ import NIOPosix
 /// What `confab doctor` checks with: the options `confab up` would run with.
 public struct DoctorOptions: Sendable {
     public var listenHost = "::"
-    public var listenPort = 7461
-    public var discoveryPort = 7460
+    public var listenPort = HostPort.defaultSessionPort
+    public var discoveryPort = HostPort.defaultDiscoveryPort
     /// `--beacon`: empty means every up interface (`BeaconPlan`).
     public var beaconTargets: [String] = []
     /// `--peer`: those with a key (`KEY@HOST:PORT`) are probed too.
@@ -47,9 +47,9 @@ public enum Doctor {
         let port = nodeDiscovers ? status!.beacons.port : options.discoveryPort
         let (beacons, targets) = try plan(
             status: nodeDiscovers ? status : nil, options: options, interfaces: interfaces, port: port)
-        let listen = status.map { [$0.listen] } ?? [PortProbe.show(host: options.listenHost, port: options.listenPort)]
+        let listen = status.map { [$0.listen] } ?? [HostPort(host: options.listenHost, port: options.listenPort).description]
         let tcpPort =
-            status.flatMap { try? StaticPeer.split($0.listen, defaultPort: options.listenPort).1 } ?? options.listenPort
+            status.flatMap { try? HostPort($0.listen, defaultPort: options.listenPort).port } ?? options.listenPort
 
         // The doctor's own beacons: one per target, each with its own timestamp, so each
         // one that comes back names its target.
@@ -183,7 +183,7 @@ public enum Doctor {
         var candidates: [(peer: Peer?, id: NodeID, address: String)] = []
         for text in options.staticPeers {
             guard let target = try? StaticPeer(text), let key = target.key, key != profile.me else { continue }
-            let address = PortProbe.show(host: target.host, port: target.port)
+            let address = target.address.description
             candidates.append(((try? profile.store.peer(key)) ?? nil, key, address))
         }
         let known = ((try? profile.store.peers()) ?? [])
@@ -207,8 +207,8 @@ public enum Doctor {
                         check.result = .connected
                     } else if candidate.peer?.trust == .blocked {
                         check.result = .blocked
-                    } else if let (host, port) = try? StaticPeer.split(candidate.address, defaultPort: 7461) {
-                        let outcome = await probe.probe(host: host, port: port, remote: candidate.id)
+                    } else if let address = try? HostPort(candidate.address, defaultPort: HostPort.defaultSessionPort) {
+                        let outcome = await probe.probe(host: address.host, port: address.port, remote: candidate.id)
                         check.result = outcome.result
                         check.failure = outcome.failure
                         check.detail = outcome.detail

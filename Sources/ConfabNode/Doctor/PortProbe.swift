@@ -1,4 +1,5 @@
 import ConfabClient
+import ConfabModel
 import NIOCore
 import NIOPosix
 
@@ -18,7 +19,7 @@ enum PortProbe {
     /// as the node does.
     static func tcp(host: String, port: Int, group: any EventLoopGroup) async -> DoctorFacts.Port {
         var host = host
-        var shown = Self.show(host: host, port: port)
+        var shown = HostPort(host: host, port: port).description
         do {
             let channel: any Channel
             do {
@@ -26,7 +27,7 @@ enum PortProbe {
                     .get()
             } catch let error as IOError where host == "::" && error.errnoCode == EAFNOSUPPORT {
                 host = "0.0.0.0"
-                shown = Self.show(host: host, port: port)
+                shown = HostPort(host: host, port: port).description
                 channel = try await ServerBootstrap(group: group).bind(to: SocketAddress(ipAddress: host, port: port))
                     .get()
             }
@@ -36,10 +37,6 @@ enum PortProbe {
             let (state, reason) = classify(error)
             return DoctorFacts.Port(proto: "tcp", address: shown, port: port, state: state, error: reason)
         }
-    }
-
-    static func show(host: String, port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// What a failed bind means for the port.

@@ -25,10 +25,10 @@ extension Node {
         }
         guard let address = options.metricsAddress else { return }
         // Port 0 (pick a free one, announced in the log) is allowed here, unlike for peers.
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-            (0...65535).contains(port), colon > address.startIndex
-        else { throw NodeError.badAddress(address, "want HOST:PORT for --metrics") }
-        let host = address[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard let parsed = try? HostPort(address, ports: 0...65535) else {
+            throw NodeError.badAddress(address, "want HOST:PORT for --metrics")
+        }
+        let (host, port) = (parsed.host, parsed.port)
         let metrics = operations.metrics
         let server: MetricsServer
         do {

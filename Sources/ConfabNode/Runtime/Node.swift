@@ -368,7 +368,7 @@ public actor Node {
             let addresses = try local.store.addresses(of: peer.id)
             logger.debug("resync: dialling \(peer.id.shortHex) at \(addresses.joined(separator: ", "))")
             dialer.dial(
-                addresses.compactMap { try? StaticPeer.split($0, defaultPort: 7461) }.map { (host: $0.0, port: $0.1) },
+                addresses.compactMap { try? HostPort($0, defaultPort: HostPort.defaultSessionPort) },
                 remote: peer.id)
         }
     }
@@ -491,14 +491,14 @@ public actor Node {
     /// At most 16 keys, chosen peers only: the address's last known owner first.
     private static func candidateKeys(for target: StaticPeer, store: ConfabStore) throws -> [NodeID] {
         let peers = Array(try store.chosenPeers().prefix(16))
-        let address = "\(target.host):\(target.port)"
+        let address = target.address.description
         return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)
     }
 
     static func socketAddress(_ text: String, defaultPort: Int) throws -> SocketAddress {
-        let (host, port) = try StaticPeer.split(text, defaultPort: defaultPort)
+        let address = try StaticPeer.address(text, defaultPort: defaultPort)
         do {
-            return try SocketAddress(ipAddress: host, port: port)
+            return try SocketAddress(ipAddress: address.host, port: address.port)
         } catch {
             throw NodeError.badAddress(text, "not an IP address")
         }
@@ -509,6 +509,6 @@ public actor Node {
     /// Nil for port 0 (a Hello saying the peer accepts no sessions): nothing to remember.
     static func listenAddress(host: String?, port: UInt16) -> String? {
         guard let host, port != 0 else { return nil }
-        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return HostPort(host: host, port: Int(port)).description
     }
 }

@@ -1,4 +1,5 @@
 import ConfabClient
+import ConfabModel
 import ConfabSync
 import ConfabWire
 import Logging
@@ -10,9 +11,9 @@ public struct NodeOptions: Sendable {
     /// "::" takes both families (IPv4 peers appear as IPv4), falling back to IPv4 alone on
     /// a machine without IPv6.
     public var listenHost = "::"
-    public var listenPort = 7461
+    public var listenPort = HostPort.defaultSessionPort
     public var discovery = true
-    public var discoveryPort = 7460
+    public var discoveryPort = HostPort.defaultDiscoveryPort
     /// `ADDR` or `ADDR:PORT`; empty means every up interface's IPv4 broadcast address and
     /// IPv6 link-local group (`BeaconPlan`), followed as interfaces come and go.
     public var beaconTargets: [String] = []

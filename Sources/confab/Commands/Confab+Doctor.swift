@@ -32,11 +32,11 @@ extension Confab {
 
         func run() async throws {
             let local = try global.open()
-            let (host, port) = try network.listenAddress()
+            let listen = try network.listenAddress()
             var options = DoctorOptions(
                 network: try NetworkKeySetting.resolve(flag: network.networkKey, directory: global.directory))
-            options.listenHost = host
-            options.listenPort = port
+            options.listenHost = listen.host
+            options.listenPort = listen.port
             options.discoveryPort = network.discoveryPort
             options.beaconTargets = network.beacons
             options.staticPeers = network.peers

@@ -12,10 +12,10 @@ struct NetworkOptions: ParsableArguments {
         help: ArgumentHelp(
             "TCP address to accept sessions on; [::] takes IPv4 and IPv6 (IPv4 only where the machine has no IPv6).",
             valueName: "HOST:PORT"))
-    var listen = "[::]:7461"
+    var listen = "[::]:\(HostPort.defaultSessionPort)"
 
     @Option(help: "UDP port for discovery beacons (shared by every node on a host).")
-    var discoveryPort = 7460
+    var discoveryPort = HostPort.defaultDiscoveryPort
 
     @Option(
         name: .customLong("beacon"),
@@ -63,19 +63,12 @@ struct NetworkOptions: ParsableArguments {
         _ = try listenAddress()
     }
 
-    func listenAddress() throws -> (host: String, port: Int) {
-        let host: Substring
-        let portText: Substring
-        if listen.hasPrefix("["), let close = listen.firstIndex(of: "]"), listen[close...].hasPrefix("]:") {
-            host = listen[listen.index(after: listen.startIndex)..<close]
-            portText = listen[listen.index(close, offsetBy: 2)...]
-        } else {
-            let parts = listen.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { throw Self.badListen }
-            (host, portText) = (parts[0], parts[1])
+    func listenAddress() throws -> HostPort {
+        do {
+            return try HostPort(listen, ports: 0...65535)
+        } catch {
+            throw Self.badListen
         }
-        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { throw Self.badListen }
-        return (String(host), port)
     }
 
     private static let badListen = ValidationError(
@@ -84,9 +77,9 @@ struct NetworkOptions: ParsableArguments {
     func nodeOptions(directory: DataDirectory, role: ConfabWire.NodeRole) throws -> NodeOptions {
         var options = NodeOptions(directory: directory)
         options.role = role
-        let (host, port) = try listenAddress()
-        options.listenHost = host
-        options.listenPort = port
+        let listen = try listenAddress()
+        options.listenHost = listen.host
+        options.listenPort = listen.port
         options.discovery = !noDiscovery
         options.discoveryPort = discoveryPort
         options.beaconTargets = beacons
