@@ -605,7 +605,7 @@ public final class SyncEngine {
         var counted: [EntryPeek?] = []
         var participants: [ConversationID: [NodeID]] = [:]
         // Where each author's entries were first refused, and why.
-        var cuts: [ChainKey: (index: Int, reason: String)] = [:]
+        var cuts: [ChainKey: (index: Int, reason: EntryRefusal)] = [:]
         for (index, bytes) in batch.enumerated() {
             // Undecodable entries go on to validation, which rejects them as it always does.
             guard let peek = peeks?.peek(index) ?? EntryCodec.peek(bytes) else {
@@ -649,7 +649,7 @@ public final class SyncEngine {
     /// on an entry it could never send on as the last of a message (§12 step 3); refused,
     /// their sender keeps them queued and offers them again.
     private func endingOnSignedEntries(
-        _ batch: [[UInt8]], kept: [Int], counted: [EntryPeek?], cuts: [ChainKey: (index: Int, reason: String)],
+        _ batch: [[UInt8]], kept: [Int], counted: [EntryPeek?], cuts: [ChainKey: (index: Int, reason: EntryRefusal)],
         output: inout SyncOutput
     ) -> (kept: [Int], counted: [EntryPeek?]) {
         guard !cuts.isEmpty else { return (kept, counted) }

@@ -15,7 +15,7 @@ public struct SyncOutput: Sendable {
     /// Set when the peer sent something no honest node sends: the session must close.
     public var misbehavior: String?
     /// Entries the admission policy refused, by reason: not stored, not acknowledged.
-    public var refused: [String: Int] = [:]
+    public var refused: [EntryRefusal: Int] = [:]
     /// Set with `misbehavior` when an entry was invalid: its rejection category (§7).
     public var rejectedEntry: String?
     /// Entries not stored for a reason that depends on what this node holds (a fork, a

@@ -17,7 +17,7 @@ struct ByeLogTests {
             let bob = try await TestNode.start(Keys.bob, group: group)
             let session = try await bob.dial(alice)
             try await eventually("opened") { alice.delegate.opened.count == 1 }
-            session.close(reason: hostile)
+            session.close(reason: ByeReason(hostile))
             try await eventually("alice saw the close") { alice.delegate.closed.count == 1 }
             let record = try #require(alice.logs.all.first { $0.message == "peer said bye" })
             let reason = try #require(record.metadata["reason"])

@@ -20,7 +20,7 @@ import Testing
             EntryPeek(conversation: ConversationID.random(), author: author, participants: nil)
         }
         #expect(quota.refusal(of: peek(noisy), size: 900, participants: [], from: noisy) == nil)
-        #expect(quota.refusal(of: peek(noisy), size: 200, participants: [], from: noisy) == "author_quota")
+        #expect(quota.refusal(of: peek(noisy), size: 200, participants: [], from: noisy) == .authorQuota)
         #expect(quota.refusal(of: peek(other), size: 900, participants: [], from: noisy) == nil)
         #expect(quota.refusal(of: peek(NodeID(me.publicKey)), size: 5000, participants: [], from: noisy) == nil)
         // What was admitted but not stored gives its room back.
@@ -40,6 +40,6 @@ import Testing
         let held = try #require(try bobStore.storedEntryBytesByAuthor()[NodeID(alice.publicKey)])
         let quota = try AuthorQuota(limit: held + 10, store: bobStore, logger: Logger(label: "test"))
         let next = EntryPeek(conversation: id, author: NodeID(alice.publicKey), participants: nil)
-        #expect(quota.refusal(of: next, size: 11, participants: [], from: NodeID(alice.publicKey)) == "author_quota")
+        #expect(quota.refusal(of: next, size: 11, participants: [], from: NodeID(alice.publicKey)) == .authorQuota)
     }
 }

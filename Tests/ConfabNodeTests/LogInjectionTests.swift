@@ -2,6 +2,7 @@ import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
+import ConfabWire
 import Foundation
 import Logging
 import Synchronization
@@ -33,7 +34,7 @@ import Testing
     @Test func aByeReasonIsLoggedEscaped() async throws {
         let records = LogRecords()
         let node = try node(records)
-        await node.noteBye(Self.hostile, from: NodeID(SigningKeyPair.generate().publicKey))
+        await node.noteBye(ByeReason(Self.hostile), from: NodeID(SigningKeyPair.generate().publicKey))
         await node.stop()
         let bye = try #require(records.all.first { $0.metadata["event"] == "peer_bye" })
         expectInert(bye.message)

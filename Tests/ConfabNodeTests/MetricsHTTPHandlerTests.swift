@@ -43,7 +43,7 @@ import Testing
         let metrics = NodeMetrics()
         var output = SyncOutput()
         output.replies = [.entries([[1], [2], [3]]), .clocks([])]
-        output.refused = ["quota": 2]
+        output.refused = [.quota: 2]
         output.misbehavior = "sent an invalid entry"
         output.rejectedEntry = "bad_signature"
         metrics.record(output, stored: 5)

@@ -36,12 +36,12 @@ import Testing
         }
         #expect(policy.sessionRefusal(for: known) == nil)
         #expect(policy.sessionRefusal(for: other) == nil)
-        #expect(policy.sessionRefusal(for: stranger)?.hasPrefix("refused:") == true)
+        #expect(policy.sessionRefusal(for: stranger)?.isRefusal == true)
         #expect(
             policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger, known], from: other) == nil)
         #expect(
             policy.refusal(of: peek(author: stranger), size: 10, participants: [stranger, stranger], from: other)
-                == "not_allowed")
+                == .notAllowed)
     }
 
     @Test func filesCountAgainstTheQuotaOnceEachUpToTheReserve() throws {
@@ -72,9 +72,9 @@ import Testing
         let members = [known, stranger]
         #expect(policy.refusal(of: peek(author: stranger), size: 850, participants: members, from: stranger) == nil)
         #expect(policy.storedBytes == 850)
-        #expect(policy.refusal(of: peek(author: stranger), size: 100, participants: members, from: stranger) == "quota")
+        #expect(policy.refusal(of: peek(author: stranger), size: 100, participants: members, from: stranger) == .quota)
         #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == nil)
-        #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == "quota")
+        #expect(policy.refusal(of: peek(author: known), size: 100, participants: members, from: known) == .quota)
         // An admitted entry that was not stored after all gives its bytes back.
         policy.notStored(peek(author: known), size: 100)
         #expect(policy.storedBytes == 850)

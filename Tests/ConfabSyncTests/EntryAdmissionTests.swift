@@ -13,8 +13,8 @@ import Testing
 
         init(_ remaining: Int) { self.remaining = remaining }
 
-        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
-            guard remaining > 0 else { return "quota" }
+        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> EntryRefusal? {
+            guard remaining > 0 else { return .quota }
             remaining -= 1
             held += size
             return nil
@@ -96,7 +96,7 @@ import Testing
 @Suite struct AdmissionParticipantsTests {
     final class Recorder: EntryAdmission {
         var seen: [[NodeID]] = []
-        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
+        func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> EntryRefusal? {
             seen.append(participants)
             return nil
         }

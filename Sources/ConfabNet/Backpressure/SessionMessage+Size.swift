@@ -16,7 +16,7 @@ extension SessionMessage {
         case .hello(let hello):
             return 64 + hello.displayName.utf8.count + hello.features.reduce(0) { $0 + 16 + $1.utf8.count }
         case .bye(let reason):
-            return 16 + reason.utf8.count
+            return 16 + reason.rawValue.utf8.count
         case .want, .typing:
             return 64
         case .fileWant(let want):

@@ -46,7 +46,7 @@ public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
 
     /// Ends the session in order: Bye with `reason` (for the peer's logs), then the
     /// box-stream goodbye, then the TCP close.
-    public func close(reason: String) {
+    public func close(reason: ByeReason) {
         onLoop { $0.closeGracefully(reason: reason) }
     }
 

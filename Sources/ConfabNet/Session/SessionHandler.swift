@@ -155,7 +155,7 @@ final class SessionHandler: ChannelInboundHandler {
         }
     }
 
-    func closeGracefully(reason: String) {
+    func closeGracefully(reason: ByeReason) {
         guard let context else { return }
         switch phase {
         case .open, .waiting:
@@ -201,7 +201,7 @@ final class SessionHandler: ChannelInboundHandler {
         case .replacing(let old):
             logger.debug("replacing duplicate session", metadata: ["replaced": "\(old.id)"])
             phase = .waiting(session, buffered: [], bytes: 0)
-            old.close(reason: "duplicate session")
+            old.close(reason: .duplicateSession)
             old.closeFuture.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in
                 guard case .waiting(let waiting, let buffered, _) = self.phase, waiting === session else { return }
                 self.announce(session, buffered: buffered, context: context)
@@ -210,13 +210,13 @@ final class SessionHandler: ChannelInboundHandler {
             logger.info(
                 "session limit reached: closing the oldest session with an unknown key",
                 metadata: ["closing": "\(victim)"])
-            victim.close(reason: "session limit")
+            victim.close(reason: .sessionLimit)
             announce(session, context: context)
         case .duplicate(let winner):
             logger.debug("closing duplicate session", metadata: ["kept": "\(winner.id)"])
             phase = .dropped
             endedInOrder = true
-            context.writeAndFlush(Self.wrapOutboundOut(.bye("duplicate session")), promise: nil)
+            context.writeAndFlush(Self.wrapOutboundOut(.bye(.duplicateSession)), promise: nil)
             context.close(promise: nil)
             // If the kept session is a stale connection (the peer restarted), this makes it
             // fail now, so the peer's next dial succeeds.
@@ -254,7 +254,7 @@ final class SessionHandler: ChannelInboundHandler {
         core.delegate?.session(session, didReceive: message)
         if case .bye(let reason) = message {
             // The peer's own text: quoted and escaped so it cannot forge a log line.
-            logger.debug("peer said bye", metadata: ["reason": "\(TextSanitizer.quoted(reason))"])
+            logger.debug("peer said bye", metadata: ["reason": "\(TextSanitizer.quoted(reason.rawValue))"])
             endedInOrder = true
             context.close(promise: nil)
         }

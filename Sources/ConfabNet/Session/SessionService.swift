@@ -131,7 +131,7 @@ public final class SessionService: Sendable {
         for connection in connections {
             let handler = connection.handler
             connection.channel.eventLoop.execute {
-                handler.value.closeGracefully(reason: "shutdown")
+                handler.value.closeGracefully(reason: .shutdown)
             }
         }
         for connection in connections {

@@ -28,7 +28,7 @@ final class AuthorQuota: EntryAdmission {
         bytes = try store.storedEntryBytesByAuthor()
     }
 
-    func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
+    func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> EntryRefusal? {
         guard entry.author != me else { return nil }
         let after = bytes[entry.author, default: 0] + size
         guard after <= limit else {
@@ -37,7 +37,7 @@ final class AuthorQuota: EntryAdmission {
                     "refusing entries of \(entry.author.shortHex): it has \(bytes[entry.author, default: 0]) bytes stored here, the per-author limit is \(limit)"
                 )
             }
-            return "author_quota"
+            return .authorQuota
         }
         bytes[entry.author] = after
         return nil

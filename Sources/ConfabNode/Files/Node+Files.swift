@@ -27,7 +27,7 @@ extension Node {
         writer.submit(output.writes)
         for (peer, reason) in output.misbehaving {
             logger.warning("closing session with \(peer.shortHex): \(reason)")
-            sessions.session(with: peer)?.close(reason: "protocol violation")
+            sessions.session(with: peer)?.close(reason: .protocolViolation)
         }
         for (_, count) in output.badChunks { operations.metrics.badChunks.increment(by: Int64(count)) }
         publishFiles(output)

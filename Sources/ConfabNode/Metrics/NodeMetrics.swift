@@ -91,7 +91,7 @@ final class NodeMetrics: Sendable {
         // Kept aside (or dropped, to be asked for again) for their author's rate.
         let overRate = output.heldForRate + output.droppedForRate
         if overRate > 0 { entriesOverRate.increment(by: Int64(overRate)) }
-        for (reason, count) in output.refused { rejected(reason, count: count) }
+        for (reason, count) in output.refused { rejected(reason.rawValue, count: count) }
         for (reason, count) in output.notStored { rejected(reason, count: count) }
         if output.misbehavior != nil { rejected(output.rejectedEntry ?? "protocol") }
     }

@@ -2,6 +2,7 @@ import ConfabClient
 import ConfabModel
 import ConfabNet
 import ConfabSync
+import ConfabWire
 import Foundation
 import Logging
 import NIOCore
@@ -75,22 +76,19 @@ extension Node {
     }
 
     /// Logs a peer's Bye, which carries the reason when a relay refused us.
-    func noteBye(_ reason: String, from session: PeerSession) {
+    func noteBye(_ reason: ByeReason, from session: PeerSession) {
         noteBye(reason, from: session.remote)
     }
 
     /// The reason is the peer's own text: logged quoted and escaped, so it cannot forge a
     /// log line or drive the terminal the log is read on.
-    func noteBye(_ reason: String, from peer: NodeID) {
-        if reason.hasPrefix(Self.refusalPrefix) { operations.refusedBy[peer] = .now }
-        let quoted = TextSanitizer.quoted(reason)
+    func noteBye(_ reason: ByeReason, from peer: NodeID) {
+        if reason.isRefusal { operations.refusedBy[peer] = .now }
+        let quoted = TextSanitizer.quoted(reason.rawValue)
         logger.info(
             "peer ended the session: \(quoted)",
             metadata: ["event": "peer_bye", "peer": "\(peer.shortHex)", "reason": "\(quoted)"])
     }
-
-    /// Bye reasons that mean "do not come back soon" start with this (Protocol.md §10.4).
-    static let refusalPrefix = "refused:"
 
     /// A peer that refused us is not redialled on its beacons for this long.
     static let refusalBackoff = Duration.seconds(60)
@@ -130,7 +128,7 @@ extension Node {
                 metadata: [
                     "event": "entries_refused", "peer": "\(session.remote.shortHex)",
                     "reasons":
-                        "\(output.refused.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))",
+                        "\(output.refused.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ","))",
                 ])
         }
         if let policy = operations.policy { operations.metrics.storageBytes.record(policy.storedBytes) }

@@ -46,29 +46,30 @@ final class RelayPolicy: EntryAdmission {
     func isKnown(_ node: NodeID) -> Bool { configuration.allow.contains(node) || handAdded.contains(node) }
 
     /// Nil when a session with `peer` may go on; otherwise the reason sent in its Bye.
-    func sessionRefusal(for peer: NodeID) -> String? {
+    func sessionRefusal(for peer: NodeID) -> ByeReason? {
         guard configuration.accept == .known, !isKnown(peer) else { return nil }
-        return "refused: this relay accepts known keys only; ask its operator to add your key (confab peers add KEY)"
+        return .refused(
+            "this relay accepts known keys only; ask its operator to add your key (confab peers add KEY)")
     }
 
     // MARK: EntryAdmission
 
-    func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> String? {
+    func refusal(of entry: EntryPeek, size: Int, participants: [NodeID], from peer: NodeID) -> EntryRefusal? {
         // With no participants known yet (the create entry has not come), validation drops
         // the entry as not yet applicable anyway.
         if configuration.accept == .known, !participants.isEmpty, !participants.contains(where: isKnown) {
-            return "not_allowed"
+            return .notAllowed
         }
         if let quota = configuration.quotaBytes {
             let after = storedBytes + size
             if after > quota {
                 enter(.full, quota: quota)
-                return "quota"
+                return .quota
             }
             // The last part of the quota is kept for senders the operator knows.
             if !isKnown(entry.author), after > quota - Self.reserve(of: quota) {
                 enter(.reserve, quota: quota)
-                return "quota"
+                return .quota
             }
         }
         storedBytes += size

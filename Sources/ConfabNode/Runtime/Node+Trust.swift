@@ -30,7 +30,7 @@ extension Node {
         for id in newlyBlocked {
             guard let session = sessions.session(with: id) else { continue }
             logger.info("closing session with \(id.shortHex): blocked")
-            session.close(reason: "session refused")
+            session.close(reason: .sessionRefused)
         }
     }
 
@@ -45,7 +45,7 @@ extension Node {
     func admitOpened(_ session: PeerSession) -> Bool {
         guard blockList.contains(session.remote) else { return true }
         logger.info("closing session with \(session.remote.shortHex): blocked")
-        session.close(reason: "session refused")
+        session.close(reason: .sessionRefused)
         return false
     }
 

@@ -268,7 +268,7 @@ public actor Node {
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
             if case .bye(let reason) = message {
                 noteBye(reason, from: session)
-                if reason == "shutdown" { peerLeaving(session.remote) }
+                if reason == .shutdown { peerLeaving(session.remote) }
             }
             if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
             switch message {
@@ -319,7 +319,7 @@ public actor Node {
         }
         if let session, let reason = output.misbehavior {
             logger.warning("closing session with \(session.remote.shortHex): \(reason)")
-            session.close(reason: "protocol violation")
+            session.close(reason: .protocolViolation)
         }
         // The indicator goes as the message comes.
         stopTyping(output.appended)

@@ -92,7 +92,7 @@ public enum SessionCodec {
             wire.pong = p
         case .bye(let reason):
             var b = Confab_V1_Bye()
-            b.reason = byeReason(reason)
+            b.reason = byeReason(reason.rawValue)
             wire.bye = b
         case .forkProof(let first, let second):
             var f = Confab_V1_ForkProof()
@@ -252,7 +252,7 @@ public enum SessionCodec {
         case .pong(let p):
             return .pong(p.nonce)
         case .bye(let b):
-            return .bye(byeReason(b.reason))
+            return .bye(ByeReason(byeReason(b.reason)))
         case .forkProof(let f):
             // Each half is an entry, with an entry's limit; verification is the store's.
             for half in [f.first, f.second] where half.count > Limits.maxEntryBytes {

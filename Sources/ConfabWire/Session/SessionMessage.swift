@@ -13,7 +13,7 @@ public enum SessionMessage: Sendable, Equatable {
     case want(Want)
     case ping(UInt64)
     case pong(UInt64)
-    case bye(String)
+    case bye(ByeReason)
     /// Two encoded entries that together prove their author forked its log (Protocol.md §7.1).
     case forkProof(first: [UInt8], second: [UInt8])
     /// The sender's person is typing in a conversation (or stopped): ephemeral, for a
