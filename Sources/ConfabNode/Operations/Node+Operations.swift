@@ -163,16 +163,16 @@ extension Node {
                 operations.lastRateLimitPauses = pauses
             }
         }
-        operations.ticks += 1
+        if let policy = operations.policy { metrics.storageBytes.record(policy.storedBytes) }
+    }
+
+    /// Every few seconds: peers added by hand while a relay runs join its allow-list, and a
+    /// person's node sums its entries, only when someone may scrape the result.
+    func updateStorageFigures() {
         if let policy = operations.policy {
-            metrics.storageBytes.record(policy.storedBytes)
-            // Peers added by hand while the relay runs join the allow-list within seconds.
-            if operations.ticks % 10 == 0 { try? policy.refreshAllowList() }
-        } else if options.metricsAddress != nil, operations.ticks % 10 == 1,
-            let bytes = try? local.store.storedEntryBytes()
-        {
-            // A person's node sums its entries only when someone may scrape the result.
-            metrics.storageBytes.record(bytes)
+            try? policy.refreshAllowList()
+        } else if options.metricsAddress != nil, let bytes = try? local.store.storedEntryBytes() {
+            operations.metrics.storageBytes.record(bytes)
         }
     }
 }

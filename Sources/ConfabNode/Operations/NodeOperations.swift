@@ -20,7 +20,6 @@ final class NodeOperations {
     var refusedBy: [NodeID: ContinuousClock.Instant] = [:]
     var lastStatistics = SessionStatistics()
     var lastRateLimitPauses = 0
-    var ticks = 0
     /// What peers sent this node since it started, for `status`.
     var traffic = NodeStatus.Traffic()
 

@@ -37,19 +37,19 @@ public actor Node {
     private let lock: NodeLock
     private let inbox: AsyncStream<NodeInput>
     private let inboxContinuation: AsyncStream<NodeInput>.Continuation
-    private var presence = PresenceTable()
+    var presence = PresenceTable()
     /// Who peers say is typing where, and when this node last said its person is.
     var typingTable = TypingTable()
     var typingPacer = TypingPacer(interval: TypingPacer.enforcedInterval)
     private var beaconAnswers = BeaconAnswerPolicy()
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
-    private var chosenPeers: Set<NodeID> = []
+    var chosenPeers: Set<NodeID> = []
     private var discovery: DiscoveryService?
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
     /// The store's count of commits by other connections (another process), last read.
-    private var externalChanges: Int64 = 0
+    var externalChanges: Int64 = 0
     private var running: Task<Void, Never>?
     private var stopped = false
 
@@ -370,41 +370,6 @@ public actor Node {
             dialer.dial(
                 addresses.compactMap { try? HostPort($0, defaultPort: HostPort.defaultSessionPort) },
                 remote: peer.id)
-        }
-    }
-
-    /// Timers: receipts that came due, presence timeouts, the block list, metrics, and
-    /// writes by other processes (the store's change signal).
-    private func housekeeping() async {
-        var ticks = 0
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(300))
-            ticks += 1
-            do { apply(try engine.tick()) } catch { logger.error("could not write a delivered receipt: \(error)") }
-            do { applyFiles(try files.tick()) } catch { logger.error("file exchange: \(error)") }
-            if ticks % 1000 == 0 { _ = try? local.store.pruneStrangers() }
-            // Entries received are committed without waiting for fsync (they can be fetched
-            // again); within a second, the commits since the last fsync get one.
-            if ticks % 3 == 0 {
-                do { try local.store.syncReceived() } catch { logger.error("could not sync the store: \(error)") }
-            }
-            // The log goes into the database file while nothing is being written, on the
-            // store's own thread, so no message's latency pays for it.
-            local.store.checkpointIfIdle()
-            // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
-            if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
-            // Another process (a CLI command while no node ran, a restored backup) committed:
-            // SQLite's data_version says so exactly, whatever it wrote.
-            if let counter = try? local.store.externalChangeCounter(), counter != externalChanges {
-                externalChanges = counter
-                if let output = try? engine.resyncAll() { apply(output) }
-                hub.emit(.changed(nil))
-            }
-            let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
-            for event in presence.expire(known: known, now: Date()) { hub.emit(event) }
-            expireTyping()
-            do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
-            updateOperationalMetrics(sessions: sessions, online: presence.onlineCount)
         }
     }
 
