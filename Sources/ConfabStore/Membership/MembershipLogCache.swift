@@ -1,5 +1,5 @@
 import ConfabModel
-import Foundation
+import Synchronization
 
 /// Each conversation's membership log as committed, with how many membership events it was
 /// read from. Nearly every write reads the log (to check an entry's author against the
@@ -11,13 +11,11 @@ import Foundation
 /// read inside a write is kept only once that write is committed: a write undone would
 /// otherwise leave a log of events that no longer exist, with a count the next event brings
 /// back.
-final class MembershipLogCache: @unchecked Sendable {
-    // Guards `logs`.
-    private let lock = NSLock()
-    private var logs: [ConversationID: (events: Int, log: MembershipLog)] = [:]
+final class MembershipLogCache: Sendable {
+    private let logs = Mutex<[ConversationID: (events: Int, log: MembershipLog)]>([:])
 
     func log(of conversation: ConversationID, events: Int) -> MembershipLog? {
-        lock.withLock {
+        logs.withLock { logs in
             guard let cached = logs[conversation], cached.events == events else { return nil }
             return cached.log
         }
@@ -25,12 +23,12 @@ final class MembershipLogCache: @unchecked Sendable {
 
     /// Keeps the newest log: one read from more events replaces one read from fewer.
     func keep(_ log: MembershipLog, of conversation: ConversationID, events: Int) {
-        lock.withLock {
+        logs.withLock { logs in
             if (logs[conversation]?.events ?? 0) <= events { logs[conversation] = (events, log) }
         }
     }
 
     func removeAll() {
-        lock.withLock { logs.removeAll() }
+        logs.withLock { $0.removeAll() }
     }
 }

@@ -1,5 +1,5 @@
 import ConfabModel
-import Foundation
+import Synchronization
 
 /// Each conversation's clock as this store last committed or read it, so that the sync
 /// engine, which asks for a clock with nearly every message it handles, does not open a
@@ -10,20 +10,18 @@ import Foundation
 /// read that raced a commit and saw the state before it cannot take back what the commit
 /// put here. What another process commits to the same file is not seen until the store
 /// notices the file changed (`ConfabStore.externalChangeCounter`), which forgets it all.
-final class ClockCache: @unchecked Sendable {
-    // Guards `clocks`.
-    private let lock = NSLock()
-    private var clocks: [ConversationID: VectorClock] = [:]
+final class ClockCache: Sendable {
+    private let clocks = Mutex<[ConversationID: VectorClock]>([:])
 
     func clock(of conversation: ConversationID) -> VectorClock? {
-        lock.withLock { clocks[conversation] }
+        clocks.withLock { $0[conversation] }
     }
 
     func merge(_ clock: VectorClock, of conversation: ConversationID) {
-        lock.withLock { clocks[conversation, default: VectorClock()].merge(clock) }
+        clocks.withLock { $0[conversation, default: VectorClock()].merge(clock) }
     }
 
     func removeAll() {
-        lock.withLock { clocks.removeAll() }
+        clocks.withLock { $0.removeAll() }
     }
 }
