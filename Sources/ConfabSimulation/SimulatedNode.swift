@@ -30,10 +30,11 @@ final class SimulatedNode {
         var random = SplitMix64(seed: seed &+ UInt64(index) &* 0x9E37_79B9)
         let keys = try SigningKeyPair(seed: random.bytes(32))
         store = try ConfabStore.inMemory(identity: keys)
-        engine = SyncEngine(store: store, role: .person)
-        engine.now = { clock.now }
+        var configuration = SyncConfiguration(role: .person)
+        configuration.now = { clock.now }
         // As a person's node runs it (NodeOptions' default).
-        engine.authorRateLimit = .default
+        configuration.authorRateLimit = .default
+        engine = SyncEngine(store: store, configuration: configuration)
     }
 
     var hasWaiting: Bool { inboxHead < inbox.count }

@@ -38,9 +38,9 @@ import Testing
 
     @Test func aFloodWaitsBeyondItsBudgetAndIsTakenWholeAsItRefillsOthersAreNotSlowed() throws {
         let id = try group()
-        bob.engine.authorRateLimit = Self.slow
+        bob.engine.configuration.authorRateLimit = Self.slow
         // Bob stores what waited a batch of 50 at a time.
-        bob.engine.batchSize = 50
+        bob.engine.configuration.batchSize = 50
         let start = try bob.store.clock(of: id)[alice.id]
         let flood = try alice.store.sendMessages((0..<1000).map { "flood \($0)" }, to: id)
         try harness.wrote(flood, at: alice)
@@ -86,10 +86,10 @@ import Testing
 
     @Test func beyondWhatMayWaitEntriesAreDroppedFromMemoryAndAskedForAgain() throws {
         let id = try group()
-        bob.engine.authorRateLimit = AuthorRateLimit(
+        bob.engine.configuration.authorRateLimit = AuthorRateLimit(
             entriesPerSecond: 100, bytesPerSecond: 1e9, burstEntries: 50, burstBytes: 1e9)
         bob.engine.held.maxEntries = 40
-        alice.engine.batchSize = 25
+        alice.engine.configuration.batchSize = 25
         let flood = try alice.store.sendEach((0..<600).map { "flood \($0)" }, to: id)
         try harness.wrote(flood, at: alice)
         try harness.runWithoutTimers()
@@ -114,10 +114,10 @@ import Testing
     @Test func entriesDroppedFromMemoryComeAgainInALaterSession() throws {
         let id = try group()
         harness.disconnect(bob, carol)
-        bob.engine.authorRateLimit = AuthorRateLimit(
+        bob.engine.configuration.authorRateLimit = AuthorRateLimit(
             entriesPerSecond: 100, bytesPerSecond: 1e9, burstEntries: 50, burstBytes: 1e9)
         bob.engine.held.maxEntries = 40
-        alice.engine.batchSize = 25
+        alice.engine.configuration.batchSize = 25
         let flood = try alice.store.sendEach((0..<600).map { "flood \($0)" }, to: id)
         try harness.wrote(flood, at: alice)
         try harness.runWithoutTimers()
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func historyIsNotLimitedWrittenLongAgoOrBeforeTheNodeStarted() throws {
-        bob.engine.authorRateLimit = AuthorRateLimit(
+        bob.engine.configuration.authorRateLimit = AuthorRateLimit(
             entriesPerSecond: 1, bytesPerSecond: 1e9, burstEntries: 10, burstBytes: 1e9)
         // Written an hour ago by its author's clock: history.
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "hi")
@@ -163,7 +163,7 @@ import Testing
         // Alice's new entries still wait.
         let (before, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "before")
         let written = try alice.store.sendMessages((0..<500).map { "before \($0)" }, to: before)
-        bob.engine.startedAt = Date().addingTimeInterval(1)
+        bob.engine.configuration.startedAt = Date().addingTimeInterval(1)
         try harness.wrote(written, at: alice)
         try harness.runWithoutTimers()
         #expect(try bob.store.clock(of: before)[alice.id] == 502)
@@ -175,13 +175,13 @@ import Testing
     }
 
     @Test func bytesCountAsWellAsEntries() throws {
-        bob.engine.authorRateLimit = AuthorRateLimit(
+        bob.engine.configuration.authorRateLimit = AuthorRateLimit(
             entriesPerSecond: 1000, bytesPerSecond: 8192, burstEntries: 10_000, burstBytes: 16_384)
-        bob.engine.batchSize = 1
+        bob.engine.configuration.batchSize = 1
         harness.connect(alice, bob)
         let (id, _) = try alice.store.createConversation(with: [bob.id], firstMessage: "hi")
         try harness.run()
-        alice.engine.batchSize = 1
+        alice.engine.configuration.batchSize = 1
         let big = String(repeating: "x", count: 4000)
         let flood = try alice.store.sendEach((0..<20).map { "\($0) \(big)" }, to: id)
         try harness.wrote(flood, at: alice)
@@ -203,9 +203,9 @@ import Testing
         #expect(try alice.store.clock(of: id)[bob.id] == 302)
         harness.disconnect(alice, bob)
         let restored = try SyncHarness.Node(name: "restored", seed: 2)
-        restored.engine.authorRateLimit = AuthorRateLimit(
+        restored.engine.configuration.authorRateLimit = AuthorRateLimit(
             entriesPerSecond: 1, bytesPerSecond: 1, burstEntries: 1, burstBytes: 1)
-        restored.engine.startedAt = .distantPast
+        restored.engine.configuration.startedAt = .distantPast
         harness.add(restored)
         harness.connect(alice, restored)
         try harness.runWithoutTimers()

@@ -28,7 +28,7 @@ import Testing
         #expect(taken.appended.filter { $0.author == alice.id }.count == 7)
         bob.engine.peerDisconnected(alice.id)
 
-        bob.engine.batchSize = 4
+        bob.engine.configuration.batchSize = 4
         harness.connect(bob, carol)
         try harness.run()
         #expect(harness.misbehavior.isEmpty)
@@ -80,8 +80,8 @@ import Testing
         let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
         let written = try alice.store.sendMessages((0..<500).map { "line \($0)" }, to: id)
         #expect(written.filter { EntryCodec.isUnsigned($0) }.count > 400)
-        alice.engine.window = 100
-        bob.engine.window = 70
+        alice.engine.configuration.window = 100
+        bob.engine.configuration.window = 70
         harness.connect(alice, bob)
         try harness.run()
         harness.disconnect(alice, bob)

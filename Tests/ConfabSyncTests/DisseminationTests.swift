@@ -188,7 +188,7 @@ import Testing
     }
 
     @Test func aLinkCutMidBurstIsHealedThroughTheOthers() throws {
-        alice.engine.batchSize = 10
+        alice.engine.configuration.batchSize = 10
         let id = try meshedGroup()
         let burst = try alice.store.sendEach((0..<200).map { "m\($0)" }, to: id)
         try harness.wrote(burst, at: alice)

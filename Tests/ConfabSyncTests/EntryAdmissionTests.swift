@@ -1,9 +1,10 @@
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
-import ConfabSync
 import ConfabWire
 import Testing
+
+@testable import ConfabSync
 
 @Suite struct EntryAdmissionTests {
     /// Admits a fixed number of entries, then refuses with "quota".

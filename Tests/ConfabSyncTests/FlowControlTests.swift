@@ -1,9 +1,10 @@
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
-import ConfabSync
 import ConfabWire
 import Testing
+
+@testable import ConfabSync
 
 /// What one peer can make the engine send it: a Want is answered once per range, and what
 /// is in flight to a peer, pushed or asked for, stays within the byte window until the
@@ -89,7 +90,7 @@ import Testing
         _ = try alice.store.sendMessages((0..<100).map { String(repeating: "\($0 % 10)", count: 30_000) }, to: id)
         try bobConnectedByHand()
         let first = try alice.engine.handle(want(id, after: 0), from: bob.id).replies
-        let window = alice.engine.byteWindow
+        let window = alice.engine.configuration.byteWindow
         // Up to the last signed entry within the window: a run left unsigned is under
         // 192 KiB (§4.3), and its signed entry one more of these.
         #expect(entryBytes(first) <= window && entryBytes(first) > window - 192 * 1024 - 40_000)
@@ -113,7 +114,7 @@ import Testing
         // "Send me all of it", and nothing more from Bob.
         let replies = try alice.engine.handle(.clocks([.init(conversation: id, clock: VectorClock())]), from: bob.id)
             .replies
-        #expect(entryBytes(replies) <= alice.engine.byteWindow)
+        #expect(entryBytes(replies) <= alice.engine.configuration.byteWindow)
         #expect(entryCount(replies) < 101)
         // A local write offers nothing more either, until Bob acknowledges.
         let entry = try alice.store.sendMessage("one more", to: id)

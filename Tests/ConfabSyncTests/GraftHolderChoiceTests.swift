@@ -19,7 +19,7 @@ import Testing
         (harness, alice, bob, carol) = try SyncHarness.trio()
         // The claims below are of the claimants' own logs, which Alice would otherwise wait
         // for them to push (`authorPushWait`); here only whom she asks is in question.
-        alice.engine.authorPushWait = .zero
+        alice.engine.configuration.authorPushWait = .zero
     }
 
     /// Alice's peers that sorts first, and the other.

@@ -150,7 +150,7 @@ import Testing
 
     @Test func untrustedRelayClaimsGetNothing() throws {
         let (_, _) = try alice.store.createConversation(with: [carol.id], firstMessage: "private")
-        alice.engine.trustsRelay = { _ in false }
+        alice.engine.configuration.trustsRelay = { _ in false }
         alice.engine.peerConnected(bob.id)
         let output = try alice.engine.handle(
             .hello(.init(displayName: "relay", role: .relay, listenPort: 1)), from: bob.id)

@@ -1,10 +1,11 @@
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
-import ConfabSync
 import ConfabWire
 import Foundation
 import Testing
+
+@testable import ConfabSync
 
 @Suite struct SyncEngineTests {
     let harness: SyncHarness
@@ -114,9 +115,9 @@ import Testing
     }
 
     @Test func largeSyncFlowsInBoundedBatches() throws {
-        bob.engine.batchSize = 100
-        alice.engine.batchSize = 100
-        alice.engine.window = 300
+        bob.engine.configuration.batchSize = 100
+        alice.engine.configuration.batchSize = 100
+        alice.engine.configuration.window = 300
         let (id, _) = try alice.store.createConversation(with: [bob.id])
         var texts: [String] = []
         for chunk in 0..<10 {
@@ -149,8 +150,8 @@ import Testing
     }
 
     @Test func outstandingEntriesCountDownToZeroAsASyncProceeds() throws {
-        alice.engine.batchSize = 50
-        alice.engine.window = 50
+        alice.engine.configuration.batchSize = 50
+        alice.engine.configuration.window = 50
         let (id, _) = try alice.store.createConversation(with: [bob.id])
         _ = try alice.store.sendEach((0..<500).map { "m\($0)" }, to: id)
         #expect(try bob.engine.outstandingEntries() == 0)
@@ -170,8 +171,8 @@ import Testing
     }
 
     @Test func reconnectMidSyncResumesWithoutLossOrDuplicates() throws {
-        alice.engine.batchSize = 50
-        alice.engine.window = 50
+        alice.engine.configuration.batchSize = 50
+        alice.engine.configuration.window = 50
         let (id, _) = try alice.store.createConversation(with: [bob.id])
         _ = try alice.store.sendEach((0..<500).map { "m\($0)" }, to: id)
         harness.connect(alice, bob)

@@ -24,11 +24,7 @@ final class SyncHarness {
             self.name = name
             keys = try SigningKeyPair(seed: [UInt8](repeating: seed, count: 32))
             store = try ConfabStore.inMemory(identity: keys, filesDirectory: filesDirectory)
-            engine = SyncEngine(store: store, role: role)
-            engine.now = { [clock] in clock.now }
-            // The harness's nodes are configured to trust each other as relays (the
-            // person added the relay); tests of untrusted claims set this back.
-            engine.trustsRelay = { _ in true }
+            engine = SyncEngine(store: store, configuration: Self.configuration(role: role, clock: clock))
         }
 
         /// Another engine on an existing store (a node restarted), with the same identity.
@@ -36,9 +32,16 @@ final class SyncHarness {
             self.name = name
             keys = store.identity
             self.store = store
-            engine = SyncEngine(store: store, role: .person)
-            engine.now = { [clock] in clock.now }
-            engine.trustsRelay = { _ in true }
+            engine = SyncEngine(store: store, configuration: Self.configuration(role: .person, clock: clock))
+        }
+
+        /// The harness's nodes run on its virtual clock and trust each other as relays (the
+        /// person added the relay); tests of untrusted claims set this back.
+        private static func configuration(role: NodeRole, clock: VirtualClock) -> SyncConfiguration {
+            var configuration = SyncConfiguration(role: role)
+            configuration.now = { [clock] in clock.now }
+            configuration.trustsRelay = { _ in true }
+            return configuration
         }
     }
 

@@ -61,16 +61,17 @@ public actor Node {
         lock = try NodeLock(directory: options.directory)
         let local = try local ?? Profile.open(options.directory)
         self.local = local
-        engine = SyncEngine(store: local.store, role: options.role, logger: options.logger)
         operations = try NodeOperations(options: options, store: local.store)
-        engine.admission =
-            try operations.policy
-            ?? AuthorQuota(limit: options.authorQuotaBytes, store: local.store, logger: options.logger)
-        if options.role == .person { engine.authorRateLimit = options.authorRateLimit }
         // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
         let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         let chosen = named.union(operations.policy?.configuration.allow ?? [])
-        engine.trustsRelay = Self.relayTrust(store: local.store, networkKey: options.networkKey, allow: chosen)
+        var sync = SyncConfiguration(role: options.role)
+        if options.role == .person { sync.authorRateLimit = options.authorRateLimit }
+        sync.trustsRelay = Self.relayTrust(store: local.store, networkKey: options.networkKey, allow: chosen)
+        let admission: any EntryAdmission =
+            try operations.policy
+            ?? AuthorQuota(limit: options.authorQuotaBytes, store: local.store, logger: options.logger)
+        engine = SyncEngine(store: local.store, configuration: sync, admission: admission, logger: options.logger)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         (inbox, inboxContinuation) = AsyncStream.makeStream(of: NodeInput.self)
         files = Self.fileExchange(store: local.store, options: options, policy: operations.policy)
@@ -442,7 +443,7 @@ public actor Node {
     /// verified, named in `--peer KEY@HOST:PORT`, or on a relay's `--allow` list.
     static func relayTrust(
         store: ConfabStore, networkKey: NetworkKey, allow: Set<NodeID>
-    ) -> (NodeID) -> Bool {
+    ) -> @Sendable (NodeID) -> Bool {
         let privateNetwork = networkKey != .default
         return { peer in
             if privateNetwork || allow.contains(peer) { return true }

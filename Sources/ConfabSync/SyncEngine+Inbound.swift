@@ -1,0 +1,216 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Foundation
+import Logging
+
+/// What peers send: Hello, clocks and requests, entries (checked, stored or deferred) and
+/// their acknowledgements (Protocol.md §12).
+extension SyncEngine {
+    func handleHello(_ hello: SessionMessage.Hello, from peer: NodeID) throws -> SyncOutput {
+        guard peers[peer]?.helloReceived == false else { return misbehaving("second hello") }
+        guard hello.version >= 1 else { return misbehaving("protocol version \(hello.version)") }
+        peers[peer]?.role = hello.role
+        peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
+        peers[peer]?.tellsRequests = hello.features.contains(SessionCodec.requestsFeature)
+        var output = SyncOutput()
+        let shared = try sharedClocks(with: peer)
+        output.replies = announcement(shared, to: peer)
+        // What this node knows against an author of a shared conversation, the peer learns
+        // too, so it stops taking that author's log as well.
+        for proof in try store.forkProofs(in: Set(shared.keys)) {
+            output.replies.append(.forkProof(first: proof.first, second: proof.second))
+        }
+        return output
+    }
+
+    /// A peer's clocks: what it holds. Each makes this node send the peer its own entries
+    /// the peer lacks (the author's eager path), and, when the clocks are a request, every
+    /// author's (§12.5). What the peer holds and this node lacks is asked for later, by a
+    /// request to one holder, unless it arrives meanwhile.
+    func handleClocks(
+        _ clocks: [SessionMessage.ConversationClock], from peer: NodeID, request: Bool, resends: Bool
+    ) throws -> SyncOutput {
+        var output = SyncOutput()
+        var invitations: [SessionMessage.ConversationClock] = []
+        for item in clocks {
+            let conversation = item.conversation
+            let sharing = try sharing(conversation, with: peer)
+            let mine = sharing.capping(try store.clock(of: conversation))
+            guard !mine.isEmpty, sharing != .none else {
+                // Not held here, or held but not the peer's: the same answer either way,
+                // once, so nobody learns which conversations this node holds. For one not
+                // held it is how an invitation arrives: the answer asks for the whole
+                // conversation, its create entry first. The peer's claim is not kept.
+                // At most `maxAnswered` such answers per session: a flood of made-up ids
+                // costs this node a bounded set, freed with the session.
+                if !item.clock.isEmpty, peers[peer]?.announced[conversation] == nil,
+                    let answered = peers[peer]?.answered, !answered.contains(conversation),
+                    answered.count < PeerSyncState.maxAnswered
+                {
+                    peers[peer]?.answered.insert(conversation)
+                    invitations.append(.init(conversation: conversation, clock: VectorClock()))
+                    if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
+                        peers[peer]?.invited[conversation] = item.clock
+                    }
+                }
+                continue
+            }
+            // Whether the peer says something new: it holds more than it was known to.
+            let news = !(peers[peer]?.theirs[conversation] ?? VectorClock()).covers(item.clock)
+            peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
+            peers[peer]?.acknowledge(conversation)
+            if request { peers[peer]?.requested[conversation] = mine }
+            // What the peer still lacks though it was sent (refused there, or pushed out
+            // while it waited for what it depends on) would otherwise never be offered
+            // again in this session. Only a request marked as one says so: an older
+            // peer's every acknowledgement counts as a request, and most lag what is on
+            // its way.
+            if resends {
+                peers[peer]?.resend(conversation, lacking: item.clock, at: now(), interval: Self.resendInterval)
+            }
+            let written = peers[peer]?.written[conversation] ?? 0
+            if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
+                output.statusChanged.insert(conversation)
+            }
+            output.replies += try missingEntries(conversation, for: peer)
+            if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
+        }
+        if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }
+        output.replies += try offerStarved(to: peer)
+        return output
+    }
+
+    func handleEntries(_ batch: [[UInt8]], from peer: NodeID, decoded: DecodedBatch?) throws -> SyncOutput {
+        var output = SyncOutput()
+        var touched = Set<ConversationID>()
+        var messagesFromOthers = Set<ConversationID>()
+        output.entriesReceived += batch.count
+        output.entryBytesReceived += batch.reduce(0) { $0 + $1.count }
+        let arriving = holdOverRate(batch, from: peer, output: &output, touched: &touched)
+        // Claims are read from the decoded entries while none was held back (the usual case).
+        let (kept, counted) = try admitted(
+            arriving, from: Array(repeating: peer, count: arriving.count),
+            decoded: arriving.count == batch.count ? decoded : nil, output: &output, touched: &touched)
+        let received = batch
+        let batch = kept.map { arriving[$0] }
+        // What is held back or refused still vouches for what it follows (§7 step 3): the
+        // peer ended its chains at entries it checked, not at the ones kept here.
+        let results = try store.append(
+            batch: batch, keepsOthers: role == .relay, invitations: Set(peers[peer]?.invited.keys ?? [:].keys),
+            vouchers: batch.count < received.count ? received : [], decoded: decoded)
+        for (index, (bytes, result)) in zip(batch, results).enumerated() {
+            if case .success(.duplicate) = result { output.duplicatesReceived += 1 }
+            let appended = if case .success(.appended) = result { true } else { false }
+            if !appended, let peek = counted[index] { admission?.notStored(peek, size: bytes.count) }
+            try absorb(bytes, result, from: peer, into: &output, touched: &touched, messages: &messagesFromOthers)
+            if output.misbehavior != nil { return output }
+        }
+        try retryDeferred(touched, into: &output, touched: &touched, messages: &messagesFromOthers)
+        // An invitation whose conversation is now held: what the peer announced counts.
+        for conversation in touched {
+            if let clock = peers[peer]?.invited[conversation], try shouldShare(conversation, with: peer) {
+                peers[peer]?.invited[conversation] = nil
+                peers[peer]?.theirs[conversation, default: VectorClock()].merge(clock)
+            }
+        }
+        if output.appended.contains(where: { $0.author == peer }) { peers[peer]?.lastOwnPush = now() }
+        output.replies += try acknowledgement(touched, to: peer)
+        // Others' entries are not pushed on: their authors push to everyone they reach,
+        // and the other peers are told lazily, by a clock at the next tick (§12.5).
+        noteGrowth(of: output.appended.filter { $0.author != store.me })
+        // Then the delivered receipt, paced: it is written after the messages are stored,
+        // so the node publishes them in one output.
+        output.merge(try writeReceipts(receiptPacer.due(messagesFromOthers, now: now())))
+        return output
+    }
+
+    /// Acknowledges entries: our clock of every conversation they touched that the peer
+    /// should have. One it should not have (held here but not shared with it) gets the
+    /// answer an unknown one gets, an empty clock, so entries cannot probe which
+    /// conversations this node holds any more than clocks can (§12 steps 3–4).
+    func acknowledgement(_ conversations: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
+        var acks: [SessionMessage.ConversationClock] = []
+        for conversation in conversations.sorted() {
+            let mine = try sharing(conversation, with: peer).capping(store.clock(of: conversation))
+            // Only shared conversations are remembered: entries naming made-up or unshared
+            // ids are answered (with an empty clock) but leave nothing behind.
+            if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
+            acks.append(.init(conversation: conversation, clock: mine))
+        }
+        return acks.isEmpty ? [] : SessionCodec.clocksMessages(acks)
+    }
+
+    /// What one entry's outcome means for the session and for the node.
+    func absorb(
+        _ bytes: [UInt8], _ result: Result<AppendOutcome, AppendRejection>, from peer: NodeID?,
+        into output: inout SyncOutput, touched: inout Set<ConversationID>, messages: inout Set<ConversationID>
+    ) throws {
+        switch result {
+        case .success(.appended(let entry)):
+            // The peer holds what it sent (its clock covers it): never offer it back,
+            // whatever later pushes to this peer (a receipt, a resync) carry.
+            if let peer {
+                peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(
+                    VectorClock([entry.author: entry.seq]))
+            }
+            output.appended.append(entry)
+            touched.insert(entry.conversationID)
+            charge(entry, size: bytes.count)
+            if [.message, .edit, .file].contains(entry.kind), entry.author != store.me {
+                messages.insert(entry.conversationID)
+            }
+            if entry.kind == .receipt, entry.author != store.me { output.statusChanged.insert(entry.conversationID) }
+        case .success(.duplicate):
+            if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
+        case .failure(let rejection) where rejection.isRecoverable:
+            // Arrived ahead of what it follows or depends on: kept a while and tried again
+            // as more arrives; the acknowledgement tells the peer where we stand.
+            logger.debug("entry from \(peer?.shortHex ?? "here") not yet applicable: \(rejection)")
+            if let conversation = EntryCodec.peekConversationID(bytes) {
+                touched.insert(conversation)
+                deferred.add(bytes, conversation: conversation)
+            }
+        case .failure(let rejection):
+            if let proof = rejection.proof {
+                logger.warning(
+                    "\(proof.author.shortHex) forked its log in conversation \(proof.conversation.shortHex) at seq \(proof.seq)"
+                )
+                try spread(proof, into: &output)
+            }
+            if rejection.isSessionError, peer != nil {
+                output.misbehavior = "sent an invalid entry: \(rejection)"
+                output.rejectedEntry = rejection.category.rawValue
+            } else {
+                // Depends on what this node holds (a fork, a forked author, a conversation
+                // it is not in): the sender may be honest, so the session goes on.
+                logger.info("entry from \(peer?.shortHex ?? "here") not stored: \(rejection)")
+                output.notStored[rejection.category.rawValue, default: 0] += 1
+                if let conversation = EntryCodec.peekConversationID(bytes) { touched.insert(conversation) }
+            }
+        }
+    }
+
+    /// Tries the deferred entries of the conversations that just grew, until nothing more
+    /// applies.
+    func retryDeferred(
+        _ conversations: Set<ConversationID>, into output: inout SyncOutput, touched: inout Set<ConversationID>,
+        messages: inout Set<ConversationID>
+    ) throws {
+        var pending = conversations
+        while !pending.isEmpty {
+            var grew = Set<ConversationID>()
+            for conversation in pending.sorted() {
+                let waiting = deferred.take(conversation)
+                guard !waiting.isEmpty else { continue }
+                let before = output.appended.count
+                let results = try store.append(batch: waiting, keepsOthers: role == .relay, invitations: invitations)
+                for (bytes, result) in zip(waiting, results) {
+                    try absorb(bytes, result, from: nil, into: &output, touched: &touched, messages: &messages)
+                }
+                if output.appended.count > before { grew.insert(conversation) }
+            }
+            pending = grew
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Foundation
+import Logging
+
+/// The lazy path (Protocol.md §12.5): conversations that grew with others' entries are
+/// announced after a delay, and what peers' clocks show lacking is asked for from one
+/// holder; paced delivered receipts.
+extension SyncEngine {
+    func noteGrowth(of entries: [Entry]) {
+        for conversation in Set(entries.map(\.conversationID)) where grown[conversation] == nil {
+            grown[conversation] = now()
+        }
+    }
+
+    /// Tells every peer that should have them where the grown conversations stand, in
+    /// one Clocks message per peer. A peer that still lacks something after its own delay
+    /// asks for it with a request (§12.5); one that holds it all says nothing.
+    func announceGrowth() throws -> SyncOutput {
+        let due = now()
+        var output = SyncOutput()
+        let ready = grown.filter { due - $0.value >= Self.lazyDelay }
+        guard !ready.isEmpty else { return output }
+        var announcements: [NodeID: [SessionMessage.ConversationClock]] = [:]
+        for conversation in ready.keys.sorted() {
+            grown[conversation] = nil
+            let held = try store.clock(of: conversation)
+            // The peers that sent the entries are known to hold them (`theirs`): skipped.
+            for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
+                let sharing = try sharing(conversation, with: peer)
+                guard sharing != .none else { continue }
+                let mine = sharing.capping(held)
+                if let theirs = peers[peer]?.theirs[conversation], theirs.covers(mine) { continue }
+                guard peers[peer]?.announced[conversation] != mine else { continue }
+                peers[peer]?.announced[conversation] = mine
+                announcements[peer, default: []].append(.init(conversation: conversation, clock: mine))
+            }
+        }
+        for (peer, clocks) in announcements { output.push(SessionCodec.clocksMessages(clocks), to: peer) }
+        return output
+    }
+
+    /// What peers' clocks showed missing here and has not arrived since: asked for, per
+    /// conversation, from one connected peer that holds it and was not asked since its
+    /// last news (in turns, `Grafts.holder`), or, when all were, again after a doubling
+    /// wait, with a request carrying this node's clock (§12.5).
+    func askForMissing() throws -> SyncOutput {
+        waitsForPushes = false
+        guard !grafts.isEmpty else { return SyncOutput() }
+        let due = now()
+        var requests: [NodeID: [SessionMessage.ConversationClock]] = [:]
+        for (conversation, lack) in grafts.due(at: due, delay: graftDelay, retry: Self.graftRetry) {
+            let mine = try store.clock(of: conversation)
+            let holders = peers.keys.sorted().compactMap { peer -> (peer: NodeID, clock: VectorClock)? in
+                guard let theirs = peers[peer]?.theirs[conversation], !mine.covers(theirs) else { return nil }
+                return (peer, theirs)
+            }
+            guard !holders.isEmpty else {
+                grafts.forget(conversation)
+                continue
+            }
+            let authors = Set(holders.flatMap { $0.clock.entries.filter { $0.value > mine[$0.key] }.keys })
+            if authors.allSatisfy({ awaitsPush(from: $0, lackingSince: lack.since, at: due) }) {
+                waitsForPushes = true
+                continue
+            }
+            grafts.judgeLastRequest(conversation, mine: mine)
+            guard let lack = grafts.lacking[conversation],
+                let holder = grafts.holder(for: lack, among: holders, mine: mine, at: due, retry: Self.graftRetry)
+            else { continue }
+            let claim = holders.first { $0.peer == holder }?.clock ?? VectorClock()
+            grafts.asked(holder, for: conversation, mine: mine, claim: claim, at: due)
+            requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
+        }
+        var output = SyncOutput()
+        for (peer, clocks) in requests { output.push(SessionCodec.clocksMessages(clocks, request: true), to: peer) }
+        return output
+    }
+
+    /// Whether what this node lacks of `author`'s log is still to come by the author's own
+    /// push: it has a session with this node, and the lack began, or its last push was
+    /// stored, less than `authorPushWait` ago. Authors push their new entries to every
+    /// member they have a session with, and a session's first exchange brings what the
+    /// other lacks (§12 step 3), so asking another holder sooner only makes a copy.
+    func awaitsPush(
+        from author: NodeID, lackingSince since: ContinuousClock.Instant, at now: ContinuousClock.Instant
+    ) -> Bool {
+        guard let state = peers[author], state.helloReceived else { return false }
+        return now - max(since, state.lastOwnPush ?? since) < authorPushWait
+    }
+
+    /// Stored messages of others are delivered: one coalesced receipt per conversation,
+    /// offered to every connected peer that should have it, the sender included.
+    func writeReceipts(_ conversations: Set<ConversationID>) throws -> SyncOutput {
+        var receipts: [Entry] = []
+        for conversation in conversations.sorted() {
+            if let receipt = try store.acknowledgeDelivery(conversation) { receipts.append(receipt) }
+        }
+        guard !receipts.isEmpty else { return SyncOutput() }
+        return try didWrite(receipts)
+    }
+}

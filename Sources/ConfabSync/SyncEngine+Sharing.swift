@@ -1,0 +1,51 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+import Foundation
+import Logging
+
+/// Which conversations a peer should have: members, invitations, trusted relays
+/// (Protocol.md §14.1).
+extension SyncEngine {
+    /// The Clocks message for a peer at the start of a session: what it should know we
+    /// hold, asking for everything it holds beyond (§12 step 2).
+    func announcement(_ shared: [ConversationID: VectorClock], to peer: NodeID) -> [SessionMessage] {
+        var items: [SessionMessage.ConversationClock] = []
+        for (conversation, clock) in shared.sorted(by: { $0.key < $1.key }) {
+            peers[peer]?.announced[conversation] = clock
+            items.append(.init(conversation: conversation, clock: clock))
+        }
+        // Nothing to share is said too, with one empty Clocks message.
+        return SessionCodec.clocksMessages(items, request: true)
+    }
+
+    func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
+        try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
+    }
+
+    /// Participants get their conversations, former members theirs up to their removal;
+    /// trusted relays get everything (Protocol.md §12 step 3).
+    func shouldShare(_ conversation: ConversationID, with peer: NodeID) throws -> Bool {
+        try sharing(conversation, with: peer) != .none
+    }
+
+    func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
+        if peers[peer]?.isTrustedRelay == true { return .everything }
+        return try store.sharing(conversation, with: peer)
+    }
+
+    /// Conversations any connected peer invited this node to: entries kept aside, or held
+    /// for their author's rate, may be taken for them as for the batch that brought them.
+    var invitations: Set<ConversationID> {
+        peers.values.reduce(into: Set<ConversationID>()) { $0.formUnion($1.invited.keys) }
+    }
+
+    /// Whether the peer may fetch the files of `conversation` (Protocol.md §17.3): its
+    /// members now, and trusted relays. A former member is served none: the exchange names
+    /// files, not positions in the log, so it could not be held to what came before its
+    /// removal.
+    public func sharesFiles(of conversation: ConversationID, with peer: NodeID) throws -> Bool {
+        if peers[peer]?.isTrustedRelay == true { return true }
+        return try store.participants(of: conversation).contains(peer)
+    }
+}
