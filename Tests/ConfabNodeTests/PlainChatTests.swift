@@ -82,4 +82,25 @@ import Testing
         // The node the chat attached to keeps running after it.
         #expect(try alice.onlinePeers().contains("bob"))
     }
+
+    /// The node a plain chat attached to stops under it: the chat says so, as the
+    /// full-screen chat does, and what is written then waits in the outbox.
+    @Test func saysWhenTheNodeItAttachedToStops() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let alice = nodes[0]
+        try alice.start()
+        defer { try? alice.stop() }
+        let chat = try InteractiveProcess(data: alice.data, ["chat", "--plain", "--no-discovery"])
+        try await chat.waitFor("Offline —")
+        try alice.stop()
+        try await chat.waitFor("The node (confab up) stopped; messages stay queued")
+        try chat.send("/new bob")
+        try chat.send("written while no node runs")
+        try chat.send("/quit")
+        #expect(try await chat.waitForExit() == 0)
+        let history = try alice.cli(["history", "bob"])
+        #expect(history.status == 0 && history.stdout.contains("written while no node runs"))
+        #expect(history.stdout.contains("sending"))
+    }
 }

@@ -184,7 +184,7 @@ public final class ChatSession {
             case .nodeGone:
                 try await perform(
                     state.apply(
-                        .notice("The node (confab up) stopped; messages stay queued — restart confab to reconnect")))
+                        .notice(PlainChat.nodeGone)))
                 online = false
                 messenger = LocalMessenger(local: local)
                 try await perform(state.apply(.peers([], verified: [])))

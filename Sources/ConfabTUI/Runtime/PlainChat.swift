@@ -15,6 +15,8 @@ public final class PlainChat {
         case node(NodeEvent)
         case connected(any Messenger)
         case connectFailed(String)
+        /// The node this chat attached to stopped: its event stream ended.
+        case nodeGone
     }
 
     let local: Profile
@@ -75,7 +77,10 @@ public final class PlainChat {
                 self.messenger = messenger
                 online = true
                 if let events = try? await messenger.events(for: nil) {
-                    watcher = Task { for await event in events { continuation.yield(.node(event)) } }
+                    watcher = Task {
+                        for await event in events { continuation.yield(.node(event)) }
+                        if !Task.isCancelled { continuation.yield(.nodeGone) }
+                    }
                 }
                 // Peers that came online before this chat listened: said now, as their
                 // events would have.
@@ -88,6 +93,12 @@ public final class PlainChat {
                 }
             case .connectFailed(let reason):
                 write("Offline: the node could not start — \(reason)")
+            case .nodeGone:
+                // As the full-screen chat says it: what is written from now on waits in the outbox.
+                write(Self.nodeGone)
+                online = false
+                announcedOnline = []
+                messenger = LocalMessenger(local: local)
             }
             if done { break }
         }
@@ -99,6 +110,7 @@ public final class PlainChat {
     }
 
     static let offline = "Offline — messages will be sent when a peer is reachable"
+    static let nodeGone = "The node (confab up) stopped; messages stay queued — restart confab to reconnect"
 
     static let help = """
         Commands:
