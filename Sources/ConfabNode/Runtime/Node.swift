@@ -454,6 +454,8 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
+        let statistics = sessions.statistics
+        status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)
         let commits = local.store.commitStatistics
         status.commits = .init(
             transactions: commits.transactions, writes: commits.writes, largestBatch: commits.largestBatch,
