@@ -48,8 +48,8 @@ public actor Node {
     private var discovery: DiscoveryService?
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
-    /// The store's count of commits by other connections (another process), last read.
-    private var externalChanges: Int64 = 0
+    /// What the node last read of the store as other processes leave it (Node+ExternalWrites).
+    var externalWrites = ExternalWrites()
     private var running: Task<Void, Never>?
     private var stopped = false
 
@@ -120,7 +120,7 @@ public actor Node {
         let control = try await ControlServer.bind(local.directory, group: group)
         self.control = control
         try await startOperations()
-        externalChanges = try local.store.externalChangeCounter()
+        try startWatchingExternalWrites()
         try local.store.pruneStrangers()
         local.store.content.removeTemporaryFiles()
         try local.store.removeOrphanedFiles()
@@ -393,13 +393,9 @@ public actor Node {
             local.store.checkpointIfIdle()
             // Who counts as chosen changes only by hand or with a new conversation: every 3 s.
             if ticks % 10 == 0 { chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id)) }
-            // Another process (a CLI command while no node ran, a restored backup) committed:
-            // SQLite's data_version says so exactly, whatever it wrote.
-            if let counter = try? local.store.externalChangeCounter(), counter != externalChanges {
-                externalChanges = counter
-                if let output = try? engine.resyncAll() { apply(output) }
-                hub.emit(.changed(nil))
-            }
+            // Another process (a CLI command while no node ran, the attached chat) committed:
+            // peers hear of the entries of mine it wrote, and only of those.
+            noticeExternalWrites()
             let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
             for event in presence.expire(known: known, now: Date()) { hub.emit(event) }
             expireTyping()
