@@ -136,9 +136,25 @@ public final class SyncEngine {
     /// should have them; what they depend on reaches each peer from its own author, or by
     /// the lazy path.
     func pushOwn(_ entries: [Entry]) throws -> SyncOutput {
+        try pushOwn(
+            in: Set(entries.map(\.conversationID)),
+            inviting: Set(entries.filter { $0.kind == .members }.map(\.conversationID)))
+    }
+
+    /// Another process wrote entries of mine to these conversations (the node saw them in
+    /// the outbox): they go out by the eager path, as if written here — mine only, so that
+    /// what others wrote still reaches each peer from its author or by the lazy path, once.
+    /// Which kinds they are is not known here: a peer that has heard nothing of one of them
+    /// in this session (a conversation just started, or one it was just added to) is
+    /// invited with a clock, and answers for all of it.
+    public func pushOwn(in conversations: Set<ConversationID>) throws -> SyncOutput {
+        try pushOwn(in: conversations, inviting: conversations)
+    }
+
+    /// `inviting`: conversations in which a peer that has heard nothing of them this
+    /// session may be a new member.
+    func pushOwn(in conversations: Set<ConversationID>, inviting: Set<ConversationID>) throws -> SyncOutput {
         var output = SyncOutput()
-        let conversations = Set(entries.map(\.conversationID))
-        let changed = Set(entries.filter { $0.kind == .members }.map(\.conversationID))
         var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations {
@@ -147,7 +163,7 @@ public final class SyncEngine {
                 let here = try held.of(conversation, in: store)
                 // A member just added has not heard of the conversation: it is invited
                 // with a clock first, and answers for all of it (§12 step 3).
-                if changed.contains(conversation), peers[peer]?.theirs[conversation] == nil,
+                if inviting.contains(conversation), peers[peer]?.theirs[conversation] == nil,
                     peers[peer]?.announced[conversation] == nil
                 {
                     output.push(announcement([conversation: sharing.capping(here.clock)], to: peer), to: peer)

@@ -53,6 +53,36 @@ struct ExternalChangeTests {
         #expect(try a.externalChangeCounter() == settled)
     }
 
+    /// What a running node reads, once the counter moved, to tell which conversations
+    /// another process wrote entries to: the outbox's head of each. What the chat and the
+    /// local commands write of the person's own state (the last open conversation, flags,
+    /// a read mark that made no receipt) leaves it as it was; an entry moves its
+    /// conversation's head, and no other.
+    @Test func outboxHeadsMoveWithEntriesOfMineOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let node = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let cli = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let (first, _) = try node.createConversation(with: [Keys.bob.id], firstMessage: "first")
+        let (second, _) = try node.createConversation(with: [Keys.carol.id], firstMessage: "second")
+        let before = try node.outboxHeads()
+        #expect(before == [first: 2, second: 2])
+
+        let counter = try node.externalChangeCounter()
+        try cli.setMetaValue("tui.lastOpen", first.hex)
+        try cli.setMetaValue("tui.lastOpen", second.hex)
+        try cli.setFlag(.pinned, true, on: second)
+        try cli.setFlag(.archived, true, on: first)
+        #expect(try cli.markRead(first) == nil, "nothing unread: no receipt")
+        #expect(try node.externalChangeCounter() != counter)
+        #expect(try node.outboxHeads() == before)
+
+        _ = try cli.sendMessage("from the CLI", to: second)
+        #expect(try node.outboxHeads() == [first: 2, second: 3])
+        let (third, _) = try cli.createConversation(with: [Keys.mallory.id], firstMessage: "new")
+        #expect(try node.outboxHeads() == [first: 2, second: 3, third: 2])
+    }
+
     /// A store on a `DatabaseQueue` reads the counter on its one connection, with the same
     /// meaning; an in-memory one has no other connection, so its counter never moves.
     @Test func aQueueSeesOthersAndAnInMemoryStoreNeverMoves() throws {

@@ -88,6 +88,12 @@ final class SyncHarness {
         dispatch(try node.engine.didWrite(entries), from: node, replyTo: nil)
     }
 
+    /// What a node does when another process wrote entries of mine to its store (it saw
+    /// their conversations' heads move in the outbox): push them.
+    func wroteElsewhere(_ conversations: Set<ConversationID>, at node: Node) throws {
+        dispatch(try node.engine.pushOwn(in: conversations), from: node, replyTo: nil)
+    }
+
     /// Delivers queued messages (each through the real codec) until quiet, then lets time
     /// pass for receipts the engines held back, and goes on until nothing is left to say.
     @discardableResult

@@ -30,6 +30,8 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public let outstanding: Int
     /// What peers sent this node since it started.
     public var traffic = Traffic()
+    /// Protocol messages on every session since the node started.
+    public var messages = Messages()
     /// Where discovery listens and where beacons go now (empty when discovery is off).
     public var beacons = Beacons()
     /// The store's transactions since the node started, and the writes they held: under
@@ -69,6 +71,19 @@ public struct NodeStatus: Sendable, Codable, Equatable {
             self.largestBatch = largestBatch
             self.synced = synced
             self.pendingSync = pendingSync
+        }
+    }
+
+    /// Protocol messages sent to and received from peers, every kind but the keepalive's
+    /// Ping and Pong: what a node's own doings cost the others (a clock re-announced is a
+    /// message, though no entry moves).
+    public struct Messages: Sendable, Codable, Equatable {
+        public var sent = 0
+        public var received = 0
+
+        public init(sent: Int = 0, received: Int = 0) {
+            self.sent = sent
+            self.received = received
         }
     }
 

@@ -150,6 +150,7 @@ final class SessionHandler: ChannelInboundHandler {
                 context.write(Self.wrapOutboundOut(message), promise: nil)
             }
             context.flush()
+            if !messages.isEmpty { core.record { $0.messagesSent += messages.count } }
         case .handshaking, .dropped, .closed:
             logger.debug("not sending on a session that is not open", metadata: ["count": "\(messages.count)"])
         }
@@ -250,6 +251,7 @@ final class SessionHandler: ChannelInboundHandler {
     }
 
     private func deliver(_ message: SessionMessage, on session: PeerSession, context: ChannelHandlerContext) {
+        core.record { $0.messagesReceived += 1 }
         inbox?.delivered(message)
         core.delegate?.session(session, didReceive: message)
         if case .bye(let reason) = message {

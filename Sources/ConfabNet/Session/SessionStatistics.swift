@@ -19,6 +19,11 @@ public struct SessionStatistics: Sendable, Equatable {
     /// Bytes read from and written to every connection, on the wire.
     public var bytesReceived = 0
     public var bytesSent = 0
+    /// Protocol messages delivered to the delegate and handed to `send`, on every session:
+    /// what the node said and heard, without the keepalive's Pings and Pongs (below this
+    /// layer). Bytes alone cannot tell a quiet session's Ping from a re-announced clock.
+    public var messagesReceived = 0
+    public var messagesSent = 0
     /// The most bytes that ever waited on one connection for the socket to take them.
     public var largestOutboundBacklog = 0
     /// Sessions closed because more than `SessionConfiguration.maxOutboundBacklog` bytes

@@ -26,13 +26,9 @@ extension Node {
         case .chosenPeers:
             chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
         case .externalWrites:
-            // Another process (a CLI command while no node ran, a restored backup) committed:
-            // SQLite's data_version says so exactly, whatever it wrote.
-            if let counter = try? local.store.externalChangeCounter(), counter != externalChanges {
-                externalChanges = counter
-                if let output = try? engine.resyncAll() { apply(output) }
-                hub.emit(.changed(nil))
-            }
+            // Another process (a CLI command while no node ran, the attached chat) committed:
+            // peers hear of the entries of mine it wrote, and only of those.
+            noticeExternalWrites()
         case .presence:
             let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
             for event in presence.expire(known: known, now: Date()) { hub.emit(event) }

@@ -48,8 +48,8 @@ public actor Node {
     private var discovery: DiscoveryService?
     private var control: ControlServer?
     private(set) var listenAddress: SocketAddress?
-    /// The store's count of commits by other connections (another process), last read.
-    var externalChanges: Int64 = 0
+    /// What the node last read of the store as other processes leave it (Node+ExternalWrites).
+    var externalWrites = ExternalWrites()
     private var running: Task<Void, Never>?
     private var stopped = false
 
@@ -121,7 +121,7 @@ public actor Node {
         let control = try await ControlServer.bind(local.directory, group: group)
         self.control = control
         try await startOperations()
-        externalChanges = try local.store.externalChangeCounter()
+        try startWatchingExternalWrites()
         try local.store.pruneStrangers()
         local.store.content.removeTemporaryFiles()
         try local.store.removeOrphanedFiles()
@@ -420,6 +420,8 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
+        let statistics = sessions.statistics
+        status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)
         let commits = local.store.commitStatistics
         status.commits = .init(
             transactions: commits.transactions, writes: commits.writes, largestBatch: commits.largestBatch,

@@ -2,7 +2,6 @@ import ConfabCrypto
 import ConfabModel
 import Foundation
 import GRDB
-import Synchronization
 
 /// The node's SQLite database: every conversation, entry and bit of local state. It is the
 /// one owner of the database connection and its migrations; everything else goes through
@@ -25,9 +24,6 @@ public final class ConfabStore: Sendable {
     let clocks = ClockCache()
     /// Conversations' membership logs as last committed here (`membershipLog`).
     let membershipLogs = MembershipLogCache()
-    /// The writer's `data_version` when `externalChangeCounter` last read it: when it moves,
-    /// another connection committed, and both caches above are forgotten.
-    let seenDataVersion = Mutex<Int64?>(nil)
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
     /// The entry signatures this node checked.

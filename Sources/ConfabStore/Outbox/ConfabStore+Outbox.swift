@@ -25,6 +25,25 @@ extension ConfabStore {
         }
     }
 
+    /// Each conversation's highest seq of mine still in the outbox: what a running node
+    /// compares, when another process committed, with what it read before, to offer the
+    /// conversations that process wrote to and no other. Whatever another process writes of
+    /// mine enters the outbox, and only a node takes it out once a peer holds it; the other
+    /// things it writes (a flag, a read mark, the chat's last open conversation) leave it
+    /// alone. One pass over the outbox in its key's order, which is as long as what waits
+    /// to be sent, however many conversations the store holds.
+    public func outboxHeads() throws -> [ConversationID: UInt64] {
+        try read { db in
+            var heads: [ConversationID: UInt64] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT conversationId, MAX(seq) AS seq FROM outbox WHERE author = ? GROUP BY conversationId",
+                arguments: [me.bytes])
+            while let row = try rows.next() { heads[row.conversationID("conversationId")] = row["seq"] }
+            return heads
+        }
+    }
+
     /// The lowest seq of mine in `conversation` that no node has been seen to take.
     public func firstUnsentSeq(in conversation: ConversationID) throws -> UInt64? {
         try readUnisolated { db in

@@ -8,8 +8,9 @@ import Synchronization
 /// Heads only grow: a head is replaced by the next seq of its author and never deleted, not
 /// even with its conversation. So every value put here is merged, never replaced, and a
 /// read that raced a commit and saw the state before it cannot take back what the commit
-/// put here. What another process commits to the same file is not seen until the store
-/// notices the file changed (`ConfabStore.externalChangeCounter`), which forgets it all.
+/// put here. What another process commits to the same file is not seen until the store's
+/// owner sees the file changed (`ConfabStore.externalChangeCounter`) and forgets it all
+/// (`ConfabStore.forgetCaches`).
 final class ClockCache: Sendable {
     private let clocks = Mutex<[ConversationID: VectorClock]>([:])
 
