@@ -74,14 +74,8 @@ extension Node {
         let candidates = try local.store.redialCandidates()
         let before = externalWrites.dialable
         externalWrites.dialable = Set(candidates.map(\.id))
-        for peer in candidates where !before.contains(peer.id) {
-            guard !avoidsDialing(peer.id), sessions.session(with: peer.id) == nil else { continue }
-            let addresses = try local.store.addresses(of: peer.id)
-            let list = addresses.joined(separator: ", ")
-            logger.debug("another process made \(peer.id.shortHex) a peer to dial: dialling \(list)")
-            dialer.dial(
-                addresses.compactMap { try? HostPort($0, defaultPort: HostPort.defaultSessionPort) },
-                remote: peer.id)
+        for peer in candidates where !before.contains(peer.id) && peer.trust != .blocked {
+            try dialRemembered(peer.id, why: "another process made it a peer to dial")
         }
     }
 }

@@ -362,16 +362,18 @@ public actor Node {
     public func resync() throws {
         apply(try engine.resyncAll())
         discovery?.announceNow()
-        for peer in try local.store.redialCandidates() {
-            guard peer.trust != .blocked, !avoidsDialing(peer.id), sessions.session(with: peer.id) == nil else {
-                continue
-            }
-            let addresses = try local.store.addresses(of: peer.id)
-            logger.debug("resync: dialling \(peer.id.shortHex) at \(addresses.joined(separator: ", "))")
-            dialer.dial(
-                addresses.compactMap { try? HostPort($0, defaultPort: HostPort.defaultSessionPort) },
-                remote: peer.id)
+        for peer in try local.store.redialCandidates() where peer.trust != .blocked {
+            try dialRemembered(peer.id, why: "resync")
         }
+    }
+
+    /// Dials a peer at the addresses remembered for it now, unless a session with it is open
+    /// or it is not to be dialled (refused by policy, or it refused us lately).
+    func dialRemembered(_ peer: NodeID, why: String) throws {
+        guard !avoidsDialing(peer), sessions.session(with: peer) == nil else { return }
+        let addresses = try local.store.addresses(of: peer)
+        logger.debug("\(why): dialling \(peer.shortHex) at \(addresses.joined(separator: ", "))")
+        dialer.dial(addresses.compactMap { try? HostPort($0, defaultPort: HostPort.defaultSessionPort) }, remote: peer)
     }
 
     // MARK: Peers
