@@ -4,6 +4,7 @@ import ConfabModel
 import ConfabStore
 import ConfabWire
 import Foundation
+import Glibc
 import Testing
 
 @testable import ConfabNode
@@ -188,6 +189,32 @@ import Testing
         #expect(try alice.local.store.conversation(created.conversation)?.participants.isEmpty ?? true)
         await attached.close()
         await alice.stop()
+    }
+
+    /// A node killed with SIGKILL leaves its socket file behind with nothing listening: the
+    /// next command must work on the store, not wait on or fail at the dead socket.
+    @Test func aSocketFileNobodyListensOnIsNoNode() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let options = nodes.options("alice", peers: [])
+        let local = try Profile.initialize(options.directory, name: "alice")
+        let path = options.directory.controlSocket.path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(fd)
+        #expect(bound == 0 && ControlServer.mightBeRunning(options.directory))
+        let messenger = try await local.messenger()
+        #expect(messenger is LocalMessenger && !messenger.reachesNode)
+        let sent = try await messenger.send("queued", to: .newConversation(with: NodeID(SigningKeyPair.generate().publicKey)))
+        #expect(sent.status == .sending)
     }
 
     @Test func withoutANodeWritesWaitInTheOutboxAndLeaveWhenOneRuns() async throws {
