@@ -8,8 +8,20 @@ import Foundation
 // run (raw libsodium), so the ratio shows how much the layers above cost. Not a test:
 // numbers vary by machine; the ratios are what to watch.
 
+let arguments: BenchArguments
+switch BenchArguments.parse(Array(CommandLine.arguments.dropFirst())) {
+case .help:
+    print(BenchArguments.usage)
+    exit(0)
+case .wrong(let problem):
+    FileHandle.standardError.write(Data("confab-bench: \(problem)\n\n\(BenchArguments.usage)\n".utf8))
+    exit(2)
+case .run(let parsed):
+    arguments = parsed
+}
+
 // `--file-crypto`: only the per-byte cost of a file transfer (for Bench/lan-file.sh).
-if CommandLine.arguments.contains("--file-crypto") {
+if arguments.fileCryptoOnly {
     let file = FileCryptoCeiling.measure()
     print(
         String(
@@ -19,7 +31,7 @@ if CommandLine.arguments.contains("--file-crypto") {
     exit(0)
 }
 
-let count = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 20_000
+let count = arguments.count
 
 func measure(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
@@ -157,7 +169,7 @@ let singleTime = try measure {
 row("sends, one fsync'd txn each", single, singleTime, ceilingName: "verify", ceiling: verifyCeiling)
 
 // The chat: first frame and keystrokes on a heavy user's store.
-if !CommandLine.arguments.contains("--no-chat") {
+if arguments.runs("chat") {
     let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "confab")
     try await ChatBenchmarks.run(
@@ -166,7 +178,7 @@ if !CommandLine.arguments.contains("--no-chat") {
 }
 
 // Network: latency between two nodes, and the initial sync of a large store.
-if !CommandLine.arguments.contains("--no-network") {
+if arguments.runs("network") {
     let messages = 1000
     let rtt = try await NetworkBenchmarks.loopbackRoundTrip(samples: messages)
     let (latency, commits) = try await NetworkBenchmarks.latency(messages: messages)
@@ -196,7 +208,7 @@ if !CommandLine.arguments.contains("--no-network") {
 }
 
 // A script's pipe into `confab send --lines`, recipient online: separate processes, as run.
-if !CommandLine.arguments.contains("--no-pipe") {
+if arguments.runs("pipe") {
     let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "confab")
     if FileManager.default.isExecutableFile(atPath: confab.path) {
@@ -225,7 +237,7 @@ if !CommandLine.arguments.contains("--no-pipe") {
 }
 
 // Dissemination beyond one machine: many real engines and stores over in-memory links.
-if !CommandLine.arguments.contains("--no-sim") {
+if arguments.runs("sim") {
     let only = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM"].map {
         Set($0.split(separator: ",").map(String.init))
     }
@@ -234,7 +246,7 @@ if !CommandLine.arguments.contains("--no-sim") {
 
 // A file between two `confab up` processes: MB/s beside a raw TCP copy of the same bytes on
 // loopback, and chat latency during the transfer beside the same without one.
-if !CommandLine.arguments.contains("--no-file") {
+if arguments.runs("file") {
     let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "confab")
     if FileManager.default.isExecutableFile(atPath: confab.path) {

@@ -12,6 +12,10 @@ import Testing
 
 @testable import ConfabNode
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The doctor's I/O on loopback only: the handshake probe against real session listeners,
 /// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out.
 @Suite("Doctor: on loopback") struct DoctorLoopbackTests {
@@ -36,6 +40,31 @@ import Testing
             delegate: Silent())
         let address = try await service.listen(host: "127.0.0.1", port: 0)
         return (service, address.port!)
+    }
+
+    /// Passes on every datagram that reaches its socket.
+    final class Ear: ChannelInboundHandler, Sendable {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        let heard: AsyncStream<[UInt8]>.Continuation
+
+        init(_ heard: AsyncStream<[UInt8]>.Continuation) { self.heard = heard }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            heard.yield(Array(Self.unwrapInboundIn(data).data.readableBytesView))
+        }
+    }
+
+    /// A socket on `port` bound as the doctor and the nodes bind theirs (0.0.0.0, shared with
+    /// SO_REUSEPORT), so it hears every beacon sent to 127.255.255.255 there, as they do.
+    static func listen(port: Int) async throws -> (any Channel, AsyncStream<[UInt8]>) {
+        let (heard, ear) = AsyncStream.makeStream(of: [UInt8].self)
+        let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+            .channelInitializer { $0.pipeline.addHandler(Ear(ear)) }
+            .bind(host: "0.0.0.0", port: port).get()
+        channel.closeFuture.whenComplete { _ in ear.finish() }
+        return (channel, heard)
     }
 
     static func probe(timeout: TimeAmount = .seconds(2)) -> HandshakeProbe {
@@ -176,8 +205,22 @@ import Testing
         let carolBeacon = BeaconCodec.encode(
             Beacon(node: NodeID(carol.publicKey), tcpPort: 7461, role: .person, timestamp: 1), signedBy: carol,
             networkKey: .random())
+        let (ear, heard) = try await Self.listen(port: port)
         async let report = Doctor.run(profile: alice, options: Self.options(port: port, seconds: 2))
-        try await Task.sleep(for: .milliseconds(200))
+        // The doctor sends its own beacon once its socket on the port is bound: once that
+        // beacon is heard here, the doctor hears carol's too.
+        let giveUp = Task {
+            try await Task.sleep(for: .seconds(10))
+            try? await ear.close()
+        }
+        var doctorListens = false
+        for await datagram in heard where (try? BeaconCodec.decode(datagram, networkKey: .default))?.node == alice.me {
+            doctorListens = true
+            break
+        }
+        giveUp.cancel()
+        try? await ear.close()
+        #expect(doctorListens, "the doctor's own beacon was not heard within 10 s")
         try await other.writeAndFlush(
             AddressedEnvelope(
                 remoteAddress: try SocketAddress(ipAddress: "127.255.255.255", port: port),

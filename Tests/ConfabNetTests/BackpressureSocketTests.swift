@@ -84,12 +84,13 @@ struct BackpressureSocketTests {
 
             // Nothing consumed: reading stops after the limit and what one read brought.
             try await eventually("the first messages") { alice.delegate.received.count >= 8 }
-            try await Task.sleep(for: .milliseconds(300))
+            let session = try #require(alice.service.session(with: bob.id))
+            let inbox = try #require(session.inbox)
+            try await eventually("alice's session to hold its next read") { inbox.holdsReadingNow }
             let unconsumed = alice.delegate.received.count
             #expect(unconsumed < count / 3, "\(unconsumed) messages delivered with none consumed")
 
             // Consuming lets the rest in, in order.
-            let session = try #require(alice.service.session(with: bob.id))
             var consumed = 0
             try await eventually("everything", timeout: .seconds(20)) {
                 let received = alice.delegate.received

@@ -187,8 +187,11 @@ struct ConnectionSlotTests {
             let alice = try await TestNode.start(Keys.alice, group: group) { $0.firstMessageTimeout = .seconds(10) }
             let flood = try await silentConnections(10, to: alice, from: "127.0.0.1", group: group)
             // Four hold the address's share; the rest are closed as soon as they are accepted.
-            try await eventually("six refused") { flood.count { $0.log.closed } == 6 }
-            try await Task.sleep(for: .milliseconds(100))
+            // All ten admitted or refused (one decision each, with its count), and the six
+            // refused seen closed here.
+            try await eventually("six refused") {
+                alice.service.statistics.accepted == 10 && flood.count { $0.log.closed } == 6
+            }
             #expect(flood.count { !$0.log.closed } == 4)
             #expect(alice.service.statistics.refused == 6)
 

@@ -80,7 +80,19 @@ struct SessionServiceTests {
             let alice = try await TestNode.start(Keys.alice, group: group, configure: fast)
             let bob = try await TestNode.start(Keys.bob, group: group, configure: fast)
             _ = try await bob.dial(alice)
-            try await Task.sleep(for: .milliseconds(800))
+            // Pings alone, nothing else sent: both ends still receive them once three of the
+            // dead-peer timeouts have passed, and by then any delivered to the delegate or
+            // any close would have been reported.
+            let quietFrom = ContinuousClock.now
+            var before = (alice: 0, bob: 0)
+            try await eventually("pings both ways after three dead-peer timeouts") {
+                let now = (alice: alice.service.statistics.bytesReceived, bob: bob.service.statistics.bytesReceived)
+                guard ContinuousClock.now - quietFrom >= .milliseconds(750) else {
+                    before = now
+                    return false
+                }
+                return now.alice > before.alice && now.bob > before.bob
+            }
             #expect(alice.delegate.closed.isEmpty && bob.delegate.closed.isEmpty)
             #expect(alice.delegate.received.isEmpty && bob.delegate.received.isEmpty)
             #expect(alice.service.sessions.count == 1)
@@ -249,8 +261,10 @@ struct SessionServiceTests {
                     && alice.delegate.opened.count - alice.delegate.closed.count == 1
                     && bob.delegate.opened.count - bob.delegate.closed.count == 1
             }
-            try await eventually("one session each") { settled() }
-            try await Task.sleep(for: .milliseconds(100))
+            // Every other connection closed at both ends: nothing more will be reported.
+            try await eventually("one session each, and no other connection") {
+                settled() && alice.service.core.openConnections == 1 && bob.service.core.openConnections == 1
+            }
             #expect(settled())
 
             let kept = alice.service.sessions[0]

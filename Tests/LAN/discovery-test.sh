@@ -55,6 +55,34 @@ sessions_of() { cli "$1" "$2" status --json 2>/dev/null | python3 -c 'import jso
 connected() { [[ $(sessions_of "$1" "$2") -ge ${3:-1} ]]; }
 session_addresses() { cli "$1" "$2" status --json | python3 -c 'import json,sys; print(" ".join(s["address"] for s in json.load(sys.stdin)["sessions"]))'; }
 
+# beacon_rounds TAG N HOST...: within 90 s, each HOST has acted on N more beacons from each
+# of its peers than when this started (a beacon from a peer moves its lastSeen forward).
+beacon_rounds() {
+    local tag=$1 rounds=$2 host id seen key all listed
+    shift 2
+    local -A last=() moved=()
+    local deadline=$((SECONDS + 90))
+    while ((SECONDS < deadline)); do
+        all=1
+        for host in "$@"; do
+            listed=0
+            while read -r id seen; do
+                key=$host/$id
+                if [[ -v "last[$key]" && ${last[$key]} != "$seen" ]]; then moved[$key]=$((${moved[$key]:-0} + 1)); fi
+                last[$key]=$seen
+                listed=1
+                ((${moved[$key]:-0} >= rounds)) || all=0
+            done < <(cli "$tag" "$host" peers --json 2>/dev/null |
+                python3 -c 'import json,sys; [print(p["id"], p.get("lastSeen")) for p in json.load(sys.stdin)]' 2>/dev/null)
+            ((listed)) || all=0
+        done
+        ((all)) && return 0
+        sleep 0.2
+    done
+    echo "$LAN_NAME: timed out after 90s waiting for $rounds more beacons from each peer at hosts $*" >&2
+    return 1
+}
+
 # Milliseconds since the epoch, for the time from start to a session.
 now_ms() { date +%s%3N; }
 
@@ -99,7 +127,10 @@ lan_teardown
 lan_create dd 10.235.0 3 dual
 for i in 1 2 3; do start dd "$i"; done
 check "dual-stack: every node meets both others" wait_for 20 "two sessions at host1" bash -c "[[ \$(NO_COLOR=1 ip netns exec ddh1 '$confab' --data '$work/dd-h1' status --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"sessions\"]))') == 2 ]]"
-sleep 3 # beacons over both families keep arriving: no second session may open meanwhile
+# Beacons over both families keep arriving after the sessions open, and could open a second
+# one. Once every node has handled two more rounds from each peer (each beacon it acts on
+# moves that peer's lastSeen), the check below sees what they did.
+check "  …and every node goes on hearing each peer's beacons" beacon_rounds dd 2 1 2 3
 one_each() { for i in 1 2 3; do [[ $(sessions_of dd "$i") == 2 ]] || return 1; done; }
 check "  …with one session per pair, not one per family" one_each
 lan_teardown

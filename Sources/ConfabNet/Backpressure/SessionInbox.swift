@@ -38,6 +38,11 @@ final class SessionInbox: Sendable {
 
     var outstanding: (messages: Int, bytes: Int) { state.withLockedValue { ($0.messages, $0.bytes) } }
 
+    /// Whether the session's next read waits for its consumer (or the node's pool) now. Set
+    /// only once everything the last read brought has been delivered, so what the delegate
+    /// has then is all it gets until something is consumed.
+    var holdsReadingNow: Bool { state.withLockedValue { $0.resume != nil || $0.pooled != nil } }
+
     func delivered(_ message: SessionMessage) {
         let bytes = message.approximateBytes
         state.withLockedValue { state in

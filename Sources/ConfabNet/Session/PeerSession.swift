@@ -19,7 +19,7 @@ public final class PeerSession: Sendable, Hashable, CustomStringConvertible {
 
     let channel: any Channel
     private let handler: NIOLoopBound<SessionHandler>
-    private let inbox: SessionInbox?
+    let inbox: SessionInbox?
 
     init(
         id: UInt64, remote: NodeID, isInitiator: Bool, channel: any Channel, handler: NIOLoopBound<SessionHandler>,

@@ -123,6 +123,11 @@ final class SessionCore: Sendable {
 
     var dialsUnderWay: Int { state.withLockedValue { $0.dials.count } }
 
+    /// Connections not closed yet, dialled or accepted, in their handshake or in a session.
+    /// A connection leaves only after its close has gone through its handlers, so once this
+    /// is down to the sessions kept, nothing more will be reported for the others.
+    var openConnections: Int { state.withLockedValue { $0.connections.count } }
+
     // MARK: Connections
 
     /// Tracks a new connection, or refuses it. An accepted one takes a handshake slot, within

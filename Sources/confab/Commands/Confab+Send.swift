@@ -14,8 +14,11 @@ extension Confab {
                 input line is its own message, saved as soon as it is read. A peer with no \
                 conversation yet gets a new one. Messages are saved locally first and show \
                 "sending…" until a peer or relay takes them; with a node running (confab up) \
-                they leave at once. With --reply-to, the message answers an earlier one of the                 conversation (anyone's), which every participant sees quoted above it. `@name`                 (a member's name as this node knows it, or a key prefix) mentions that member,                 who is notified even when the conversation is muted. Exit codes: 0 saved (and, with --wait, delivered), 1 failure, \
-                2 usage, 3 not delivered within --timeout.
+                they leave at once. With --reply-to, the message answers an earlier one of the \
+                conversation (anyone's), which every participant sees quoted above it. `@name` \
+                (a member's name as this node knows it, or a key prefix) mentions that member, \
+                who is notified even when the conversation is muted. Exit codes: 0 saved (and, \
+                with --wait, delivered), 1 failure, 2 usage, 3 not delivered within --timeout.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -1,0 +1,73 @@
+/// What `confab-bench` was asked to run, read before anything runs: a mistyped argument
+/// then costs an error instead of ten minutes of benchmarks nobody asked for.
+struct BenchArguments: Sendable {
+    /// Entries for the first parts; the later parts scale some of their sizes by it.
+    var count = 20_000
+    /// `--file-crypto`: only the per-byte crypto cost of a file transfer.
+    var fileCryptoOnly = false
+    /// Parts named by `--no-PART`.
+    var skipped: Set<String> = []
+
+    /// The parts that `--no-PART` skips, in the order they run.
+    static let parts = ["chat", "network", "pipe", "sim", "file"]
+
+    enum Parsed: Sendable {
+        case run(BenchArguments)
+        case help
+        case wrong(String)
+    }
+
+    static func parse(_ arguments: [String]) -> Parsed {
+        var parsed = BenchArguments()
+        var counted = false
+        for argument in arguments {
+            if argument == "-h" || argument == "--help" { return .help }
+            if argument == "--file-crypto" {
+                parsed.fileCryptoOnly = true
+            } else if argument.hasPrefix("--no-"), parts.contains(String(argument.dropFirst(5))) {
+                parsed.skipped.insert(String(argument.dropFirst(5)))
+            } else if let count = Int(argument) {
+                guard count > 0 else { return .wrong("N must be a positive number of entries, not \(argument)") }
+                guard !counted else { return .wrong("N given twice (\(parsed.count) and \(argument))") }
+                parsed.count = count
+                counted = true
+            } else {
+                return .wrong("unknown argument \"\(argument)\"")
+            }
+        }
+        return .run(parsed)
+    }
+
+    func runs(_ part: String) -> Bool { !skipped.contains(part) }
+
+    static let usage = """
+        usage: confab-bench [N] [--no-chat] [--no-network] [--no-pipe] [--no-sim] [--no-file]
+               confab-bench --file-crypto
+               confab-bench --help
+
+        Measures Confab's hot paths, each beside a ceiling measured in the same run (raw
+        libsodium, a bare loopback round trip or copy), and prints the ratio. Every part
+        runs by default, in the order below: about ten minutes on two cores.
+
+          N              entries for the first part (default 20000); a smaller N also
+                         shrinks the syncs, the pipe and the file, and runs faster
+          (always)       Ed25519 sign and verify, then entries signed, decoded and verified,
+                         store appends and fsync'd sends of N entries
+          --no-chat      skip the chat: first frame and keystroke cost on a store of 1,000
+                         conversations of 100 messages (CONFAB_BENCH_CHAT_DIR=DIR keeps it)
+          --no-network   skip one-way latency and initial sync between two nodes in this
+                         process (CONFAB_BENCH_DETAIL=1 also times the parts of a send)
+          --no-pipe      skip `confab send --lines` and an initial sync between two confab
+                         processes (needs the confab binary beside confab-bench)
+          --no-sim       skip the simulation of hundreds of nodes in virtual time
+                         (CONFAB_BENCH_SIM=200,1000/bounded runs only those scenarios:
+                         a node count, or a count and everyone, members or bounded)
+          --no-file      skip a file sent between two confab up processes and chat latency
+                         meanwhile (CONFAB_BENCH_FILE_MB sets its size: 1000 MiB, or 100 when
+                         N < 20000; needs the confab binary beside confab-bench)
+          --file-crypto  print only the per-MiB crypto cost of a file transfer, and exit
+          -h, --help     print this, and exit
+
+        Exit codes: 0 done, 2 usage.
+        """
+}
