@@ -8,7 +8,7 @@ ARGS ?=
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := tmux iproute2 python3 jq nftables
 
-.PHONY: deps test-deps build run test fuzz fuzz-long bench proto format clean
+.PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto format clean
 
 # Installs only what is missing; needs root (or sudo) the first time.
 deps:
@@ -42,7 +42,7 @@ endef
 # In-process tests run in parallel; the suites that start real confab processes and wait
 # on them run one at a time after them: their waits would otherwise hold the few threads
 # of the concurrency pool that the other tests' timeouts run on.
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
 	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
@@ -75,7 +75,12 @@ proto:
 	protoc --proto_path=Proto --swift_out=Sources/ConfabWire/Generated Proto/*.proto
 
 format:
-	swift format --in-place --recursive Sources Tests Fuzz/Sources
+	$(SWIFT) format --in-place --recursive Sources Tests Fuzz/Sources Package.swift
+
+# The checked-in .swift-format, enforced: `make test` fails on any line `make format` would
+# change, naming the file and the rule.
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Fuzz/Sources Package.swift
 
 clean:
 	rm -rf .build Fuzz/.build

@@ -118,7 +118,8 @@ let package = Package(
         .executableTarget(
             name: "confab-bench",
             dependencies: [
-                "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabClient", "ConfabNode", "ConfabTUI",
+                "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabClient", "ConfabNode",
+                "ConfabTUI",
                 // The pseudo-terminal that drives the chat, as the tests drive it.
                 "ConfabTestSupport", "ConfabSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,9 +1,9 @@
 import ConfabClient
 import ConfabModel
-import ConfabTestSupport
 import ConfabNode
 import ConfabStore
 import ConfabTUI
+import ConfabTestSupport
 import Foundation
 
 #if canImport(Glibc)

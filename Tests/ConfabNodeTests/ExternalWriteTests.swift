@@ -145,7 +145,8 @@ import Testing
         let mark = alice.logMark()
         #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
         try await waitUntil(timeout: 30, "alice to dial bob") { try alice.sessionKeys() == [bob.key] }
-        #expect(alice.log(after: mark).contains("another process made it a peer to dial: dialling \(bob.key.prefix(8))"))
+        #expect(
+            alice.log(after: mark).contains("another process made it a peer to dial: dialling \(bob.key.prefix(8))"))
     }
 }
 

@@ -27,7 +27,8 @@ struct FileStoreTests {
             try ConfabStore.inMemory(identity: keys, filesDirectory: scratch.url.appendingPathComponent(name))
         }
         let (alice, bob, carol, dave) = (
-            try store(Keys.alice, "a"), try store(Keys.bob, "b"), try store(Keys.carol, "c"), try store(Keys.mallory, "d")
+            try store(Keys.alice, "a"), try store(Keys.bob, "b"), try store(Keys.carol, "c"),
+            try store(Keys.mallory, "d")
         )
         let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "look")
         let first = try alice.importFile(at: try writeSampleFile(scratch, name: "one.bin", size: 40_000).url)

@@ -110,7 +110,9 @@ import Testing
         #expect(try bob.store.texts(id) == reference)
         #expect(try carol.store.texts(id) == reference)
         let (a, b, c) = (try alice.store.clock(of: id), try bob.store.clock(of: id), try carol.store.clock(of: id))
-        #expect(a == b, "alice \(a) bob \(b) carol \(c); a \(alice.id.shortHex) b \(bob.id.shortHex) c \(carol.id.shortHex)")
+        #expect(
+            a == b, "alice \(a) bob \(b) carol \(c); a \(alice.id.shortHex) b \(bob.id.shortHex) c \(carol.id.shortHex)"
+        )
         #expect(c == b)
     }
 

@@ -55,7 +55,8 @@ private let clientAfterMessage2: SecretHandshakeClient = {
 /// partly through enum payloads whose tagged pointers it cannot follow.
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
 ) -> CInt {
     confab_leak_check_pause()
     _ = (boxKeys, serverAfterMessage1, clientAfterMessage2)

@@ -1,8 +1,7 @@
 import ConfabModel
 import Foundation
-import Synchronization
-
 import Glibc
+import Synchronization
 
 /// One connection to a running node's control socket, on a plain Unix socket and a reading
 /// thread of its own: a front end needs no event loop to talk to its node. Requests are

@@ -172,7 +172,9 @@ public struct LocalMessenger: Messenger {
     }
 
     public func perform(_ operation: Operations.SetTrust) async throws -> ControlEmpty {
-        if try store.peer(operation.peer)?.trust != operation.trust { try store.setTrust(operation.peer, operation.trust) }
+        if try store.peer(operation.peer)?.trust != operation.trust {
+            try store.setTrust(operation.peer, operation.trust)
+        }
         try await node?.trustChanged()
         node?.emit(.changed(nil))
         return ControlEmpty()

@@ -107,7 +107,8 @@ extension Operations {
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            guard let raw = try? container.decode(String.self, forKey: .flag), let flag = LocalFlag(rawValue: raw) else {
+            guard let raw = try? container.decode(String.self, forKey: .flag), let flag = LocalFlag(rawValue: raw)
+            else {
                 throw ControlEnvelope.Malformed(
                     description:
                         "set_flag needs param flag, one of \(LocalFlag.allCases.map(\.rawValue).joined(separator: ", "))"

@@ -37,7 +37,8 @@ extension Operations {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             guard let raw = try? container.decode(String.self, forKey: .trust), let trust = Peer.Trust(rawValue: raw)
             else {
-                throw ControlEnvelope.Malformed(description: "set_trust needs param trust: unverified, verified or blocked")
+                throw ControlEnvelope.Malformed(
+                    description: "set_trust needs param trust: unverified, verified or blocked")
             }
             self.trust = trust
             peer = try container.decode(NodeID.self, forKey: .peer)

@@ -83,7 +83,8 @@ final class Dialer: Sendable {
                     let keys = try target.key.map { [$0] } ?? candidates()
                     for key in keys where sessions.session(with: key) == nil && !refused(key) {
                         do {
-                            _ = try await sessions.dial(host: target.address.host, port: target.address.port, remote: key)
+                            _ = try await sessions.dial(
+                                host: target.address.host, port: target.address.port, remote: key)
                             break
                         } catch {
                             logger.debug("static peer \(target) as \(key.shortHex): \(error)")

@@ -47,7 +47,8 @@ public enum Doctor {
         let port = nodeDiscovers ? status!.beacons.port : options.discoveryPort
         let (beacons, targets) = try plan(
             status: nodeDiscovers ? status : nil, options: options, interfaces: interfaces, port: port)
-        let listen = status.map { [$0.listen] } ?? [HostPort(host: options.listenHost, port: options.listenPort).description]
+        let listen =
+            status.map { [$0.listen] } ?? [HostPort(host: options.listenHost, port: options.listenPort).description]
         let tcpPort =
             status.flatMap { try? HostPort($0.listen, defaultPort: options.listenPort).port } ?? options.listenPort
 

@@ -32,7 +32,8 @@ struct Housekeeping: Sendable {
         /// How often the duty runs.
         var period: Duration {
             switch self {
-            case .engineTimers, .fileTimers, .checkpoint, .externalWrites, .presence, .trust, .metrics: Housekeeping.tick
+            case .engineTimers, .fileTimers, .checkpoint, .externalWrites, .presence, .trust, .metrics:
+                Housekeeping.tick
             case .syncReceived: .milliseconds(900)
             case .chosenPeers, .storageFigures: .seconds(3)
             case .pruneStrangers: .seconds(300)

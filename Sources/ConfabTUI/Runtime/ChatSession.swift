@@ -1,6 +1,6 @@
 import ConfabClient
-import ConfabNode
 import ConfabModel
+import ConfabNode
 import ConfabStore
 import Foundation
 

@@ -1,5 +1,5 @@
-import ConfabClient
 import ArgumentParser
+import ConfabClient
 import ConfabModel
 import ConfabNode
 import ConfabStore

@@ -1,5 +1,5 @@
-import ConfabClient
 import ArgumentParser
+import ConfabClient
 import ConfabModel
 import ConfabNode
 
@@ -57,7 +57,9 @@ extension Confab {
                     targets.isEmpty
                         ? "Discovery: no interface to send beacons on — run \"confab doctor\""
                         : "Discovery: beacons to \(targets.joined(separator: ", "))")
-                for skipped in status.beacons.skipped { Console.out(Style.dim("   no beacons on \(TextSanitizer.line(skipped))")) }
+                for skipped in status.beacons.skipped {
+                    Console.out(Style.dim("   no beacons on \(TextSanitizer.line(skipped))"))
+                }
             }
             if status.outstanding > 0 {
                 Console.out(

@@ -1,5 +1,5 @@
-import ConfabClient
 import ArgumentParser
+import ConfabClient
 import ConfabNode
 
 /// How a node process reports on itself: `up` and `relay` share these.

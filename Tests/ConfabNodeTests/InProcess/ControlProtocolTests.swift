@@ -20,24 +20,28 @@ import Testing
     /// At least one of every operation (`OperationMethod`), and watch.
     static let everyRequest: [ControlRequest] =
         ([
-        Operations.Status(), Operations.Peers(), Operations.Send(text: "hi", to: .conversation(conversation)),
-        Operations.SendLines(texts: ["one", "two \"quoted\"\n"], to: conversation),
-        Operations.Send(text: "first", to: .newConversation(with: peer.id)),
-        Operations.Create(participants: [peer.id], title: "plans", firstMessage: nil),
-        Operations.MarkRead(conversation), Operations.SetFlag(.pinned, true, on: conversation),
-        Operations.Delete(conversation), Operations.SetTrust(.blocked, for: peer.id), Operations.Changed(conversation),
-        Operations.Resync(), Operations.Edit(conversation: conversation, target: 2, text: "fixed"),
-        Operations.Unsend(conversation: conversation, target: 2), Operations.Typing(conversation, active: true),
-        Operations.Typing(conversation, active: false),
-        Operations.Send(text: "yes", to: .conversation(conversation), replyTo: MessageRef(author: peer.id, seq: 3)),
-        Operations.React(conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: false),
-        Operations.React(conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: true),
-        Operations.ChangeMembers(conversation: conversation, add: [peer.id], remove: [], history: true),
-        Operations.ChangeMembers(conversation: conversation, add: [], remove: [peer.id], history: false),
-        Operations.Leave(conversation), Operations.SendFile(path: "/tmp/a b.txt", folder: "", to: .conversation(conversation)),
-        Operations.SendFile(path: "/tmp/x", folder: "photos/2024", to: .newConversation(with: peer.id)),
-        Operations.AcceptFile(file),
-    ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
+            Operations.Status(), Operations.Peers(), Operations.Send(text: "hi", to: .conversation(conversation)),
+            Operations.SendLines(texts: ["one", "two \"quoted\"\n"], to: conversation),
+            Operations.Send(text: "first", to: .newConversation(with: peer.id)),
+            Operations.Create(participants: [peer.id], title: "plans", firstMessage: nil),
+            Operations.MarkRead(conversation), Operations.SetFlag(.pinned, true, on: conversation),
+            Operations.Delete(conversation), Operations.SetTrust(.blocked, for: peer.id),
+            Operations.Changed(conversation),
+            Operations.Resync(), Operations.Edit(conversation: conversation, target: 2, text: "fixed"),
+            Operations.Unsend(conversation: conversation, target: 2), Operations.Typing(conversation, active: true),
+            Operations.Typing(conversation, active: false),
+            Operations.Send(text: "yes", to: .conversation(conversation), replyTo: MessageRef(author: peer.id, seq: 3)),
+            Operations.React(
+                conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: false),
+            Operations.React(
+                conversation: conversation, message: MessageRef(author: peer.id, seq: 3), emoji: "👍", remove: true),
+            Operations.ChangeMembers(conversation: conversation, add: [peer.id], remove: [], history: true),
+            Operations.ChangeMembers(conversation: conversation, add: [], remove: [peer.id], history: false),
+            Operations.Leave(conversation),
+            Operations.SendFile(path: "/tmp/a b.txt", folder: "", to: .conversation(conversation)),
+            Operations.SendFile(path: "/tmp/x", folder: "photos/2024", to: .newConversation(with: peer.id)),
+            Operations.AcceptFile(file),
+        ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
         let covered = Set(Self.everyRequest.map(\.method))
@@ -81,7 +85,8 @@ import Testing
         let ref = MessageRef(author: Self.peer.id, seq: 5)
         let line = try JSONOutput.line(
             ControlEnvelope(
-                id: 4, operation: Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
+                id: 4,
+                operation: Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
         #expect(
             line
                 == #"{"id":4,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5},"remove":false},"v":1}"#
@@ -89,14 +94,17 @@ import Testing
         let reply = try decode(
             #"{"v":1,"method":"send","params":{"conversation":"\#(Self.conversation.hex)","text":"ok","replyTo":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
         )
-        #expect(reply.request == .operation(Operations.Send(text: "ok", to: .conversation(Self.conversation), replyTo: ref)))
+        #expect(
+            reply.request == .operation(Operations.Send(text: "ok", to: .conversation(Self.conversation), replyTo: ref))
+        )
         // "remove" may be left out; the message and the emoji may not.
         let added = try decode(
             #"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉","message":{"author":"\#(Self.peer.id.hex)","seq":5}}}"#
         )
         #expect(
             added.request
-                == .operation(Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
+                == .operation(
+                    Operations.React(conversation: Self.conversation, message: ref, emoji: "🎉", remove: false)))
         #expect(throws: ControlEnvelope.Malformed.self) {
             try decode(#"{"v":1,"method":"react","params":{"conversation":"\#(Self.conversation.hex)","emoji":"🎉"}}"#)
         }
@@ -172,7 +180,8 @@ import Testing
     }
 
     @Test func typingTravelsAsAConversationAndABoolean() throws {
-        let request = try JSONOutput.line(ControlEnvelope(id: 5, operation: Operations.Typing(Self.conversation, active: true)))
+        let request = try JSONOutput.line(
+            ControlEnvelope(id: 5, operation: Operations.Typing(Self.conversation, active: true)))
         #expect(
             request
                 == #"{"id":5,"method":"typing","params":{"conversation":"\#(Self.conversation.hex)","value":true},"v":1}"#

@@ -207,13 +207,16 @@ import Testing
             raw[path.utf8.count] = 0
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         close(fd)
         #expect(bound == 0 && ControlServer.mightBeRunning(options.directory))
         let messenger = try await local.messenger()
         #expect(messenger is LocalMessenger && !messenger.reachesNode)
-        let sent = try await messenger.send("queued", to: .newConversation(with: NodeID(SigningKeyPair.generate().publicKey)))
+        let sent = try await messenger.send(
+            "queued", to: .newConversation(with: NodeID(SigningKeyPair.generate().publicKey)))
         #expect(sent.status == .sending)
     }
 
