@@ -31,6 +31,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "FuzzBoxStream", dependencies: fuzzerDependencies),
+        .executableTarget(
+            name: "FuzzControlRequest",
+            dependencies: fuzzerDependencies + [.product(name: "ConfabClient", package: "Confab")]
+        ),
         .executableTarget(name: "FuzzHandshake", dependencies: fuzzerDependencies),
         .executableTarget(
             name: "FuzzSessionMessage",

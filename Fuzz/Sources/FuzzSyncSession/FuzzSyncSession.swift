@@ -42,8 +42,10 @@ public func initialize(
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     snapshot.restore()
     let input = Array(UnsafeBufferPointer(start: data, count: size))
-    let engine = SyncEngine(store: store, role: input.first.map { $0 & 1 == 1 ? .relay : .person } ?? .person)
-    engine.trustsRelay = { _ in input.count % 2 == 0 }
+    var configuration = SyncConfiguration(role: input.first.map { $0 & 1 == 1 ? .relay : .person } ?? .person)
+    let trusted = input.count % 2 == 0
+    configuration.trustsRelay = { _ in trusted }
+    let engine = SyncEngine(store: store, configuration: configuration)
     engine.peerConnected(peer)
     _ = try? engine.handle(.hello(.init(displayName: "peer", role: .relay, listenPort: 1)), from: peer)
     for message in sessionMessages(in: input) {
