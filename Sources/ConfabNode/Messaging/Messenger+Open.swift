@@ -6,10 +6,12 @@ extension Profile {
     /// one answers, else this process's own — with a node started here when `options` are
     /// given (the chat), or none (a CLI command: writes wait in the outbox).
     public func messenger(startingNodeWith options: NodeOptions? = nil) async throws -> any Messenger {
-        // A socket file can outlive its node, but then nothing listens on it and connecting
-        // fails: a connection made is a node to talk to, with no request spent asking.
+        // A socket file can outlive its node (then connecting fails). A connection made is
+        // not proof enough yet: one the node accepts while it stops is dropped unserved (and
+        // NIO traps on it), so a request answered is what counts.
         if ControlServer.mightBeRunning(directory), let attached = try? await AttachedMessenger(local: self) {
-            return attached
+            if (try? await attached.status()) != nil { return attached }
+            await attached.close()
         }
         guard let options else { return LocalMessenger(local: self) }
         let node = try Node(options: options, local: self)
