@@ -101,20 +101,24 @@ public final class ControlServer: Sendable {
                         case .success(let decoded):
                             envelope = decoded
                         }
-                        if case .watch(let conversation) = envelope.request {
+                        let operation: any ConfabOperation
+                        switch envelope.request {
+                        case .watch(let conversation):
                             // Nothing more is asked on a watching connection.
                             let events = try await messenger.events(for: conversation)
                             try await outbound.write(line(ControlResponse.success(ControlEmpty(), id: envelope.id)))
                             try await stream(events, to: outbound, until: batches)
                             return
+                        case .operation(let asked):
+                            operation = asked
                         }
-                        let sends = sendRun(requests)
-                        if sends.count > 1 {
-                            requests.removeFirst(sends.count)
-                            try await outbound.write(contentsOf: await answer(sends, messenger: messenger))
+                        if let run = sendRun(requests), run.sends.count > 1 {
+                            requests.removeFirst(run.sends.count)
+                            try await outbound.write(
+                                contentsOf: await answer(run.sends, to: run.conversation, messenger: messenger))
                         } else {
                             requests.removeFirst()
-                            try await outbound.write(await answer(envelope, messenger: messenger))
+                            try await outbound.write(await answer(operation, id: envelope.id, messenger: messenger))
                         }
                     }
                 }
@@ -126,8 +130,10 @@ public final class ControlServer: Sendable {
 
     /// The `send`s to one existing conversation at the front of `requests` (replies go
     /// one at a time).
-    private static func sendRun(_ requests: ArraySlice<Result<ControlEnvelope, any Error>>) -> [ControlEnvelope] {
-        var run: [ControlEnvelope] = []
+    private static func sendRun(
+        _ requests: ArraySlice<Result<ControlEnvelope, any Error>>
+    ) -> (conversation: ConversationID, sends: [(id: Int?, send: Operations.Send)])? {
+        var run: [(id: Int?, send: Operations.Send)] = []
         var target: ConversationID?
         for request in requests {
             guard case .success(let envelope) = request, case .operation(let operation) = envelope.request,
@@ -135,26 +141,21 @@ public final class ControlServer: Sendable {
                 target == nil || target == id
             else { break }
             target = id
-            run.append(envelope)
+            run.append((envelope.id, send))
         }
-        return run
+        return target.map { ($0, run) }
     }
 
     /// Sends stored together; if the lot is refused (one empty line, say), each is tried
     /// alone so every request gets its own answer.
-    private static func answer(_ sends: [ControlEnvelope], messenger: LocalMessenger) async -> [ByteBuffer] {
-        var texts: [String] = []
-        var conversation: ConversationID?
-        for case .operation(let operation) in sends.map(\.request) {
-            guard let send = operation as? Operations.Send, case .conversation(let id) = send.target else { continue }
-            texts.append(send.text)
-            conversation = id
-        }
-        if let conversation, let sent = try? await messenger.send(texts, to: conversation) {
+    private static func answer(
+        _ sends: [(id: Int?, send: Operations.Send)], to conversation: ConversationID, messenger: LocalMessenger
+    ) async -> [ByteBuffer] {
+        if let sent = try? await messenger.send(sends.map(\.send.text), to: conversation) {
             return zip(sent, sends).map { reply($0, $1.id) }
         }
         var answers: [ByteBuffer] = []
-        for envelope in sends { answers.append(await answer(envelope, messenger: messenger)) }
+        for (id, send) in sends { answers.append(await answer(send, id: id, messenger: messenger)) }
         return answers
     }
 
@@ -176,15 +177,16 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// One request, answered by its operation's handler: no list of methods here.
-    private static func answer(_ envelope: ControlEnvelope, messenger: LocalMessenger) async -> ByteBuffer {
-        guard case .operation(let operation) = envelope.request else {
-            return line(ControlResponse<ControlEmpty>.failure("watch is asked alone", id: envelope.id))
-        }
+    /// One operation, answered by its own handler: no list of methods here.
+    private static func answer(
+        _ operation: any ConfabOperation, id: Int?, messenger: LocalMessenger
+    ) async
+        -> ByteBuffer
+    {
         do {
-            return try await perform(operation, on: messenger, id: envelope.id)
+            return try await perform(operation, on: messenger, id: id)
         } catch {
-            return line(ControlResponse<ControlEmpty>.failure("\(error)", id: envelope.id))
+            return line(ControlResponse<ControlEmpty>.failure("\(error)", id: id))
         }
     }
 
