@@ -74,9 +74,7 @@ import Testing
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        if !process.waitForExit(within: 30) {
             process.terminate()
             process.waitUntilExit()
             Issue.record("confab-bench \(arguments.joined(separator: " ")) still ran after 30 s")

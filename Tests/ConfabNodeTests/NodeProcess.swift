@@ -112,9 +112,7 @@ final class NodeProcess: @unchecked Sendable {
     func stop() throws {
         guard let process else { return }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        if !process.waitForExit(within: 20) {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw Failure("\(name) did not stop on SIGTERM")
