@@ -75,4 +75,25 @@ import Testing
         }
         #expect(!harness.log.dropFirst(mark).contains { $0.to == carol.id || $0.from == carol.id })
     }
+
+    /// The push of entries written beside the node acts on one peer's word only: its own
+    /// clock, saying what it holds. Bob claims far more of Alice's log than Alice ever
+    /// wrote: a claim beyond her own head is not believed, so he is pushed her new entry as
+    /// Carol is, and nothing is skipped on his word.
+    @Test func aPeerClaimingMoreOfMyLogThanIWroteIsPushedAsTheOthers() throws {
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "setup")
+        try harness.run()
+        _ = try alice.engine.handle(
+            .clocks([.init(conversation: id, clock: VectorClock([alice.id: 1000]))]), from: bob.id)
+        _ = try alice.store.sendMessage("beside the node", to: id)
+        let mark = harness.log.count
+        try harness.wroteElsewhere([id], at: alice)
+        try harness.runWithoutTimers()
+        #expect(carried(of: alice.id, from: alice.id, to: carol.id, skipping: mark) == 1)
+        #expect(carried(of: alice.id, from: alice.id, to: bob.id, skipping: mark) == 1)
+        #expect(try carol.store.texts(id).contains("beside the node"))
+        #expect(try bob.store.texts(id).contains("beside the node"))
+    }
 }
