@@ -10,8 +10,9 @@ import NIOCore
 /// Relay policy, metrics and the metrics server: the node's operations side, kept apart
 /// from the sync core in Node.swift.
 extension Node {
-    /// Starts the metrics server (when asked for) and says how the relay is configured.
-    func startOperations() async throws {
+    /// Says how the relay is configured, and binds the metrics server when `--metrics` asks
+    /// for one (its service serves it).
+    func startOperations() async throws -> MetricsServer? {
         if let policy = operations.policy {
             let relay = policy.configuration
             logger.info(
@@ -24,7 +25,7 @@ extension Node {
                     "rate": "\(relay.entriesPerSecond.map { "\($0)/s" } ?? "none")",
                 ])
         }
-        guard let address = options.metricsAddress else { return }
+        guard let address = options.metricsAddress else { return nil }
         // Port 0 (pick a free one, announced in the log) is allowed here, unlike for peers.
         guard let parsed = try? HostPort(address, ports: 0...65535) else {
             throw NodeError.badAddress(address, "want HOST:PORT for --metrics")
@@ -42,6 +43,7 @@ extension Node {
         logger.info(
             "metrics at http://\(server.address?.display ?? address)/metrics",
             metadata: ["event": "metrics_listening"])
+        return server
     }
 
     func stopOperations() async {

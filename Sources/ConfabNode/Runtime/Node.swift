@@ -9,6 +9,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// A running node: it routes. Network inputs (sessions opening, messages, closing, beacons)
 /// arrive on NIO threads and are queued into one ordered stream; the node hands each to the
@@ -16,7 +17,8 @@ import NIOPosix
 /// dial (`Dialer`), what watchers see (`EventHub`) and the relay's policy and metrics
 /// (`NodeOperations`) each live in their own type.
 ///
-/// `start` runs everything under one task: stopping cancels it, and with it every child.
+/// Its parts (sessions, discovery, metrics, housekeeping, the control socket and this
+/// router) run as services of one lifecycle group (Node+Lifecycle).
 public actor Node {
     public nonisolated let local: Profile
     public nonisolated let options: NodeOptions
@@ -34,9 +36,9 @@ public actor Node {
     nonisolated let dialer: Dialer
     nonisolated let hub = EventHub()
     nonisolated let blockList = BlockList()
-    private let lock: NodeLock
+    let lock: NodeLock
     private let inbox: AsyncStream<NodeInput>
-    private let inboxContinuation: AsyncStream<NodeInput>.Continuation
+    let inboxContinuation: AsyncStream<NodeInput>.Continuation
     var presence = PresenceTable()
     /// Who peers say is typing where, and when this node last said its person is.
     var typingTable = TypingTable()
@@ -45,13 +47,17 @@ public actor Node {
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
     var chosenPeers: Set<NodeID> = []
-    private var discovery: DiscoveryService?
-    private var control: ControlServer?
-    private(set) var listenAddress: SocketAddress?
+    var discovery: DiscoveryService?
+    var control: ControlServer?
+    var listenAddress: SocketAddress?
     /// What the node last read of the store as other processes leave it (Node+ExternalWrites).
     var externalWrites = ExternalWrites()
-    private var running: Task<Void, Never>?
-    private var stopped = false
+    /// The parts of the node (Node+Lifecycle), run as one group.
+    var serviceGroup: ServiceGroup?
+    /// Where `start` runs the group.
+    var running: Task<Void, Never>?
+    var stopped = false
+    var finished = false
 
     /// Opens the node's data directory (or uses `local`, already open in this process: one
     /// database pool per process) and locks it against a second node.
@@ -106,136 +112,9 @@ public actor Node {
     /// This node's messenger: what the control socket and in-process front ends call.
     public nonisolated var messenger: LocalMessenger { LocalMessenger(local: local, node: self) }
 
-    /// Starts listening, discovery, the control socket and static peers; returns the bound
-    /// TCP address once all of them are up.
-    @discardableResult
-    public func start() async throws -> SocketAddress {
-        try reloadTrust()
-        let address = try await listen()
-        listenAddress = address
-        let name = try local.displayName()
-        logger.info(
-            "node \(me.shortHex) (\(name)) listening on \(address.display)",
-            metadata: ["role": "\(options.role.rawValue)"])
-        if options.discovery { try await startDiscovery(tcpPort: address.port ?? options.listenPort) }
-        let control = try await ControlServer.bind(local.directory, group: group)
-        self.control = control
-        try await startOperations()
-        try startWatchingExternalWrites()
-        try local.store.pruneStrangers()
-        local.store.content.removeTemporaryFiles()
-        try local.store.removeOrphanedFiles()
-        try local.store.sweepContent()
-        applyFiles(try files.refresh())
-        chosenPeers = Set(try local.store.chosenPeers().map(\.id))
-        let messenger = self.messenger
-        let logger = self.logger
-        running = Task {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await self.processInbox() }
-                group.addTask { await self.housekeeping() }
-                group.addTask { await control.run(messenger: messenger, logger: logger) }
-            }
-        }
-        try startDialing()
-        return address
-    }
-
-    /// Says goodbye to every peer and closes everything; the store is consistent at every
-    /// commit, so nothing more needs flushing.
-    public func stop() async {
-        guard !stopped else { return }
-        stopped = true
-        dialer.cancelAll()
-        await control?.close()
-        running?.cancel()
-        await stopOperations()
-        await discovery?.stop()
-        await sessions.shutdown()
-        writer.stop()
-        inboxContinuation.finish()
-        await running?.value
-        hub.finish()
-        try? await group.shutdownGracefully()
-        // Entries received since the last synced commit, on disk before the store is let go.
-        do { try local.store.syncReceived() } catch { logger.error("could not sync the store: \(error)") }
-        lock.release()
-        logger.info("node stopped")
-    }
-
-    /// Both families on "::"; IPv4 alone where the machine has no IPv6 (the socket cannot
-    /// even be made).
-    private func listen() async throws -> SocketAddress {
-        do {
-            return try await sessions.listen(host: options.listenHost, port: options.listenPort)
-        } catch let error as IOError
-            where options.listenHost == "::" && [EAFNOSUPPORT, EADDRNOTAVAIL].contains(error.errnoCode)
-        {
-            logger.info("no IPv6 on this machine: accepting sessions on IPv4 only")
-            return try await sessions.listen(host: "0.0.0.0", port: options.listenPort)
-        }
-    }
-
-    private func startDiscovery(tcpPort: Int) async throws {
-        let targets: DiscoveryConfiguration.Targets =
-            options.beaconTargets.isEmpty
-            ? .interfaces
-            : .fixed(try options.beaconTargets.map { try Self.socketAddress($0, defaultPort: options.discoveryPort) })
-        var configuration = DiscoveryConfiguration(
-            identity: local.identity, networkKey: options.networkKey, tcpPort: UInt16(tcpPort), role: options.role,
-            targets: targets, logger: logger)
-        configuration.port = options.discoveryPort
-        let discovery = DiscoveryService(
-            configuration: configuration, group: group,
-            onPlanChange: { [logger] plan in if plan.targets.isEmpty { Self.warnNoTargets(plan, logger: logger) } },
-            onBeacon: { [continuation = inboxContinuation] beacon, from in continuation.yield(.beacon(beacon, from)) })
-        try await discovery.start()
-        self.discovery = discovery
-        switch targets {
-        case .fixed(let addresses):
-            logger.info("discovery on UDP \(options.discoveryPort), beacons to \(addresses.map(\.display))")
-        case .interfaces:
-            let plan = discovery.plan
-            if plan.targets.isEmpty {
-                Self.warnNoTargets(plan, logger: logger)
-            } else {
-                logger.info(
-                    "discovery on UDP \(options.discoveryPort), beacons to \(plan.targets.map(\.description))",
-                    metadata: plan.skipped.isEmpty ? [:] : ["skipped": "\(plan.skipped.map(\.description))"])
-            }
-        }
-    }
-
-    private static func warnNoTargets(_ plan: BeaconPlan, logger: Logger) {
-        let skipped = plan.skipped.isEmpty ? "" : " (\(plan.skipped.map(\.description).joined(separator: "; ")))"
-        logger.warning(
-            "no interface to send beacons on\(skipped): peers will not find this node until one comes up; use --beacon ADDR or --peer HOST:PORT, and run \"confab doctor\""
-        )
-    }
-
-    /// Static peers, and peers met before at their last known address (so a node finds its
-    /// peers again after a restart even where broadcasts do not reach) — only those the
-    /// person chose or shares a conversation with: a stranger's Hello must not turn into a
-    /// dial loop after every restart.
-    private func startDialing() throws {
-        let statics = try options.staticPeers.map(StaticPeer.init)
-        let staticKeys = Set(statics.compactMap(\.key))
-        let remembered = try local.store.redialCandidates().flatMap { peer -> [StaticPeer] in
-            guard !staticKeys.contains(peer.id) else { return [] }
-            return ((try? local.store.addresses(of: peer.id)) ?? []).compactMap {
-                try? StaticPeer("\(peer.id.hex)@\($0)")
-            }
-        }
-        for target in statics + remembered {
-            dialer.keepDialing(
-                target, candidates: { [store = local.store] in try Self.candidateKeys(for: target, store: store) },
-                refused: { [blockList] in blockList.contains($0) })
-        }
-    }
-
     // MARK: Inputs
 
-    private func processInbox() async {
+    func processInbox() async {
         for await input in inbox {
             // Handled (or dropped): the session may read on once enough is consumed.
             defer { if case .message(let session, let message, _) = input { session.consumed(message) } }
@@ -459,7 +338,7 @@ public actor Node {
     // MARK: Addresses
 
     /// At most 16 keys, chosen peers only: the address's last known owner first.
-    private static func candidateKeys(for target: StaticPeer, store: ConfabStore) throws -> [NodeID] {
+    static func candidateKeys(for target: StaticPeer, store: ConfabStore) throws -> [NodeID] {
         let peers = Array(try store.chosenPeers().prefix(16))
         let address = target.address.description
         return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)

@@ -4,7 +4,6 @@ import ConfabNode
 import ConfabWire
 import Foundation
 import Logging
-import ServiceLifecycle
 
 extension Confab {
     struct Up: AsyncParsableCommand {
@@ -60,9 +59,6 @@ enum NodeRunner {
             local = created
         }
         let node = try Node(options: options, local: local)
-        let services = ServiceGroup(
-            configuration: .init(
-                services: [node], gracefulShutdownSignals: [.sigterm, .sigint], logger: options.logger))
-        try await services.run()
+        try await node.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 }
