@@ -273,7 +273,7 @@ public final class PlainChat {
             return
         }
         let folder = parts.count > 1 ? URL(fileURLWithPath: FileActions.expand(parts[1])) : FileActions.downloads
-        switch try await FileActions.save(file, into: folder, store: local.store, messenger: messenger) {
+        switch try await FileActions.save(file, into: folder, messenger: messenger) {
         case .saved(let url): write("saved to \(url.path)")
         case .fetching: write("fetching \(file.shortID) — /save \(file.shortID) again once it is received")
         }
