@@ -95,4 +95,13 @@ import Testing
         #expect(FileActions.complete("/file \(root.path)/ph") == "/file \(root.path)/photos/")
         #expect(FileActions.complete("/file \(root.path)/nothing") == "/file \(root.path)/nothing")
     }
+
+    @Test func aSaveSaysWhereTheFileWentOrThatItIsBeingFetched() {
+        var state = Fixtures.state(open: 1)
+        let info = file(1, state: .complete).file!
+        _ = state.apply(.fileSave(info, savedTo: "/home/alice/Downloads/plan.pdf"))
+        #expect(state.notice == "Saved to /home/alice/Downloads/plan.pdf")
+        _ = state.apply(.fileSave(info, savedTo: nil))
+        #expect(state.notice?.hasPrefix("Fetching it") == true)
+    }
 }

@@ -189,9 +189,11 @@ import Testing
         #expect(state.handle(.alt("1")) == [])
     }
 
-    @Test func ctrlRResyncs() {
+    @Test func ctrlRResyncsAndSaysSo() {
         var state = Fixtures.state()
         #expect(state.handle(.control("r")) == [.resync])
+        _ = state.apply(.resynced)
+        #expect(state.notice == "Resyncing: clocks re-announced, known peers redialled")
     }
 
     @Test func archivingHidesTheRowAndMovesTheSelection() {

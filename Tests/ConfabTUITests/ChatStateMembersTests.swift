@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabStore
 import Foundation
 import Testing
 
@@ -68,5 +69,22 @@ import Testing
         let frame = Fixtures.render(state)
         #expect(frame.contains("Bob added Carol and Dave"))
         #expect(!frame.contains("could not be decrypted"))
+    }
+
+    @Test func theMemberListIsANoticeWithMeAsYouAndTheAdminMarked() {
+        var state = Fixtures.state(open: 1)
+        let members: [MembershipNote.Member] = [
+            .init(id: Fixtures.bob, name: "Bob"), .init(id: Fixtures.me, name: "Alice"),
+        ]
+        _ = state.apply(
+            .memberList(
+                MemberList(conversation: one, members: members, admin: Fixtures.bob, former: [], includesMe: true)))
+        #expect(state.notice == "Members: Bob (admin), You")
+        _ = state.apply(
+            .memberList(
+                MemberList(
+                    conversation: one, members: [members[0]], admin: Fixtures.bob, former: [members[1]],
+                    includesMe: false)))
+        #expect(state.notice == "You are no longer a member. Members: Bob (admin)")
     }
 }

@@ -3,8 +3,9 @@ import ConfabStore
 import Foundation
 
 /// The messenger of a process attached to the `confab up` serving its data directory: every
-/// operation is a request on the node's control socket (Protocol.md §13), answered there by
-/// the node's own `LocalMessenger`. Requests share one connection; each `events` stream has
+/// operation but a read is a request on the node's control socket (Protocol.md §13),
+/// answered there by the node's own `LocalMessenger`; reads are answered from the shared
+/// store (`perform`). Requests share one connection; each `events` stream has
 /// its own. Messages in events are read back from the shared store.
 public final class AttachedMessenger: Messenger {
     private let local: Profile
@@ -18,8 +19,21 @@ public final class AttachedMessenger: Messenger {
 
     public var reachesNode: Bool { true }
 
-    /// Every operation alike: its request, and its answer read as its own type.
+    /// Every operation alike: its request, and its answer read as its own type. A read is
+    /// the exception, answered here from the store this process has open — the node's own
+    /// file (WAL: what the node committed is what is read), so the answer is the node's:
+    /// a chat's list and history then show at once even while the node is busy with a large
+    /// sync, and reading costs the node nothing. The socket answers reads all the same
+    /// (`askNode`), for scripts and front ends with no store of their own.
     public func perform<Operation: ConfabOperation>(_ operation: Operation) async throws -> Operation.Answer {
+        if Operation.self is any ReadOperation.Type {
+            return try await operation.perform(on: LocalMessenger(local: local))
+        }
+        return try await askNode(operation)
+    }
+
+    /// The node's own answer over the control socket, a read's included.
+    public func askNode<Operation: ConfabOperation>(_ operation: Operation) async throws -> Operation.Answer {
         try await call(.operation(operation), as: Operation.Answer.self)
     }
 
@@ -77,9 +91,11 @@ public final class AttachedMessenger: Messenger {
                 "the running node speaks control protocol version \(response.v), this confab speaks \(ControlEnvelope.version) — use the confab binary that matches the node"
             )
         }
-        guard response.ok, let result = response.result else {
-            throw ClientError.control(response.error ?? "the node refused \(request.method)")
+        if response.ok, let result = response.result { return result }
+        // An answer that may be nothing (a message not held here) is `"result": null`.
+        if response.ok, let nothing = try? JSONOutput.decoder().decode(Result.self, from: Data("null".utf8)) {
+            return nothing
         }
-        return result
+        throw ClientError.control(response.error ?? "the node refused \(request.method)")
     }
 }

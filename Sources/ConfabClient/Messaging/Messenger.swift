@@ -1,9 +1,9 @@
 import ConfabModel
 import ConfabStore
 
-/// What every front end does to conversations — the CLI, the control socket, the
-/// full-screen chat and the plain chat all go through this one API: one `perform` for each
-/// operation (`OperationMethod` lists them). Two implementations: `LocalMessenger` works on
+/// What every front end does to conversations, and reads of them — the CLI, the control
+/// socket, the full-screen chat and the plain chat all go through this one API: one
+/// `perform` for each operation (`OperationMethod` lists them). Two implementations: `LocalMessenger` works on
 /// this process's store (and tells a node running in this process, if there is one);
 /// `AttachedMessenger` asks the `confab up` that serves the data directory over its control
 /// socket, which answers with a `LocalMessenger` of its own. Either way every write is
@@ -37,6 +37,19 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.Resync) async throws -> ControlEmpty
     func perform(_ operation: Operations.Peers) async throws -> [PeerPresence]
     func perform(_ operation: Operations.Status) async throws -> NodeStatus
+    func perform(_ operation: Operations.TypingSetting) async throws -> TypingIndicators
+
+    // Reads (`ReadOperation`): the store's answer, whether or not a node runs.
+    func perform(_ operation: Operations.Conversations) async throws -> [ConversationSummary]
+    func perform(_ operation: Operations.Conversation) async throws -> ConversationSummary
+    func perform(_ operation: Operations.History) async throws -> HistoryPage
+    func perform(_ operation: Operations.Message) async throws -> ChatMessage?
+    func perform(_ operation: Operations.LastOwnMessage) async throws -> ChatMessage?
+    func perform(_ operation: Operations.Search) async throws -> [SearchHit]
+    func perform(_ operation: Operations.Members) async throws -> MemberList
+    func perform(_ operation: Operations.Files) async throws -> [FileInfo]
+    func perform(_ operation: Operations.KnownPeers) async throws -> [Peer]
+    func perform(_ operation: Operations.SaveFile) async throws -> SavedFile
 
     /// What happens from now on (messages stored, statuses, peers, changes), for one
     /// conversation or all; the stream ends when the node stops.

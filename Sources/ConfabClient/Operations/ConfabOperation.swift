@@ -22,6 +22,11 @@ extension ConfabOperation {
     }
 }
 
+/// An operation answered from the store alone: it changes nothing a peer or another front
+/// end sees, and needs no node. A process attached to a node answers these from its own
+/// open store (`AttachedMessenger`); the node answers them the same on its control socket.
+public protocol ReadOperation: ConfabOperation {}
+
 /// Every operation of the control protocol, by the name it travels under.
 public enum OperationMethod: String, CaseIterable, Sendable {
     case status
@@ -43,6 +48,17 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case changed
     case typing
     case resync
+    case conversations
+    case conversation
+    case history
+    case message
+    case lastOwnMessage = "last_own_message"
+    case search
+    case members
+    case files
+    case knownPeers = "known_peers"
+    case saveFile = "save_file"
+    case typingSetting = "typing_setting"
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -66,6 +82,17 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .changed: Operations.Changed.self
         case .typing: Operations.Typing.self
         case .resync: Operations.Resync.self
+        case .conversations: Operations.Conversations.self
+        case .conversation: Operations.Conversation.self
+        case .history: Operations.History.self
+        case .message: Operations.Message.self
+        case .lastOwnMessage: Operations.LastOwnMessage.self
+        case .search: Operations.Search.self
+        case .members: Operations.Members.self
+        case .files: Operations.Files.self
+        case .knownPeers: Operations.KnownPeers.self
+        case .saveFile: Operations.SaveFile.self
+        case .typingSetting: Operations.TypingSetting.self
         }
     }
 }

@@ -3,13 +3,24 @@ import GRDB
 
 /// A conversation's members as a person sees them: who is in (in join order), who the
 /// admin is, who was in and is not any more, names as known here.
-public struct MemberList: Sendable, Equatable {
+public struct MemberList: Sendable, Equatable, Codable {
     public let conversation: ConversationID
     public let members: [MembershipNote.Member]
     public let admin: NodeID?
     public let former: [MembershipNote.Member]
     /// Whether this node is one of the members (it may have been removed, or left).
     public let includesMe: Bool
+
+    public init(
+        conversation: ConversationID, members: [MembershipNote.Member], admin: NodeID?,
+        former: [MembershipNote.Member], includesMe: Bool
+    ) {
+        self.conversation = conversation
+        self.members = members
+        self.admin = admin
+        self.former = former
+        self.includesMe = includesMe
+    }
 }
 
 extension ConfabStore {

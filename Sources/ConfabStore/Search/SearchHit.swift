@@ -1,7 +1,7 @@
 import ConfabModel
 
 /// One search result: a conversation matched by title or participant name, or a message.
-public struct SearchHit: Sendable, Equatable {
+public struct SearchHit: Sendable, Equatable, Codable {
     public let conversation: ConversationSummary
     /// The matching message; nil when the conversation matched by title or name.
     public let message: ChatMessage?

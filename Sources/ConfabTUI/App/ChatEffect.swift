@@ -1,8 +1,8 @@
 import ConfabModel
 
 /// What the chat asks the outside world to do after a key. The state and its key handling
-/// stay pure; the runtime performs effects against the store and the node and answers
-/// with `ChatUpdate`s.
+/// stay pure; the runtime performs effects through the messenger (`ChatEffectPerformer`,
+/// shared by both chats) and answers with `ChatUpdate`s.
 public enum ChatEffect: Equatable, Sendable {
     /// Reload the conversation list (archived ones too when `includeArchived`).
     case loadConversations(includeArchived: Bool)
@@ -11,14 +11,19 @@ public enum ChatEffect: Equatable, Sendable {
     case openConversation(ConversationID, around: String?)
     /// Load the page of older messages before `before` (scrolling up past the top).
     case loadOlder(ConversationID, before: DisplayOrderKey)
+    /// Load the latest `limit` messages of a conversation (the plain chat's `/history N`).
+    case loadHistory(ConversationID, limit: Int)
     /// A message, a reply to `replyTo` when given.
     case send(ConversationID, text: String, replyTo: MessageRef? = nil)
     /// A new text for my message `seq`.
     case edit(ConversationID, seq: UInt64, text: String)
     /// Send a file, or a folder as a tree (`/file PATH` in the input bar).
     case sendFile(ConversationID, path: String)
-    /// Save a received file, or accept one waiting for it, then save it.
-    case saveFile(FileInfo)
+    /// Save a received file into `folder` (else the downloads folder), or accept one
+    /// waiting for it, then save it.
+    case saveFile(FileInfo, folder: String? = nil)
+    /// The files of a conversation (the plain chat's `/files`).
+    case listFiles(ConversationID)
     /// Complete the path being typed after `/file ` (Tab); the answer is `.completion`.
     case completePath(String)
     /// Delete my message `seq` for everyone; confirmed by the user already.
@@ -44,6 +49,9 @@ public enum ChatEffect: Equatable, Sendable {
     case members(ConversationID, MembersCommand)
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
+    /// Who is known and who is online (the full-screen chat asks every second, the plain
+    /// chat on `/peers`).
+    case loadPeers
     /// Ring the bell or notify: a message arrived in a conversation that is not open.
     case notify(ChatMessage)
     case quit

@@ -36,6 +36,14 @@ public enum ChatUpdate: Sendable {
     case typingCleared
     /// How much of one of my files a recipient's node holds (`complete` once whole).
     case filePeer(ConversationID, seq: UInt64, peer: NodeID, held: UInt64, complete: Bool)
+    /// The members of a conversation, its admin and former members (`/members`).
+    case memberList(MemberList)
+    /// The files of a conversation, oldest first (`/files`).
+    case files(ConversationID, [FileInfo])
+    /// A file was written out (`savedTo`), or is being fetched first (nil).
+    case fileSave(FileInfo, savedTo: String?)
+    /// Clocks were re-announced to every peer and known peers redialled.
+    case resynced
     /// The input bar's text with the path completed (Tab after `/file `).
     case completion(String)
     /// A short message for the status line (an error the user should see, a confirmation).

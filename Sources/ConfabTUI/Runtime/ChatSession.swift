@@ -5,11 +5,12 @@ import ConfabStore
 import Foundation
 
 /// Runs one chat: keys and node events go into the state, the state's effects are
-/// performed against the store and the node, and frames come out. Everything happens on
+/// performed through the messenger, and frames come out. Everything happens on
 /// one task, in arrival order, so the state needs no locking.
 ///
-/// The first frame is drawn from the local store alone; the node starts (or is attached)
-/// only after it, so a slow network never delays the list.
+/// The first frame is drawn from the local store alone (this process's messenger, with no
+/// node yet); the node starts (or is attached) only after it, so a slow network never
+/// delays the list.
 public final class ChatSession {
     /// Where frames go, how a notification is shown, and how the chat stops as a job.
     public struct Screen: Sendable {
@@ -36,7 +37,8 @@ public final class ChatSession {
         case connectFailed(String)
         case nodeGone
         case tick
-        case searchResults(query: String, [SearchHit])
+        /// Updates of an effect performed off the input path (a search).
+        case answered([ChatUpdate])
         case render
         /// From outside the keys (SIGTERM, SIGHUP): quit as `q` does.
         case quit
@@ -65,7 +67,6 @@ public final class ChatSession {
     var typingPacer = TypingPacer()
 
     static let lastOpenKey = "tui.lastOpen"
-    static let pageSize = 60
 
     /// Conversation rows that can fit on the first screen (each row takes two lines).
     let firstScreenRows: Int
@@ -78,8 +79,7 @@ public final class ChatSession {
         self.colors = colors
         let lastOpen = try local.store.metaValue(Self.lastOpenKey).flatMap(ConversationID.init(hex:))
         state = ChatState(
-            me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height,
-            typingIndicators: try local.store.typingIndicators())
+            me: local.me, myName: try local.displayName(), lastOpen: lastOpen, width: width, height: height)
         state.calendar = calendar
         messenger = LocalMessenger(local: local)
         (events, continuation) = AsyncStream.makeStream(of: Event.self)
@@ -89,14 +89,15 @@ public final class ChatSession {
     /// frame, from the rows that fit on the screen; then the whole list.
     public func showLocalState() async throws {
         _ = state.apply(.identity(name: try local.displayName(), id: local.me))
-        let screenful = try local.store.conversations(.inbox, limit: max(20, firstScreenRows))
+        state.typingIndicators = try await messenger.typingIndicators()
+        let screenful = try await messenger.conversations(.inbox, limit: max(20, firstScreenRows))
         try await perform(state.apply(.conversations(screenful)))
-        if let open = state.openConversation, try local.store.conversation(open) != nil {
+        if let open = state.openConversation, (try? await messenger.conversation(open)) != nil {
             try await perform([.openConversation(open, around: nil)])
         }
         draw()
         if screenful.count >= max(20, firstScreenRows) {
-            try await perform(state.apply(.conversations(try local.store.conversations(.inbox))))
+            try await perform(state.apply(.conversations(try await messenger.conversations(.inbox))))
             draw()
         }
     }
@@ -193,8 +194,8 @@ public final class ChatSession {
             case .tick:
                 await refreshPeers()
                 draw()
-            case .searchResults(let query, let hits):
-                try await perform(state.apply(.searchResults(query: query, hits)))
+            case .answered(let updates):
+                try await perform(apply(updates))
                 draw()
             case .render:
                 renderTask = nil
@@ -239,7 +240,9 @@ public final class ChatSession {
             try await reload(line.conversationID)
         case .file(let file):
             // The file message shows how much of it is here: it reads anew.
-            if let message = try local.store.message(file.conversationID, author: file.author, seq: file.seq) {
+            if let message = try await messenger.message(
+                MessageRef(author: file.author, seq: file.seq), in: file.conversationID)
+            {
                 try await perform(state.apply(.messageChanged(message)))
             }
         case .filePeer(let conversation, let seq, let peer, let held, let complete):
@@ -250,9 +253,7 @@ public final class ChatSession {
 
     func refreshPeers() async {
         guard online else { return }
-        let peers = (try? await messenger.peers()) ?? []
-        let verified = Set(((try? local.store.peers()) ?? []).filter { $0.trust == .verified }.map(\.id))
-        _ = try? await perform(state.apply(.peers(peers, verified: verified)))
+        _ = try? await perform([.loadPeers])
         if let outstanding = try? await messenger.status().outstanding {
             let progress = syncBaseline.update(outstanding: outstanding)
             _ = try? await perform(
@@ -265,7 +266,7 @@ public final class ChatSession {
     private func reload(_ conversation: ConversationID?) async throws {
         try await perform([.loadConversations(includeArchived: false)])
         guard let open = state.openConversation, conversation == nil || conversation == open else { return }
-        for message in try local.store.history(open, limit: Self.pageSize) {
+        for message in try await messenger.history(open, limit: ChatEffectPerformer.pageSize).messages {
             try await perform(state.apply(.message(message)))
         }
     }

@@ -47,20 +47,16 @@ enum FileActions {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }
 
-    static func save(
-        _ file: FileInfo, into folder: URL = downloads, store: ConfabStore, messenger: any Messenger
-    )
-        async throws -> Saved
-    {
-        guard let current = try store.files(withID: file.fileID).first(where: { $0.name != nil }) else {
+    static func save(_ file: FileInfo, into folder: URL = downloads, messenger: any Messenger) async throws -> Saved {
+        guard let current = try await messenger.files(matching: file.fileID.hex).first(where: { $0.name != nil })
+        else {
             throw StoreError.invalidInput("the file is no longer here")
         }
         guard current.state == .complete else {
             try await messenger.acceptFile(file.fileID)
             return .fetching
         }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return .saved(try store.saveFile(current, to: folder, asFolder: true))
+        return .saved(URL(fileURLWithPath: try await messenger.saveFile(current.fileID, into: folder.path)))
     }
 
     /// `/file PATH` with PATH completed as far as it is unambiguous, or as it was.

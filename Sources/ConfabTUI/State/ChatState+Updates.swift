@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabStore
 
 extension ChatState {
     /// Takes in what the runtime reports: answers to effects and news from the node.
@@ -54,12 +55,29 @@ extension ChatState {
             chat.fileRecipients[key, default: FileRecipients()].held[peer] = held
             if complete { chat.fileRecipients[key, default: FileRecipients()].complete.insert(peer) }
             self.chat = chat
+        case .memberList(let list):
+            notice = membersNotice(list)
+        case .files:
+            // Files show in their messages here; a list of them is for the plain chat.
+            break
+        case .fileSave(_, let path):
+            notice = path.map { "Saved to \($0)" } ?? "Fetching it — Ctrl+E, Enter again saves it once it is here"
+        case .resynced:
+            notice = "Resyncing: clocks re-announced, known peers redialled"
         case .completion(let text):
             guard focus == .chat, input.text.hasPrefix("/file ") else { break }
             input.clear()
             input.insert(text)
         }
         return effects + settle()
+    }
+
+    /// "Members: You (admin), Bob", on one line for the status bar.
+    private func membersNotice(_ list: MemberList) -> String {
+        let names = list.members.map { member in
+            (member.id == me ? "You" : TextSanitizer.line(member.name)) + (member.id == list.admin ? " (admin)" : "")
+        }
+        return (list.includesMe ? "Members: " : "You are no longer a member. Members: ") + names.joined(separator: ", ")
     }
 
     private mutating func receiveHistory(

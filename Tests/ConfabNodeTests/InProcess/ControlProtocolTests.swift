@@ -16,6 +16,7 @@ import Testing
     static let rfc3339 = #""lastSeen":"2023-11-14T22:13:20.500Z""#
 
     static let file = FileID(bytes: [UInt8](repeating: 5, count: 32))!
+    static let orderKey = DisplayOrderKey(clockSum: 12, timestamp: 1_700_000_000_500, author: peer.id, seq: 3)
 
     /// At least one of every operation (`OperationMethod`), and watch.
     static let everyRequest: [ControlRequest] =
@@ -41,6 +42,16 @@ import Testing
             Operations.SendFile(path: "/tmp/a b.txt", folder: "", to: .conversation(conversation)),
             Operations.SendFile(path: "/tmp/x", folder: "photos/2024", to: .newConversation(with: peer.id)),
             Operations.AcceptFile(file),
+            Operations.Conversations(), Operations.Conversations(.all, limit: 20),
+            Operations.Conversation(conversation),
+            Operations.History(conversation), Operations.History(conversation, .before(orderKey), limit: 30),
+            Operations.History(conversation, .around(MessageRef(author: peer.id, seq: 3))),
+            Operations.Message(MessageRef(author: peer.id, seq: 3), in: conversation),
+            Operations.LastOwnMessage(conversation), Operations.Search("pizza «tonight»", limit: 10),
+            Operations.Members(of: conversation), Operations.Files(),
+            Operations.Files(in: conversation, matching: "ab12"),
+            Operations.KnownPeers(), Operations.SaveFile(file, into: "/tmp/saved files"), Operations.TypingSetting(),
+            Operations.TypingSetting(false),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
@@ -136,6 +147,31 @@ import Testing
             (
                 #"{"v":1,"method":"send_lines","params":{"conversation":"09090909090909090909090909090909","texts":[]}}"#,
                 "at least one text"
+            ),
+            (#"{"v":1,"method":"conversations","params":{"filter":"starred"}}"#, "filter is inbox, archived or all"),
+            (#"{"v":1,"method":"conversations","params":{"limit":0}}"#, "limit is 1 or more"),
+            (#"{"v":1,"method":"history","params":{}}"#, "history needs param conversation"),
+            (
+                #"{"v":1,"method":"history","params":{"conversation":"\#(Self.conversation.hex)","limit":501}}"#,
+                "history's param limit is 1 to 500"
+            ),
+            (
+                #"{"v":1,"method":"history","params":{"conversation":"\#(Self.conversation.hex)","around":{"author":"\#(Self.peer.id.hex)","seq":3},"before":{"author":"\#(Self.peer.id.hex)","clockSum":1,"seq":3,"timestamp":0}}}"#,
+                "at most one of params before and around"
+            ),
+            (
+                #"{"v":1,"method":"history","params":{"conversation":"\#(Self.conversation.hex)","around":{"author":"\#(Self.peer.id.hex)","seq":3},"limit":5}}"#,
+                "limit only without around"
+            ),
+            (
+                #"{"v":1,"method":"message","params":{"conversation":"\#(Self.conversation.hex)"}}"#,
+                "message needs param message"
+            ),
+            (#"{"v":1,"method":"search","params":{"query":"a","limit":1000}}"#, "search's param limit is 1 to 500"),
+            (#"{"v":1,"method":"files","params":{"prefix":"not hex"}}"#, "prefix is 1 to 64 hex digits"),
+            (
+                #"{"v":1,"method":"save_file","params":{"file":"\#(Self.file.hex)","folder":"Downloads"}}"#,
+                "absolute folder"
             ),
         ]
         for (line, reason) in cases {
