@@ -55,6 +55,8 @@ public final class ChatSession {
     var messenger: any Messenger
     /// Whether a node carries what is written (false until connected, or once it stopped).
     var online = false
+    /// Whether the messenger the connect task made was taken (else quitting closes it).
+    var adopted = false
     let events: AsyncStream<Event>
     let continuation: AsyncStream<Event>.Continuation
     var tasks: [Task<Void, Never>] = []
@@ -122,14 +124,16 @@ public final class ChatSession {
         try await showLocalState()
         let local = self.local
         let options = self.options
-        tasks.append(
-            Task { [continuation] in
-                do {
-                    continuation.yield(.connected(try await local.messenger(startingNodeWith: options)))
-                } catch {
-                    continuation.yield(.connectFailed("\(error)"))
-                }
-            })
+        let connecting = Task { [continuation] () -> (any Messenger)? in
+            do {
+                let messenger = try await local.messenger(startingNodeWith: options)
+                continuation.yield(.connected(messenger))
+                return messenger
+            } catch {
+                continuation.yield(.connectFailed("\(error)"))
+                return nil
+            }
+        }
         tasks.append(
             Task { [continuation] in
                 while !Task.isCancelled {
@@ -146,6 +150,9 @@ public final class ChatSession {
         // (when the node outlives the chat).
         _ = try? await perform(state.stopTyping())
         await messenger.close()
+        // Quit while the node was starting (a signal right after launch): the node it started
+        // is stopped too, never left running behind a chat that has gone.
+        if !adopted, let late = await connecting.value { await late.close() }
     }
 
     func finish() {
@@ -174,6 +181,7 @@ public final class ChatSession {
                 scheduleRender()
             case .connected(let messenger):
                 self.messenger = messenger
+                adopted = true
                 online = true
                 try await attach(messenger)
                 await refreshPeers()
