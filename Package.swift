@@ -140,6 +140,7 @@ let package = Package(
         .testTarget(
             name: "ConfabNetTests",
             dependencies: [
+                "ConfabTestSupport",
                 "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -17,7 +17,8 @@ import Glibc
 #endif
 
 /// The doctor's I/O on loopback only: the handshake probe against real session listeners,
-/// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out.
+/// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out, which the
+/// test holds while it runs.
 @Suite("Doctor: on loopback") struct DoctorLoopbackTests {
     static let group = MultiThreadedEventLoopGroup.singleton
 
@@ -71,17 +72,6 @@ import Glibc
         HandshakeProbe(identity: .generate(), networkKey: .default, timeout: timeout, group: group)
     }
 
-    /// A port nobody listens on (bound, then closed), TCP or UDP.
-    static func freePort(udp: Bool = false) async throws -> Int {
-        let channel: any Channel =
-            udp
-            ? try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-            : try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
-    }
-
     // MARK: The handshake probe
 
     @Test func aPeerOfThisNetworkCompletesTheHandshake() async throws {
@@ -113,9 +103,10 @@ import Glibc
     }
 
     @Test func nothingListeningIsRefused() async throws {
-        let port = try await Self.freePort()
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
         let outcome = await Self.probe().probe(
-            host: "127.0.0.1", port: port, remote: NodeID(SigningKeyPair.generate().publicKey))
+            host: "127.0.0.1", port: closed.number, remote: NodeID(SigningKeyPair.generate().publicKey))
         #expect(outcome.result == .refused)
         #expect(outcome.detail == "Connection refused")
     }
@@ -150,8 +141,9 @@ import Glibc
         let root = try ConfabBinary.temporaryDirectory("confab-doctor")
         defer { try? FileManager.default.removeItem(at: root) }
         let alice = try Self.profile(root, "alice")
-        let port = try await Self.freePort(udp: true)
-        let report = try await Doctor.run(profile: alice, options: Self.options(port: port, seconds: 0.5))
+        let discovery = try DiscoveryPort()
+        defer { withExtendedLifetime(discovery) {} }
+        let report = try await Doctor.run(profile: alice, options: Self.options(port: discovery.number, seconds: 0.5))
         #expect(!report.ok)
         #expect(report.facts.echoes.map(\.received) == [true])
         #expect(report.facts.ports.filter { $0.proto == "udp" }.first?.state == .free)
@@ -187,7 +179,9 @@ import Glibc
     @Test func aNodeBeaconingOnTheSamePortIsHeardAndProbed() async throws {
         let root = try ConfabBinary.temporaryDirectory("confab-doctor")
         defer { try? FileManager.default.removeItem(at: root) }
-        let port = try await Self.freePort(udp: true)
+        let discovery = try DiscoveryPort()
+        defer { withExtendedLifetime(discovery) {} }
+        let port = discovery.number
         var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent("bob")))
         options.listenHost = "127.0.0.1"
         options.listenPort = 0
