@@ -148,8 +148,12 @@ import Glibc
         #expect(report.facts.echoes.map(\.received) == [true])
         #expect(report.facts.ports.filter { $0.proto == "udp" }.first?.state == .free)
         #expect(report.facts.beacons.mode == "fixed")
-        #expect(report.findings.contains { $0.code == "echo-ok" })
-        #expect(report.findings.contains { $0.code == "nothing-heard" && $0.severity == .problem })
+        #expect(report.findings.contains(.echoOK(targets: 1)))
+        #expect(
+            report.findings.contains {
+                guard case .nothingHeard(.unexplained(_, let port, _, _, let aPeerWorks)) = $0 else { return false }
+                return port == discovery.number && !aPeerWorks
+            })
     }
 
     @Test func portsHeldByOtherProgramsAreFoundAndNamed() async throws {
@@ -169,9 +173,25 @@ import Glibc
         #expect(v4?.state == .inUse)
         #expect(v4?.error == "Address already in use")
         #expect(report.facts.ports.last?.state == .inUse)
-        let finding = try #require(report.findings.first { $0.code == "udp-port-in-use" })
-        #expect(finding.advice.first == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
-        #expect(report.findings.contains { $0.code == "tcp-port-in-use" })
+        let udpInUse = try #require(
+            report.findings.lazy.compactMap { finding -> DoctorFinding.BlockedPort? in
+                guard case .portInUse(let blocked) = finding, blocked.proto == .udp else { return nil }
+                return blocked
+            }.first)
+        #expect(udpInUse.port == udpPort)
+        #expect(udpInUse.addresses.first == "0.0.0.0:\(udpPort)")
+        #expect(udpInUse.reason == "Address already in use")
+        #expect(
+            DoctorFinding.portInUse(udpInUse).advice.first
+                == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
+        let tcpPort = options.listenPort
+        #expect(
+            report.findings.contains(
+                .portInUse(
+                    .init(
+                        proto: .tcp, port: tcpPort, addresses: ["127.0.0.1:\(tcpPort)"],
+                        reason: "Address already in use")
+                )))
         // With no socket of its own family, the beacon could not even be sent.
         #expect(report.facts.echoes.first?.sent == false)
     }
@@ -228,7 +248,11 @@ import Glibc
         #expect(result.facts.heard.nodes.first?.name == "bob")
         #expect(result.facts.heard.otherNetworks.map(\.id) == [NodeID(carol.publicKey).hex])
         #expect(result.facts.peers.map(\.result) == [.ok])
-        #expect(result.findings.contains { $0.code == "other-network" && $0.severity == .warning })
+        #expect(
+            result.findings.contains {
+                guard case .otherNetwork(let nodes, _, let aPeerWorks) = $0 else { return false }
+                return nodes.map(\.id) == [NodeID(carol.publicKey).hex] && aPeerWorks
+            })
         #expect(result.elapsed < 4)
     }
 }
