@@ -67,6 +67,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The terminal emulator's side of a pseudo-terminal, to drive a program that wants
+        // a terminal: the terminal tests and the chat benchmark share it, and an executable
+        // must not depend on test support.
+        .target(name: "ConfabPseudoTerminal"),
         .target(
             name: "ConfabNet",
             dependencies: [
@@ -122,7 +126,7 @@ let package = Package(
                 "CSodium", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore", "ConfabClient", "ConfabNode",
                 "ConfabTUI",
                 // The pseudo-terminal that drives the chat, as the tests drive it.
-                "ConfabTestSupport", "ConfabSimulation",
+                "ConfabPseudoTerminal", "ConfabSimulation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -137,6 +141,7 @@ let package = Package(
         .testTarget(
             name: "ConfabNetTests",
             dependencies: [
+                "ConfabTestSupport",
                 "ConfabNet", "ConfabWire", "ConfabModel", "ConfabCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -197,7 +202,7 @@ let package = Package(
         .testTarget(
             name: "ConfabTUITests",
             dependencies: [
-                "ConfabTUI", "ConfabModel", "ConfabClient", "ConfabNode", "ConfabTestSupport",
+                "ConfabTUI", "ConfabModel", "ConfabClient", "ConfabNode", "ConfabTestSupport", "ConfabPseudoTerminal",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,9 +1,9 @@
 import ConfabClient
 import ConfabModel
 import ConfabNode
+import ConfabPseudoTerminal
 import ConfabStore
 import ConfabTUI
-import ConfabTestSupport
 import Foundation
 
 #if canImport(Glibc)

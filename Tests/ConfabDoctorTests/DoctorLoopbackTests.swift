@@ -17,7 +17,8 @@ import Glibc
 #endif
 
 /// The doctor's I/O on loopback only: the handshake probe against real session listeners,
-/// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out.
+/// and whole runs with beacons sent to 127.255.255.255 on a port the OS gave out, which the
+/// test holds while it runs.
 @Suite("Doctor: on loopback") struct DoctorLoopbackTests {
     static let group = MultiThreadedEventLoopGroup.singleton
 
@@ -71,17 +72,6 @@ import Glibc
         HandshakeProbe(identity: .generate(), networkKey: .default, timeout: timeout, group: group)
     }
 
-    /// A port nobody listens on (bound, then closed), TCP or UDP.
-    static func freePort(udp: Bool = false) async throws -> Int {
-        let channel: any Channel =
-            udp
-            ? try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-            : try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
-    }
-
     // MARK: The handshake probe
 
     @Test func aPeerOfThisNetworkCompletesTheHandshake() async throws {
@@ -113,9 +103,10 @@ import Glibc
     }
 
     @Test func nothingListeningIsRefused() async throws {
-        let port = try await Self.freePort()
+        let closed = try RefusingPort()
+        defer { withExtendedLifetime(closed) {} }
         let outcome = await Self.probe().probe(
-            host: "127.0.0.1", port: port, remote: NodeID(SigningKeyPair.generate().publicKey))
+            host: "127.0.0.1", port: closed.number, remote: NodeID(SigningKeyPair.generate().publicKey))
         #expect(outcome.result == .refused)
         #expect(outcome.detail == "Connection refused")
     }
@@ -150,14 +141,19 @@ import Glibc
         let root = try ConfabBinary.temporaryDirectory("confab-doctor")
         defer { try? FileManager.default.removeItem(at: root) }
         let alice = try Self.profile(root, "alice")
-        let port = try await Self.freePort(udp: true)
-        let report = try await Doctor.run(profile: alice, options: Self.options(port: port, seconds: 0.5))
+        let discovery = try DiscoveryPort()
+        defer { withExtendedLifetime(discovery) {} }
+        let report = try await Doctor.run(profile: alice, options: Self.options(port: discovery.number, seconds: 0.5))
         #expect(!report.ok)
         #expect(report.facts.echoes.map(\.received) == [true])
         #expect(report.facts.ports.filter { $0.proto == "udp" }.first?.state == .free)
         #expect(report.facts.beacons.mode == "fixed")
-        #expect(report.findings.contains { $0.code == "echo-ok" })
-        #expect(report.findings.contains { $0.code == "nothing-heard" && $0.severity == .problem })
+        #expect(report.findings.contains(.echoOK(targets: 1)))
+        #expect(
+            report.findings.contains {
+                guard case .nothingHeard(.unexplained(_, let port, _, _, let aPeerWorks)) = $0 else { return false }
+                return port == discovery.number && !aPeerWorks
+            })
     }
 
     @Test func portsHeldByOtherProgramsAreFoundAndNamed() async throws {
@@ -177,9 +173,25 @@ import Glibc
         #expect(v4?.state == .inUse)
         #expect(v4?.error == "Address already in use")
         #expect(report.facts.ports.last?.state == .inUse)
-        let finding = try #require(report.findings.first { $0.code == "udp-port-in-use" })
-        #expect(finding.advice.first == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
-        #expect(report.findings.contains { $0.code == "tcp-port-in-use" })
+        let udpInUse = try #require(
+            report.findings.lazy.compactMap { finding -> DoctorFinding.BlockedPort? in
+                guard case .portInUse(let blocked) = finding, blocked.proto == .udp else { return nil }
+                return blocked
+            }.first)
+        #expect(udpInUse.port == udpPort)
+        #expect(udpInUse.addresses.first == "0.0.0.0:\(udpPort)")
+        #expect(udpInUse.reason == "Address already in use")
+        #expect(
+            DoctorFinding.portInUse(udpInUse).advice.first
+                == "See which program holds it: ss -lunp 'sport = :\(udpPort)'")
+        let tcpPort = options.listenPort
+        #expect(
+            report.findings.contains(
+                .portInUse(
+                    .init(
+                        proto: .tcp, port: tcpPort, addresses: ["127.0.0.1:\(tcpPort)"],
+                        reason: "Address already in use")
+                )))
         // With no socket of its own family, the beacon could not even be sent.
         #expect(report.facts.echoes.first?.sent == false)
     }
@@ -187,7 +199,9 @@ import Glibc
     @Test func aNodeBeaconingOnTheSamePortIsHeardAndProbed() async throws {
         let root = try ConfabBinary.temporaryDirectory("confab-doctor")
         defer { try? FileManager.default.removeItem(at: root) }
-        let port = try await Self.freePort(udp: true)
+        let discovery = try DiscoveryPort()
+        defer { withExtendedLifetime(discovery) {} }
+        let port = discovery.number
         var options = NodeOptions(directory: DataDirectory(url: root.appendingPathComponent("bob")))
         options.listenHost = "127.0.0.1"
         options.listenPort = 0
@@ -234,7 +248,11 @@ import Glibc
         #expect(result.facts.heard.nodes.first?.name == "bob")
         #expect(result.facts.heard.otherNetworks.map(\.id) == [NodeID(carol.publicKey).hex])
         #expect(result.facts.peers.map(\.result) == [.ok])
-        #expect(result.findings.contains { $0.code == "other-network" && $0.severity == .warning })
+        #expect(
+            result.findings.contains {
+                guard case .otherNetwork(let nodes, _, let aPeerWorks) = $0 else { return false }
+                return nodes.map(\.id) == [NodeID(carol.publicKey).hex] && aPeerWorks
+            })
         #expect(result.elapsed < 4)
     }
 }

@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import ConfabWire
 import NIOConcurrencyHelpers
 import NIOCore
@@ -33,17 +34,6 @@ struct DiscoveryServiceTests {
         func append(_ beacon: Beacon, _ from: SocketAddress) { log.withLockedValue { $0.append((beacon, from)) } }
     }
 
-    /// Reserves a free UDP port on the loopback broadcast address. The probe joins the
-    /// SO_REUSEPORT group itself, so the port cannot be taken by anyone else before the
-    /// services bind it; close it once they have.
-    func reservePort(group: any EventLoopGroup) async throws -> (any Channel, Int) {
-        let probe = try await DatagramBootstrap(group: group)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
-            .bind(host: Self.broadcastHost, port: 0).get()
-        return (probe, probe.localAddress!.port!)
-    }
-
     func service(
         _ keys: SigningKeyPair, port: Int, group: any EventLoopGroup, interval: TimeAmount = .milliseconds(100),
         tcpPort: UInt16 = 7461
@@ -74,12 +64,14 @@ struct DiscoveryServiceTests {
 
     @Test func twoServicesOnOnePortHearEachOtherAndNotThemselves() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             let (alice, aliceHeard) = try service(Keys.alice, port: port, group: group, tcpPort: 1111)
             let (bob, bobHeard) = try service(Keys.bob, port: port, group: group, tcpPort: 2222)
             try await alice.start()
             try await bob.start()
-            try await probe.close()
             #expect(alice.localAddress?.port == port && bob.localAddress?.port == port)
 
             try await eventually("both heard") { aliceHeard.all.count >= 3 && bobHeard.all.count >= 3 }
@@ -100,26 +92,33 @@ struct DiscoveryServiceTests {
     /// SO_REUSEPORT is what BSD-derived systems need.)
     @Test func aSocketWithoutTheReuseOptionsCannotBindThePort() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
-            let (alice, _) = try service(Keys.alice, port: port, group: group)
+            // Alice alone holds the port: she binds port 0 and says which she got.
+            var configuration = DiscoveryConfiguration(
+                identity: Keys.alice, networkKey: .default, tcpPort: 7461, targets: .fixed([]), logger: quietLogger())
+            configuration.bindHost = Self.broadcastHost
+            configuration.port = 0
+            configuration.ipv6 = false
+            let alice = DiscoveryService(configuration: configuration, group: group) { _, _ in }
             try await alice.start()
+            let port = try #require(alice.localAddress?.port)
             await #expect(throws: (any Error).self) {
                 let plain = try await DatagramBootstrap(group: group)
                     .bind(host: Self.broadcastHost, port: port).get()
                 try await plain.close()
             }
-            try await probe.close()
             await alice.stop()
         }
     }
 
     @Test func foreignForgedAndReplayedBeaconsAreIgnored() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             // A long interval: Alice's own beacons play no part here.
             let (alice, heard) = try service(Keys.alice, port: port, group: group, interval: .seconds(30))
             try await alice.start()
-            try await probe.close()
             let mallory = try await sender(group: group)
 
             func beacon(_ keys: SigningKeyPair, _ timestamp: Int64, network: NetworkKey = .default) -> [UInt8] {
@@ -152,12 +151,14 @@ struct DiscoveryServiceTests {
 
     @Test func announceNowSendsAtOnce() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             let (alice, aliceHeard) = try service(Keys.alice, port: port, group: group, interval: .seconds(30))
             let (bob, _) = try service(Keys.bob, port: port, group: group, interval: .seconds(30))
             try await alice.start()
             try await bob.start()
-            try await probe.close()
             try await eventually("first beacon") { aliceHeard.all.count == 1 }
             bob.announceNow()
             try await eventually("second beacon") { aliceHeard.all.count == 2 }
@@ -168,14 +169,16 @@ struct DiscoveryServiceTests {
 
     @Test func startTwiceOrAfterStopIsRefused() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             let (alice, _) = try service(Keys.alice, port: port, group: group)
             try await alice.start()
             await #expect(throws: DiscoveryError.alreadyStarted) { try await alice.start() }
             await alice.stop()
             await #expect(throws: DiscoveryError.stopped) { try await alice.start() }
             #expect(alice.localAddress == nil)
-            try await probe.close()
         }
     }
 
@@ -193,7 +196,10 @@ struct DiscoveryServiceTests {
     /// both families is reported once: the sockets share their replay memory.
     @Test func aBeaconOverIPv6IsHeardAndOneSentToBothFamiliesOnce() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             var configuration = DiscoveryConfiguration(
                 identity: Keys.bob, networkKey: .default, tcpPort: 7461, targets: .fixed([]), logger: quietLogger())
             configuration.bindHost = Self.broadcastHost
@@ -201,7 +207,6 @@ struct DiscoveryServiceTests {
             let heard = Heard()
             let bob = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
             try await bob.start()
-            try await probe.close()
             #expect(bob.localAddresses.map(\.protocol) == [.inet, .inet6])
             let v6 = try await DatagramBootstrap(group: group).bind(host: "::1", port: 0).get()
             let v4 = try await sender(group: group)
@@ -232,7 +237,10 @@ struct DiscoveryServiceTests {
     /// beacon sent to it afterwards is heard.
     @Test func aSocketClosedByASendErrorIsOpenedAgain() async throws {
         try await withEventLoopGroup { group in
-            let (probe, port) = try await reservePort(group: group)
+            // Held until the test ends: the services bind it beside this socket.
+            let reserved = try DiscoveryPort(host: Self.broadcastHost)
+            defer { withExtendedLifetime(reserved) {} }
+            let port = reserved.number
             guard case .v6(let v6) = try SocketAddress(ipAddress: "ff12::7460", port: port) else { return }
             var raw = v6.address
             raw.sin6_scope_id = 99_999
@@ -245,7 +253,6 @@ struct DiscoveryServiceTests {
             let heard = Heard()
             let bob = DiscoveryService(configuration: configuration, group: group) { heard.append($0, $1) }
             try await bob.start()
-            try await probe.close()
             let sender = try await DatagramBootstrap(group: group).bind(host: "::1", port: 0).get()
             let target = try SocketAddress(ipAddress: "::1", port: port)
             // The first beacon failed at once and closed the socket; beacons sent to it from

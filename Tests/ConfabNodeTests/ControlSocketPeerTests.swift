@@ -34,7 +34,7 @@ import Glibc
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func anotherUserIsRefusedEvenThroughALoosenedMode() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root)
         defer { try? alice.stop() }
         try alice.start(discovery: false)
         let socket = alice.data.appendingPathComponent("control.sock").path

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -7,10 +8,10 @@ import Testing
 @Suite(.serialized) struct DoctorCommandTests {
     @Test func withAndWithoutARunningNode() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
-        let carol = try NodeProcess(name: "carol", root: root, discoveryPort: port)
+        let carol = try NodeProcess(name: "carol", root: root, discovery: discovery)
         defer {
             for node in [alice, bob, carol] { try? node.stop() }
         }
@@ -19,7 +20,8 @@ import Testing
         try carol.start(extra: ["--network-key", String(repeating: "cd", count: 32)])
         try await waitUntil(timeout: 30, "alice and bob to connect") { try alice.onlinePeers() == ["bob"] }
         let loopback = [
-            "--discovery-port", "\(port)", "--beacon", "127.255.255.255:\(port)", "--listen", "127.0.0.1:\(alice.port)",
+            "--discovery-port", "\(discovery.number)", "--beacon", "127.255.255.255:\(discovery.number)",
+            "--listen", "127.0.0.1:\(alice.port)",
         ]
 
         // The node runs: its ports are its own, bob is connected, carol's network is another.

@@ -12,12 +12,12 @@ import Glibc
 @Suite struct FullScreenChatTests {
     let root: URL
     let tmux: Tmux
-    let port: Int
+    let discovery: DiscoveryPort
 
     init() throws {
         try #require(Tmux.isAvailable, "the chat tests need tmux (make test-deps installs it)")
         root = try temporaryRoot()
-        port = try freeDiscoveryPort()
+        discovery = try DiscoveryPort()
         tmux = Tmux(directory: root)
     }
 
@@ -28,7 +28,7 @@ import Glibc
     ) throws {
         let network =
             discovery
-            ? "--discovery-port \(port) --beacon 127.255.255.255:\(port)"
+            ? "--discovery-port \(self.discovery.number) --beacon 127.255.255.255:\(self.discovery.number)"
             : "--no-discovery"
         try tmux.start(
             session: node.name, width: width, height: height,
@@ -39,7 +39,7 @@ import Glibc
     }
 
     func pair() throws -> (NodeProcess, NodeProcess) {
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         return (nodes[0], nodes[1])
     }
 
@@ -357,7 +357,7 @@ extension FullScreenChatTests {
     /// system lines in the history; `/members` answers in the status line.
     @Test func membershipCommandsInTheChatShowAsLinesInBothChats() async throws {
         defer { tmux.stop() }
-        let nodes = try NodeProcess.acquainted(["alice", "bob", "carol"], root: root, discoveryPort: port)
+        let nodes = try NodeProcess.acquainted(["alice", "bob", "carol"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
         try alice.cli(["new", "bob", "--title", "trip", "--message", "who else?"])
         try openChat(alice)

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -8,10 +9,10 @@ import Testing
 @Suite(.serialized) struct HostileInputTests {
     @Test func garbageAndOtherNetworksAreRefusedWhileGoodPeersKeepTalking() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
-        let mallory = try NodeProcess(name: "mallory", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        let bob = try NodeProcess(name: "bob", root: root, discovery: discovery)
+        let mallory = try NodeProcess(name: "mallory", root: root, discovery: discovery)
         defer {
             for node in [alice, bob, mallory] { try? node.stop() }
         }

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -6,8 +7,8 @@ import Testing
 @Suite(.serialized) struct LoopbackNodeTests {
     @Test func threeNodesDiscoverEachOtherAndMessagesFlowLiveBothWays() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let discovery = try DiscoveryPort()
+        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discovery: discovery) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
@@ -50,9 +51,9 @@ import Testing
 
     @Test func messageSentWhileRecipientIsDownArrivesWhenItStartsAndRestartsKeepEverything() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        let bob = try NodeProcess(name: "bob", root: root, discovery: discovery)
         defer {
             try? alice.stop()
             try? bob.stop()
@@ -86,8 +87,8 @@ import Testing
 
     @Test func staticPeersWorkWithDiscoveryOff() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer {
             try? alice.stop()
             try? bob.stop()
@@ -108,8 +109,8 @@ import Testing
 
     @Test func resyncRedialsAKnownPeerAtOnceInsteadOfAfterTheBackoff() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer {
             try? alice.stop()
             try? bob.stop()
@@ -141,7 +142,7 @@ import Testing
 
     @Test func resyncWithoutANodeSaysHowToStartOne() throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root)
         let result = try alice.cli(["resync"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no node is running"))
@@ -150,8 +151,8 @@ import Testing
 
     @Test func partitionWithWritesOnEverySideHealsToIdenticalHistories() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let discovery = try DiscoveryPort()
+        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discovery: discovery) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }
@@ -182,9 +183,9 @@ import Testing
 
     @Test func watchStreamsMessagesStatusAndPresence() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        let bob = try NodeProcess(name: "bob", root: root, discovery: discovery)
         defer {
             try? alice.stop()
             try? bob.stop()
@@ -212,7 +213,7 @@ import Testing
 
     @Test func secondNodeOnTheSameDataDirectoryIsRefused() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discovery: try DiscoveryPort())
         defer { try? alice.stop() }
         try alice.start()
         let second = try alice.cli(["up", "--no-discovery", "--listen", "127.0.0.1:0"])
@@ -223,7 +224,7 @@ import Testing
 
     @Test func statusShowsSessionsAndOutbox() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discovery: try DiscoveryPort())
         let offline = try alice.cli(["status"])
         #expect(offline.stdout.contains("Offline — no node is running"))
         defer { try? alice.stop() }

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -108,9 +109,9 @@ import Testing
 
     @Test func changesOnTwoSidesOfAPartitionConverge() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
+        let discovery = try DiscoveryPort()
         let nodes = try ["alice", "bob", "carol", "dave"].map {
-            try NodeProcess(name: $0, root: root, discoveryPort: port)
+            try NodeProcess(name: $0, root: root, discovery: discovery)
         }
         let (alice, bob, carol, dave) = (nodes[0], nodes[1], nodes[2], nodes[3])
         defer { for node in nodes { try? node.stop() } }

@@ -7,11 +7,14 @@ import Glibc
 
 /// A real `confab` node process on loopback, and the CLI pointed at its data directory.
 /// It listens on a TCP port the OS picks (read back from its log); beacons go to
-/// 127.255.255.255 only (never a real interface), or discovery is off.
+/// 127.255.255.255 only (never a real interface), on a port the test holds, or discovery is
+/// off.
 final class NodeProcess: @unchecked Sendable {
     let name: String
     let data: URL
-    let discoveryPort: Int
+    /// Held as long as any node of the test lives, so that a node restarted finds it free.
+    let discovery: DiscoveryPort?
+    var discoveryPort: Int { discovery?.number ?? 0 }
     private(set) var process: Process?
     private(set) var key = ""
     let logFile: URL
@@ -22,20 +25,20 @@ final class NodeProcess: @unchecked Sendable {
     static var binary: URL { ConfabBinary.url }
 
     /// `displayName` is what the node calls itself to others (default: `name`, which also
-    /// names its data directory and log). `discoveryPort` is only used by `start` with
-    /// discovery on: `freeDiscoveryPort()` gives one.
-    init(name: String, root: URL, discoveryPort: Int = 0, displayName: String? = nil) throws {
+    /// names its data directory and log). `discovery` is only used by `start` with
+    /// discovery on.
+    init(name: String, root: URL, discovery: DiscoveryPort? = nil, displayName: String? = nil) throws {
         self.name = name
         data = root.appendingPathComponent(name)
-        self.discoveryPort = discoveryPort
+        self.discovery = discovery
         logFile = root.appendingPathComponent("\(name).log")
         key = try ConfabBinary.initialize(data: data, name: displayName ?? name)
     }
 
     /// Nodes (not started yet) that know one another by name, as after `confab peers add`
     /// on every side.
-    static func acquainted(_ names: [String], root: URL, discoveryPort: Int = 0) throws -> [NodeProcess] {
-        let nodes = try names.map { try NodeProcess(name: $0, root: root, discoveryPort: discoveryPort) }
+    static func acquainted(_ names: [String], root: URL, discovery: DiscoveryPort? = nil) throws -> [NodeProcess] {
+        let nodes = try names.map { try NodeProcess(name: $0, root: root, discovery: discovery) }
         for node in nodes {
             for other in nodes where other !== node {
                 try node.cli(["peers", "add", other.key, "--name", other.name])
@@ -53,13 +56,14 @@ final class NodeProcess: @unchecked Sendable {
     /// Starts `confab up` (or `command`, e.g. `relay`) on 127.0.0.1 with discovery pinned to
     /// loopback (or off, with static peers), and returns once it listens and answers on its
     /// control socket. `listenPort` 0 lets the OS pick; give `port` again to restart a node
-    /// where its peers remember it.
+    /// where its peers remember it (a port given back to the OS: should another program
+    /// take it meanwhile, the node cannot listen and this fails with its log).
     func start(
         command: String = "up", listenPort: Int = 0, discovery: Bool = true, logLevel: String = "debug",
         extra: [String] = [], environment: [String: String] = [:]
     ) throws {
-        if discovery, discoveryPort == 0 {
-            throw Failure("\(name): discovery needs a discovery port (freeDiscoveryPort())")
+        if discovery, self.discovery == nil {
+            throw Failure("\(name): discovery needs a discovery port (DiscoveryPort())")
         }
         let process = Process()
         process.executableURL = Self.binary
@@ -234,28 +238,3 @@ func waitUntil(
 }
 
 func temporaryRoot() throws -> URL { try ConfabBinary.temporaryDirectory("confab-nodes") }
-
-/// A UDP port for one test's discovery beacons, picked by the OS: a socket bound to port 0
-/// is given a port no other socket holds, which is read back, and the socket closed. The
-/// nodes bind it moments later (with SO_REUSEPORT, so they share it): in between, another
-/// program could take it (a small race, far smaller than with a random number). It binds
-/// 0.0.0.0, as the nodes do, so that the port is free on every address, not only on
-/// loopback; binding sends nothing.
-func freeDiscoveryPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard descriptor >= 0 else { throw NodeProcess.Failure("socket: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = INADDR_ANY
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            guard bind(descriptor, pointer, length) == 0 else { return false }
-            return getsockname(descriptor, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw NodeProcess.Failure("binding a UDP socket to port 0: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}

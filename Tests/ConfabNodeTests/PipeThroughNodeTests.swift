@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
 @Suite(.serialized) struct PipeThroughNodeTests {
     @Test func everyLineOfALongPipeIsAcknowledgedInOrderWithItsOwnSeq() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        let bob = try NodeProcess(name: "bob", root: root, discovery: discovery)
         defer { try? alice.stop() }
         #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
         try alice.start()

@@ -22,8 +22,8 @@ import Testing
 
     @Test func messagesGoOutAndComeInLiveWithTheirStatus() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
         defer { try? alice.stop() }
@@ -31,8 +31,8 @@ import Testing
         let chat = try InteractiveProcess(
             data: bob.data,
             [
-                "chat", "--plain", "--listen", "127.0.0.1:0", "--discovery-port", "\(port)", "--beacon",
-                "127.255.255.255:\(port)",
+                "chat", "--plain", "--listen", "127.0.0.1:0", "--discovery-port", "\(discovery.number)", "--beacon",
+                "127.255.255.255:\(discovery.number)",
             ])
         try await chat.waitFor("* alice is online")
         try chat.send("/new alice")
@@ -57,8 +57,8 @@ import Testing
 
     @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
         try alice.start()
         defer { try? alice.stop() }
@@ -87,7 +87,7 @@ import Testing
     /// full-screen chat does, and what is written then waits in the outbox.
     @Test func saysWhenTheNodeItAttachedToStops() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let alice = nodes[0]
         try alice.start()
         defer { try? alice.stop() }

@@ -8,9 +8,9 @@ import Testing
 @Suite(.serialized) struct PrivateNetworkTests {
     @Test func twoNetworksOnOneLANNeverSeeOrReachEachOther() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
+        let discovery = try DiscoveryPort()
         let names = ["a1", "a2", "b1", "b2"]
-        let nodes = try names.map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let nodes = try names.map { try NodeProcess(name: $0, root: root, discovery: discovery) }
         let (a1, a2, b1, b2) = (nodes[0], nodes[1], nodes[2], nodes[3])
         defer { for node in nodes { try? node.stop() } }
         func newKey() throws -> String {

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -7,9 +8,9 @@ import Testing
 @Suite(.serialized) struct RelayTests {
     @Test func relayCarriesMessagesBetweenNodesNeverOnlineTogetherAndCannotReadThem() async throws {
         let root = try temporaryRoot()
-        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let relay = try NodeProcess(name: "relay", root: root)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer { for node in [relay, alice, bob] { try? node.stop() } }
         try relay.start(command: "relay", discovery: false, extra: ["--metrics", "127.0.0.1:0"])
         let viaRelay = ["--peer", relay.peerAddress]
@@ -79,11 +80,11 @@ import Testing
 
     @Test func twoRelaysConvergeAndCarryMessagesEachWay() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let north = try NodeProcess(name: "north", root: root, discoveryPort: port)
-        let south = try NodeProcess(name: "south", root: root, discoveryPort: port)
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let discovery = try DiscoveryPort()
+        let north = try NodeProcess(name: "north", root: root, discovery: discovery)
+        let south = try NodeProcess(name: "south", root: root, discovery: discovery)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer { for node in [north, south, alice, bob] { try? node.stop() } }
         // The relays find each other by beacon (their role travels in it and in Hello); on
         // the default network each trusts the other as a relay once its operator added it.
@@ -122,9 +123,9 @@ import Testing
 
     @Test func quotaRefusesUnknownSendersFirstThenEverythingAndDropsNothing() async throws {
         let root = try temporaryRoot()
-        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let relay = try NodeProcess(name: "relay", root: root)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer { for node in [relay, alice, bob] { try? node.stop() } }
         // Bob is known to the relay's operator; alice is not.
         #expect(try relay.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
@@ -215,13 +216,13 @@ import Testing
 
     @Test func acceptKnownClosesSessionsOfUnknownKeysWithAReason() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: port)
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let mallory = try NodeProcess(name: "mallory", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let relay = try NodeProcess(name: "relay", root: root, discovery: discovery)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let mallory = try NodeProcess(name: "mallory", root: root, discovery: discovery)
         defer { for node in [relay, alice, mallory] { try? node.stop() } }
         // The test hears the relay's beacons on the discovery port, as mallory does.
-        let tap = try await BeaconTap.listen(port: port)
+        let tap = try await BeaconTap.listen(port: discovery.number)
         defer { Task { await tap.close() } }
         try relay.start(
             command: "relay", extra: ["--accept", "known", "--allow", alice.key, "--metrics", "127.0.0.1:0"])
@@ -258,9 +259,9 @@ import Testing
 
     @Test func rateLimitSlowsAFastSenderWithoutLosingAnything() async throws {
         let root = try temporaryRoot()
-        let relay = try NodeProcess(name: "relay", root: root, discoveryPort: 0)
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: 0)
+        let relay = try NodeProcess(name: "relay", root: root)
+        let alice = try NodeProcess(name: "alice", root: root)
+        let bob = try NodeProcess(name: "bob", root: root)
         defer { for node in [relay, alice] { try? node.stop() } }
         try relay.start(
             command: "relay", discovery: false,

@@ -1,5 +1,6 @@
 import ConfabClient
 import ConfabNode
+import ConfabTestSupport
 import Foundation
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 @Suite(.serialized) struct TrustNodeTests {
     @Test func aSecondKeyUsingAKnownNameIsAnotherPeerWithAWarning() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
-        let bob = try NodeProcess(name: "bob", root: root, discoveryPort: port)
-        let impostor = try NodeProcess(name: "impostor", root: root, discoveryPort: port, displayName: "bob")
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        let bob = try NodeProcess(name: "bob", root: root, discovery: discovery)
+        let impostor = try NodeProcess(name: "impostor", root: root, discovery: discovery, displayName: "bob")
         defer { for node in [alice, bob, impostor] { try? node.stop() } }
         try alice.start()
         try bob.start()
@@ -50,8 +51,8 @@ import Testing
 
     @Test func aBlockedPeerCannotHoldASessionAndItsMessagesStayHiddenUntilUnblocked() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discoveryPort: port) }
+        let discovery = try DiscoveryPort()
+        let nodes = try ["alice", "bob", "carol"].map { try NodeProcess(name: $0, root: root, discovery: discovery) }
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         defer { for node in nodes { try? node.stop() } }
         for node in nodes { try node.start() }

@@ -188,40 +188,9 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
     public var firewall: Firewall = Firewall()
 }
 
-/// One thing the doctor concluded, in words, with what to do about it.
-public struct DoctorFinding: Sendable, Codable, Equatable {
-    public enum Severity: String, Sendable, Codable, Comparable {
-        case ok, info, warning, problem
-
-        private var rank: Int {
-            switch self {
-            case .ok: 0
-            case .info: 1
-            case .warning: 2
-            case .problem: 3
-            }
-        }
-
-        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
-    }
-
-    /// Stable, for scripts: `peers-heard`, `other-network`, `nothing-heard`, … (README).
-    public var code: String
-    public var severity: Severity
-    public var message: String
-    /// What to try, most likely first; commands quoted exactly.
-    public var advice: [String] = []
-
-    public init(_ code: String, _ severity: Severity, _ message: String, advice: [String] = []) {
-        self.code = code
-        self.severity = severity
-        self.message = message
-        self.advice = advice
-    }
-}
-
-/// `doctor --json`: the facts, and beside them the findings and the verdict, in one object.
-public struct DoctorReport: Sendable, Codable, Equatable {
+/// `doctor --json`: the facts, and beside them the findings (in words) and the verdict, in
+/// one object.
+public struct DoctorReport: Sendable, Encodable, Equatable {
     public var facts: DoctorFacts
     public var findings: [DoctorFinding]
     /// True when at least one peer was heard, is connected or answered the probe: what
@@ -238,14 +207,6 @@ public struct DoctorReport: Sendable, Codable, Equatable {
     }
 
     private enum Keys: String, CodingKey { case findings, ok, elapsed }
-
-    public init(from decoder: any Decoder) throws {
-        facts = try DoctorFacts(from: decoder)
-        let container = try decoder.container(keyedBy: Keys.self)
-        findings = try container.decode([DoctorFinding].self, forKey: .findings)
-        ok = try container.decode(Bool.self, forKey: .ok)
-        elapsed = try container.decode(Double.self, forKey: .elapsed)
-    }
 
     /// The facts' fields and these side by side, not nested: one flat object.
     public func encode(to encoder: any Encoder) throws {

@@ -1,3 +1,4 @@
+import ConfabTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -8,8 +9,8 @@ import Testing
 @Suite(.serialized) struct HostileBeaconAndNameTests {
     @Test func aReplayedBeaconDoesNotMoveAPeersAddress() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
         defer { for node in nodes { try? node.stop() } }
         let group = MultiThreadedEventLoopGroup.singleton
@@ -17,7 +18,7 @@ import Testing
         // Mallory listens on the discovery port, as anyone on the LAN can, and keeps a beacon
         // of Bob's while Alice and Bob meet.
         let bobID = try bob.nodeID()
-        let tap = try await BeaconTap.listen(port: port)
+        let tap = try await BeaconTap.listen(port: discovery.number)
         try alice.start()
         try bob.start()
         try await waitUntil(timeout: 30, "alice and bob to meet") { try alice.onlinePeers() == ["bob"] }
@@ -33,7 +34,7 @@ import Testing
         let datagram = try #require(tap.beacons(from: bobID).first)
         try await sender.writeAndFlush(
             AddressedEnvelope(
-                remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: port),
+                remoteAddress: try SocketAddress(ipAddress: "127.0.0.1", port: discovery.number),
                 data: sender.allocator.buffer(bytes: datagram)))
         // Alice believed the beacon enough to dial where it came from (that is all it may do).
         try await waitUntil(timeout: 30, "alice to dial the replayed address") { alice.log.contains("127.0.0.2") }
@@ -47,7 +48,7 @@ import Testing
 
     @Test func aNameThatLooksLikeAKeyNeverTakesTheKeysPlace() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let (alice, bob) = (nodes[0], nodes[1])
         defer { for node in nodes { try? node.stop() } }
         try alice.start()

@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import ConfabWire
 import Foundation
 import NIOConcurrencyHelpers
@@ -17,8 +18,8 @@ import Glibc
 @Suite(.serialized) struct HostileFloodTests {
     @Test func aBeaconFloodFromFreshKeysAimsNoConnectionsAnywhere() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
         let (alice, bob) = (nodes[0], nodes[1])
         defer { for node in nodes { try? node.stop() } }
         try alice.start()
@@ -35,7 +36,7 @@ import Glibc
         let sender = try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_broadcast), value: 1)
             .bind(host: "127.0.0.4", port: 0).get()
-        let target = try SocketAddress(ipAddress: "127.255.255.255", port: port)
+        let target = try SocketAddress(ipAddress: "127.255.255.255", port: discovery.number)
         func beacon(_ key: SigningKeyPair, to counter: ConnectionCounter, _ i: Int) async throws {
             let beacon = Beacon(
                 node: NodeID(key.publicKey), tcpPort: UInt16(counter.port), role: .person,
@@ -78,7 +79,7 @@ import Glibc
     /// out; now they have a small budget of their own and must speak within 3 s.
     @Test func silentConnectionsLockNobodyOut() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let (alice, bob) = (nodes[0], nodes[1])
         defer { for node in nodes { try? node.stop() } }
         try alice.start()
@@ -105,7 +106,7 @@ import Glibc
 
     @Test func strangersThatSaidHelloAreNotRedialledAfterARestart() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: 0)
+        let alice = try NodeProcess(name: "alice", root: root)
         defer { try? alice.stop() }
         try alice.start(discovery: false)
         let trap = try await ConnectionCounter.listen(host: "127.0.0.1")
@@ -146,8 +147,8 @@ import Glibc
     /// after a restart, and their beacons get only the budget of keys she does not know.
     @Test func keysNamedInSomeoneElsesConversationStayStrangers() async throws {
         let root = try temporaryRoot()
-        let port = try freeDiscoveryPort()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: port)
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
         defer { try? alice.stop() }
         try alice.start(discovery: false)
         let redialTrap = try await ConnectionCounter.listen(host: "127.0.0.1")
@@ -202,7 +203,7 @@ import Glibc
         let sender = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.so_broadcast), value: 1)
             .bind(host: "127.0.0.4", port: 0).get()
-        let target = try SocketAddress(ipAddress: "127.255.255.255", port: port)
+        let target = try SocketAddress(ipAddress: "127.255.255.255", port: discovery.number)
         func beacon(_ key: SigningKeyPair, to counter: ConnectionCounter, _ i: Int) async throws {
             let beacon = Beacon(
                 node: NodeID(key.publicKey), tcpPort: UInt16(counter.port), role: .person,

@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import ConfabWire
 import Foundation
 import Testing
@@ -18,8 +19,8 @@ import Testing
 
         static func make(startBob: Bool = true) async throws -> Group {
             let root = try temporaryRoot()
-            let port = try freeDiscoveryPort()
-            let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: port)
+            let discovery = try DiscoveryPort()
+            let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: discovery)
             let mallory = try HostilePeer(name: "mallory")
             for node in nodes { try node.cli(["peers", "add", mallory.id.hex, "--name", "mallory"]) }
             let (alice, bob) = (nodes[0], nodes[1])
@@ -162,7 +163,7 @@ import Testing
 
     @Test func aPeerThatSaysItIsARelayIsOfferedNothing() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let alice = nodes[0]
         defer { try? alice.stop() }
         try alice.cli(["send", "bob", "private to bob"])
@@ -212,7 +213,7 @@ import Testing
 
     @Test func aPersonsNodeKeepsNoConversationItIsNotIn() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let alice = nodes[0]
         defer { try? alice.stop() }
         try alice.start()

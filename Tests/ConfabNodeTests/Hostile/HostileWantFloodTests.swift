@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabTestSupport
 import ConfabWire
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ import Testing
 
     @Test func wantsFromAPeerThatNeverReadsCostTheNodeOneAnswer() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discovery: try DiscoveryPort())
         defer { try? alice.stop() }
         let mallory = try HostilePeer(name: "mallory", reading: false)
         defer { Task { await mallory.shutdown() } }
@@ -59,7 +60,7 @@ import Testing
     /// again").
     @Test func requestsForTheSameAgainAndAgainGetItAgainOnlyEveryFiveSeconds() async throws {
         let root = try temporaryRoot()
-        let alice = try NodeProcess(name: "alice", root: root, discoveryPort: try freeDiscoveryPort())
+        let alice = try NodeProcess(name: "alice", root: root, discovery: try DiscoveryPort())
         defer { try? alice.stop() }
         let mallory = try HostilePeer(name: "mallory")
         defer { Task { await mallory.shutdown() } }
@@ -102,7 +103,7 @@ import Testing
     /// memory it cost (which made the comparison of two floods flaky).
     @Test func aClocksFloodOfMadeUpConversationsLeavesNothingBehind() async throws {
         let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discoveryPort: try freeDiscoveryPort())
+        let nodes = try NodeProcess.acquainted(["alice", "bob"], root: root, discovery: try DiscoveryPort())
         let (alice, bob) = (nodes[0], nodes[1])
         defer { for node in nodes { try? node.stop() } }
         try alice.start()

@@ -1,4 +1,3 @@
-import ConfabTestSupport
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,4 @@
-import ConfabTestSupport
+import ConfabPseudoTerminal
 import Foundation
 import NIOConcurrencyHelpers
 import Testing

@@ -6,25 +6,30 @@ import Glibc
 import Darwin
 #endif
 
-/// A real pseudo-terminal: the code under test gets the slave side as its terminal, the
-/// test (or benchmark) plays the terminal emulator on the master side.
+/// A real pseudo-terminal: the program driven gets the slave side as its terminal, the
+/// test or benchmark plays the terminal emulator on the master side.
 public final class PseudoTerminal {
     public let master: Int32
     public let slave: Int32
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
 
     public init() throws {
         let functions = try PseudoTerminalFunctions()
         let master = functions.open(O_RDWR | O_NOCTTY)
         guard master >= 0, functions.grant(master) == 0, functions.unlock(master) == 0 else {
-            throw ConfabBinary.Failure("posix_openpt failed: errno \(errno)")
+            throw Failure("posix_openpt failed: errno \(errno)")
         }
         var name = [CChar](repeating: 0, count: 256)
         guard functions.name(master, &name, name.count) == 0 else {
-            throw ConfabBinary.Failure("ptsname_r failed: errno \(errno)")
+            throw Failure("ptsname_r failed: errno \(errno)")
         }
         let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let slave = open(path, O_RDWR | O_NOCTTY)
-        guard slave >= 0 else { throw ConfabBinary.Failure("opening \(path) failed: errno \(errno)") }
+        guard slave >= 0 else { throw Failure("opening \(path) failed: errno \(errno)") }
         self.master = master
         self.slave = slave
     }
@@ -62,7 +67,7 @@ public final class PseudoTerminal {
 
     public func settings() throws -> termios {
         var settings = termios()
-        guard tcgetattr(slave, &settings) == 0 else { throw ConfabBinary.Failure("tcgetattr failed: errno \(errno)") }
+        guard tcgetattr(slave, &settings) == 0 else { throw Failure("tcgetattr failed: errno \(errno)") }
         return settings
     }
 }
@@ -78,11 +83,11 @@ private struct PseudoTerminalFunctions {
     let unlock: OnDescriptor
     let name: Name
 
-    public init() throws {
+    init() throws {
         let library = dlopen(nil, RTLD_NOW)
         func look<Function>(_ symbol: String, as: Function.Type) throws -> Function {
             guard let address = dlsym(library, symbol) else {
-                throw ConfabBinary.Failure("no \(symbol) in the C library")
+                throw PseudoTerminal.Failure("no \(symbol) in the C library")
             }
             return unsafeBitCast(address, to: Function.self)
         }
