@@ -341,6 +341,34 @@ struct EntryCodecTests {
             mentioning: "sealed title")
     }
 
+    /// Protocol 1's create (Protocol.md §4.9): nonce, commitment and names all absent is
+    /// one, with whatever id; any one of them alone absent is malformed.
+    @Test func takesAProtocolOneCreateOnlyWhole() throws {
+        func create(nonce: [UInt8], commitment: [UInt8], id: ConversationID = conversation) -> [UInt8] {
+            let participants = [Keys.alice.id, Keys.bob.id].map {
+                CreateBody.Participant(
+                    id: $0, sealedKey: [UInt8](repeating: 1, count: ConversationCipher.sealedKeyLength))
+            }
+            let body = CreateBody(participants: participants, sealedTitle: [], nonce: nonce, keyCommitment: commitment)
+            return EntryCodec.encode(
+                EntryCodec.sign(
+                    EntryDraft(
+                        conversationID: id, seq: 1, previous: nil, timestamp: 1_700_000_000_000, clock: VectorClock(),
+                        body: .create(body)), with: Keys.alice))
+        }
+        let random = ConversationID(bytes: [UInt8](repeating: 9, count: 16))!
+        let legacy = try EntryCodec.decode(create(nonce: [], commitment: [], id: random))
+        guard case .create(let body) = legacy.body else {
+            Issue.record("not a create")
+            return
+        }
+        #expect(body.isLegacy)
+        expectRejected(
+            create(nonce: [], commitment: [UInt8](repeating: 0, count: 32)), .malformed, mentioning: "nonce length 0")
+        expectRejected(
+            create(nonce: conversationNonce, commitment: []), .malformed, mentioning: "key commitment length")
+    }
+
     // MARK: Clocks
 
     @Test func rejectsAClockNamingAnAuthorTwice() {

@@ -144,6 +144,11 @@ public struct CreateBody: Sendable, Equatable {
     }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }
+
+    /// A create written by protocol 1 (Confab 0.1), before ids were derived and keys
+    /// committed: no nonce, no commitment, no names. Its id was random, so it proves nothing
+    /// about who may claim it (Protocol.md §4.9 says where one is still taken).
+    public var isLegacy: Bool { nonce.isEmpty && keyCommitment.isEmpty }
 }
 
 /// A file entry's body (Protocol.md §17.2): what relays see — the content's layout and id —

@@ -19,6 +19,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case badClock = "bad_clock"
         case badTarget = "bad_target"
         case badMembership = "bad_membership"
+        case legacyCreate = "legacy_create"
     }
 
     private enum Reason: Equatable {
@@ -34,6 +35,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case badClock(String, intrinsic: Bool)
         case badTarget(String)
         case badMembership(String)
+        case legacyCreate
     }
 
     private let reason: Reason
@@ -76,6 +78,11 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
     /// view (Protocol.md §4.8.3): depends on what is held, so it never ends a session.
     static func badMembership(_ what: String) -> AppendRejection { AppendRejection(reason: .badMembership(what)) }
 
+    /// A protocol 1 create (Protocol.md §4.9) offered to a node that is not one of its
+    /// members: its id is not derived, so only those it names or invites take one. Depends
+    /// on who receives it, so it never ends a session.
+    static let legacyCreate = AppendRejection(reason: .legacyCreate)
+
     public var category: Category {
         switch reason {
         case .wire(let error):
@@ -95,6 +102,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .badClock: return .badClock
         case .badTarget: return .badTarget
         case .badMembership: return .badMembership
+        case .legacyCreate: return .legacyCreate
         }
     }
 
@@ -136,6 +144,8 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .badClock(let what, _): return "entry's causal clock is invalid: \(what)"
         case .badTarget(let what): return "the message this entry edits or deletes \(what)"
         case .badMembership(let what): return "entry breaks the membership rules: \(what)"
+        case .legacyCreate:
+            return "a protocol 1 conversation (its id not derived from its creator's key) is taken only by its members"
         }
     }
 }

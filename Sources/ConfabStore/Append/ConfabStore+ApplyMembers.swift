@@ -75,6 +75,18 @@ extension ConfabStore {
             else { continue }
             let matches: Bool
             switch held.body {
+            case .create(let create) where create.isLegacy:
+                matches = try Self.opensLegacyConversation(key, create: create, conversation: conversation, db: db)
+                if matches {
+                    try db.execute(
+                        sql: "UPDATE conversation SET conversationKey = ?, title = ? WHERE id = ?",
+                        arguments: [
+                            key.unsafeCopy,
+                            try? ConversationCipher.openTitle(
+                                create.sealedTitle, key: key, conversationID: conversation),
+                            conversation.bytes,
+                        ])
+                }
             case .create(let create):
                 matches = ConversationGenesis.keyCommitment(key, conversationID: conversation) == create.keyCommitment
                 if matches {
@@ -158,5 +170,26 @@ extension ConfabStore {
                 ])
             try refreshSearchIndex(conversationsOf: key, db: db)
         }
+    }
+
+    /// A protocol 1 create committed to no key (Protocol.md §4.9): a shared key is its key
+    /// when something sealed under it opens — the title, or else the first message held.
+    static func opensLegacyConversation(
+        _ key: SecureBytes, create: CreateBody, conversation: ConversationID, db: Database
+    ) throws -> Bool {
+        if !create.sealedTitle.isEmpty {
+            return (try? ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: conversation))
+                != nil
+        }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT raw FROM entry WHERE conversationId = ? AND kind = ? ORDER BY clockSum LIMIT 1",
+                arguments: [conversation.bytes, Int(EntryKind.message.rawValue)]),
+            let entry = try? EntryCodec.decodeUnverified(row["raw"]), case .message(let sealed) = entry.body
+        else { return false }
+        return
+            (try? ConversationCipher.openMessage(
+                sealed, key: key, conversationID: conversation, author: entry.author, seq: entry.seq)) != nil
     }
 }

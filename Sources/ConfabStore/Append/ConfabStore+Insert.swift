@@ -69,10 +69,14 @@ extension ConfabStore {
                 db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [conversation]) != nil
             {
                 // Ids are derived from the creator's key, so only the creator can have made
-                // a second create; its head above caught that already.
+                // a second create; its head above caught that already. (A protocol 1 id is
+                // random: a second create claiming one is refused here all the same.)
                 throw AppendRejection.fork(proof: nil)
             }
             everMembers = Set(create.participantIDs)
+            // Anyone who learned a protocol 1 id could make a create claiming it; a relay,
+            // named by none, would keep the first it was offered and refuse the real one.
+            if create.isLegacy, context.keepsOthers { throw AppendRejection.legacyCreate }
             if !context.keepsOthers, !everMembers.contains(me),
                 try !context.mayHoldUnjoined(entry.conversationID, me: me, db: db)
             {

@@ -15,8 +15,11 @@ extension ConfabStore {
             // (so other members may hold another one), leaves the conversation unreadable
             // here and says so, but still replicable: the entry itself is validly signed.
             let opened = try? ConversationCipher.openKey(mine.sealedKey, with: identity)
+            // A protocol 1 create committed to no key: the one sealed to me is the key.
             if let opened,
-                ConversationGenesis.keyCommitment(opened, conversationID: entry.conversationID) == create.keyCommitment
+                create.isLegacy
+                    || ConversationGenesis.keyCommitment(opened, conversationID: entry.conversationID)
+                        == create.keyCommitment
             {
                 key = opened
                 title = try? ConversationCipher.openTitle(

@@ -312,22 +312,7 @@ extension ConfabStore {
                         PRIMARY KEY (conversationId, author, seq)
                     ) WITHOUT ROWID;
                     """)
-            for row in try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT c.id, c.conversationKey, e.raw FROM conversation c JOIN entry e ON e.conversationId = c.id AND e.author = c.creator AND e.seq = 1"
-            ) {
-                guard let entry = try? EntryCodec.decode(row["raw"]), case .create(let create) = entry.body else {
-                    continue
-                }
-                try ConfabStore.insertMembershipEvent(
-                    MembershipEvent(create: entry, body: create), conversation: entry.conversationID, db: db)
-                if let key = row["conversationKey"] as [UInt8]? {
-                    try db.execute(
-                        sql: "INSERT INTO epoch_key(conversationId, author, seq, key) VALUES (?, ?, 1, ?)",
-                        arguments: [entry.conversationID.bytes, entry.author.bytes, key])
-                }
-            }
+            try backfillMembership(db)
         }
         // Files (Protocol.md §17): a file's content is stored once per file id (`file`,
         // with which chunks are held and synced), whatever number of file entries name it
@@ -392,6 +377,12 @@ extension ConfabStore {
                         INSERT INTO message_fts(rowid, text) SELECT new.id, new.text WHERE new.text IS NOT NULL;
                     END;
                     """)
+        }
+        // Builds of this repository before this migration decoded no protocol 1 create
+        // (Protocol.md §4.9), so `v8-membership` left their conversations without members:
+        // listed, but nobody could write in them.
+        migrator.registerMigration("v11-protocol-1-members") { db in
+            try backfillMembership(db)
         }
         return migrator
     }

@@ -274,6 +274,12 @@ public enum EntryCodec {
         guard create.sealedTitle.isEmpty || create.sealedTitle.count >= ConversationCipher.overhead else {
             throw .malformed("sealed title")
         }
+        // Protocol 1's create (§4.9): random id, key not committed, no names; kept readable
+        // and writable where it is held.
+        if create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
+            return CreateBody(
+                participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [], keyCommitment: [])
+        }
         guard create.nonce.count == ConversationGenesis.nonceLength else {
             throw .malformed("create nonce length \(create.nonce.count)")
         }

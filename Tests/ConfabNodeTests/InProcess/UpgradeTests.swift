@@ -1,0 +1,91 @@
+import ConfabClient
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabNode
+
+/// Stores written by earlier releases (Tests/Fixtures/Stores, each made by its
+/// make-fixture.sh from the tagged build) open with today's node and work fully: their
+/// people read, write in every old conversation, sync, and add members.
+@Suite("Upgrades")
+struct UpgradeTests {
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Stores")
+
+    static var releases: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? []).filter { $0.hasPrefix("v") }
+            .sorted()
+    }
+
+    @Test func everyReleaseHasAFixture() {
+        #expect(Self.releases.contains("v0.1.0"))
+    }
+
+    @Test(arguments: releases)
+    func oldConversationsSyncAndAcceptNewMembers(release: String) async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        for person in ["alice", "bob", "carol"] {
+            try FileManager.default.copyItem(
+                at: Self.fixtures.appendingPathComponent("\(release)/\(person)"),
+                to: nodes.root.appendingPathComponent(person))
+        }
+        let alice = try Node(options: nodes.options("alice"))
+        let address = try await alice.start()
+        let here = "127.0.0.1:\(address.port!)"
+        let bob = try Node(options: nodes.options("bob", peers: ["\(alice.me.hex)@\(here)"]))
+        let carol = try Node(options: nodes.options("carol", peers: ["\(alice.me.hex)@\(here)"]))
+        try await bob.start()
+        try await carol.start()
+
+        // What the old release stored reads as it did.
+        let conversations = try alice.local.store.conversations(.all)
+        let team = try #require(conversations.first { $0.title == "Team" })
+        let thread = try #require(conversations.first { $0.title == nil })
+        #expect(
+            try alice.local.store.history(team.id, limit: 10).compactMap(\.text) == [
+                "Hello team", "Hi all, Carol here",
+            ])
+        #expect(try alice.local.store.members(of: team.id).members.count == 3)
+
+        // Each old conversation takes new messages, and they arrive.
+        let bobHears = bob.events()
+        let carolHears = carol.events()
+        _ = try await alice.messenger.send("after the upgrade", to: .conversation(thread.id))
+        _ = try await alice.messenger.send("the team, upgraded", to: .conversation(team.id))
+        for (events, conversation, text) in [
+            (bobHears, thread.id, "after the upgrade"), (carolHears, team.id, "the team, upgraded"),
+        ] {
+            _ = try await firstEvent(in: events, "\"\(text)\" arrives") {
+                if case .message(let message) = $0 {
+                    return message.conversationID == conversation && message.text == text
+                }
+                return false
+            }
+        }
+        let aliceHears = alice.events()
+        _ = try await bob.messenger.send("and back", to: .conversation(thread.id))
+        _ = try await firstEvent(in: aliceHears, "Bob's answer") {
+            if case .message(let message) = $0 { return message.text == "and back" }
+            return false
+        }
+
+        // A member added now takes the old group's create through the invitation, with its
+        // history.
+        let dave = try nodes.node("dave", peers: ["\(alice.me.hex)@\(here)"])
+        try alice.local.store.savePeer(dave.me, name: "dave")
+        try dave.local.store.savePeer(alice.me, name: "alice")
+        let daveHears = dave.events()
+        try await dave.start()
+        _ = try await alice.messenger.changeMembers(of: team.id, add: [dave.me], remove: [], shareHistory: true)
+        _ = try await firstEvent(in: daveHears, "the group's history reaches Dave") {
+            if case .message(let message) = $0 { return message.text == "the team, upgraded" }
+            return false
+        }
+        #expect(try dave.local.store.history(team.id, limit: 10).compactMap(\.text).contains("Hello team"))
+
+        for node in [dave, carol, bob, alice] { await node.stop() }
+    }
+}
