@@ -28,9 +28,14 @@ struct UpgradeTests {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
         for person in ["alice", "bob", "carol"] {
+            let directory = nodes.root.appendingPathComponent(person)
             try FileManager.default.copyItem(
-                at: Self.fixtures.appendingPathComponent("\(release)/\(person)"),
-                to: nodes.root.appendingPathComponent(person))
+                at: Self.fixtures.appendingPathComponent("\(release)/\(person)"), to: directory)
+            // Git keeps no file modes: the copy is made private, as the release left it.
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                try FileManager.default.setAttributes(
+                    [.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent(file).path)
+            }
         }
         let alice = try Node(options: nodes.options("alice"))
         let address = try await alice.start()
