@@ -5,11 +5,13 @@ struct BenchArguments: Sendable {
     var count = 20_000
     /// `--file-crypto`: only the per-byte crypto cost of a file transfer.
     var fileCryptoOnly = false
+    /// `--send-path`: only the CPU per message of the send path (two builds compared).
+    var sendPathOnly = false
     /// Parts named by `--no-PART`.
     var skipped: Set<String> = []
 
     /// The parts that `--no-PART` skips, in the order they run.
-    static let parts = ["chat", "network", "pipe", "sim", "file"]
+    static let parts = ["chat", "network", "send", "pipe", "sim", "file"]
 
     enum Parsed: Sendable {
         case run(BenchArguments)
@@ -24,6 +26,8 @@ struct BenchArguments: Sendable {
             if argument == "-h" || argument == "--help" { return .help }
             if argument == "--file-crypto" {
                 parsed.fileCryptoOnly = true
+            } else if argument == "--send-path" {
+                parsed.sendPathOnly = true
             } else if argument.hasPrefix("--no-"), parts.contains(String(argument.dropFirst(5))) {
                 parsed.skipped.insert(String(argument.dropFirst(5)))
             } else if let count = Int(argument) {
@@ -41,8 +45,9 @@ struct BenchArguments: Sendable {
     func runs(_ part: String) -> Bool { !skipped.contains(part) }
 
     static let usage = """
-        usage: confab-bench [N] [--no-chat] [--no-network] [--no-pipe] [--no-sim] [--no-file]
+        usage: confab-bench [N] [--no-chat] [--no-network] [--no-send] [--no-pipe] [--no-sim] [--no-file]
                confab-bench --file-crypto
+               confab-bench [N] --send-path
                confab-bench --help
 
         Measures Confab's hot paths, each beside a ceiling measured in the same run (raw
@@ -66,6 +71,8 @@ struct BenchArguments: Sendable {
                          meanwhile (CONFAB_BENCH_FILE_MB sets its size: 1000 MiB, or 100 when
                          N < 20000; needs the confab binary beside confab-bench)
           --file-crypto  print only the per-MiB crypto cost of a file transfer, and exit
+          --send-path    run only the send path, and exit (to compare two builds, run
+                         each in turn)
           -h, --help     print this, and exit
 
         Exit codes: 0 done, 2 usage.
