@@ -14,9 +14,13 @@ import Foundation
 enum SendPathBenchmark {
     struct Result {
         let messages: Int
-        /// CPU time of the process (every thread) per message, in microseconds.
-        let cpuPerMessage: Double
+        /// CPU time of the process (every thread) per message, in microseconds: in user
+        /// space, and in the kernel (system calls: fsync, sockets, waking threads).
+        let userPerMessage: Double
+        let systemPerMessage: Double
         let wallSeconds: Double
+
+        var cpuPerMessage: Double { userPerMessage + systemPerMessage }
     }
 
     static func run(messages: Int) async throws -> Result {
@@ -31,18 +35,20 @@ enum SendPathBenchmark {
         var events = received.makeAsyncIterator()
         try await arrival(of: "warm-up", in: &events)
         let conversation = MessageTarget.conversation(first.conversation)
-        let cpu = processCPUSeconds()
+        let cpu = processCPUTimes()
         let start = DispatchTime.now().uptimeNanoseconds
         for i in 0..<messages {
             _ = try await messenger.send("send path \(i), about as long as a chat line", to: conversation)
         }
         try await arrival(of: "send path \(messages - 1), about as long as a chat line", in: &events)
-        let used = processCPUSeconds() - cpu
+        let used = processCPUTimes()
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         await pair.alice.stop()
         await pair.bob.stop()
         watching.cancel()
-        return Result(messages: messages, cpuPerMessage: used * 1e6 / Double(messages), wallSeconds: wall)
+        return Result(
+            messages: messages, userPerMessage: (used.user - cpu.user) * 1e6 / Double(messages),
+            systemPerMessage: (used.system - cpu.system) * 1e6 / Double(messages), wallSeconds: wall)
     }
 
     /// The crypto one message costs whatever the implementation, in microseconds: the
@@ -77,8 +83,14 @@ enum SendPathBenchmark {
 
     /// CPU time of every thread of this process so far.
     static func processCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+        let times = processCPUTimes()
+        return times.user + times.system
+    }
+
+    static func processCPUTimes() -> (user: Double, system: Double) {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return (seconds(usage.ru_utime), seconds(usage.ru_stime))
     }
 }

@@ -45,8 +45,9 @@ func printSendPath(messages: Int) async throws {
     print(
         String(
             format:
-                "send path (%d msgs, node to node)  CPU %7.1f µs/msg (sender and receiver, one process; %.1f s)   ceiling crypto %6.1f µs/msg   ratio %.2f",
-            send.messages, send.cpuPerMessage, send.wallSeconds, ceiling, ceiling / send.cpuPerMessage))
+                "send path (%d msgs, node to node)  CPU %7.1f µs/msg (user %.1f + system %.1f; sender and receiver, one process; %.1f s)   ceiling crypto %6.1f µs/msg   ratio %.2f",
+            send.messages, send.cpuPerMessage, send.userPerMessage, send.systemPerMessage, send.wallSeconds, ceiling,
+            ceiling / send.cpuPerMessage))
 }
 
 func measure(_ body: () throws -> Void) rethrows -> Double {
