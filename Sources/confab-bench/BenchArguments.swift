@@ -62,6 +62,9 @@ struct BenchArguments: Sendable {
                          conversations of 100 messages (CONFAB_BENCH_CHAT_DIR=DIR keeps it)
           --no-network   skip one-way latency and initial sync between two nodes in this
                          process (CONFAB_BENCH_DETAIL=1 also times the parts of a send)
+          --no-send      skip the send path: messages sent one at a time through a node's
+                         messenger to a peer node in this process, CPU time per message
+                         beside the crypto one message needs (N/10 messages, 100 to 2000)
           --no-pipe      skip `confab send --lines` and an initial sync between two confab
                          processes (needs the confab binary beside confab-bench)
           --no-sim       skip the simulation of hundreds of nodes in virtual time
