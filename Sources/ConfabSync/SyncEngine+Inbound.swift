@@ -73,7 +73,7 @@ extension SyncEngine {
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
-            output.replies += try missingEntries(conversation, for: peer)
+            output.replies += try missingEntries(conversation, for: peer, sharing: sharing)
             if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
         }
         if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }

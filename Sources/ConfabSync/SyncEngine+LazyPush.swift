@@ -28,11 +28,11 @@ extension SyncEngine {
             let held = try store.clock(of: conversation)
             // The peers that sent the entries are known to hold them (`theirs`): skipped.
             for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
-                let sharing = try sharing(conversation, with: peer)
-                guard sharing != .none else { continue }
-                let mine = sharing.capping(held)
-                if let theirs = peers[peer]?.theirs[conversation], theirs.covers(mine) { continue }
-                guard peers[peer]?.announced[conversation] != mine else { continue }
+                guard
+                    let mine = OutboundPlan.announcement(
+                        sharing: try sharing(conversation, with: peer), held: held,
+                        theirs: peers[peer]?.theirs[conversation], announced: peers[peer]?.announced[conversation])
+                else { continue }
                 peers[peer]?.announced[conversation] = mine
                 announcements[peer, default: []].append(.init(conversation: conversation, clock: mine))
             }

@@ -133,12 +133,13 @@ public final class SyncEngine {
     }
 
     /// The eager push (§12.5): this node's own new entries to every connected peer that
-    /// should have them; what they depend on reaches each peer from its own author, or by
-    /// the lazy path.
+    /// should have them, taken as they were handed over rather than read back per peer;
+    /// what they depend on reaches each peer from its own author, or by the lazy path.
     func pushOwn(_ entries: [Entry]) throws -> SyncOutput {
         try pushOwn(
             in: Set(entries.map(\.conversationID)),
-            inviting: Set(entries.filter { $0.kind == .members }.map(\.conversationID)))
+            inviting: Set(entries.filter { $0.kind == .members }.map(\.conversationID)),
+            fresh: FreshEntries(entries, me: store.me))
     }
 
     /// Another process wrote entries of mine to these conversations (the node saw them in
@@ -152,24 +153,32 @@ public final class SyncEngine {
     }
 
     /// `inviting`: conversations in which a peer that has heard nothing of them this
-    /// session may be a new member.
-    func pushOwn(in conversations: Set<ConversationID>, inviting: Set<ConversationID>) throws -> SyncOutput {
+    /// session may be a new member; `fresh`: the entries written, when they were handed over.
+    func pushOwn(
+        in conversations: Set<ConversationID>, inviting: Set<ConversationID>, fresh: FreshEntries? = nil
+    ) throws -> SyncOutput {
         var output = SyncOutput()
         var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations {
+                // Asked once per peer: the offer below takes it as it is.
                 let sharing = try sharing(conversation, with: peer)
                 guard sharing != .none else { continue }
                 let here = try held.of(conversation, in: store)
-                // A member just added has not heard of the conversation: it is invited
-                // with a clock first, and answers for all of it (§12 step 3).
-                if inviting.contains(conversation), peers[peer]?.theirs[conversation] == nil,
-                    peers[peer]?.announced[conversation] == nil
+                let heardOf = peers[peer]?.theirs[conversation] != nil || peers[peer]?.announced[conversation] != nil
+                switch OutboundPlan.eager(
+                    sharing: sharing, held: here.clock, inviting: inviting.contains(conversation), heardOf: heardOf)
                 {
-                    output.push(announcement([conversation: sharing.capping(here.clock)], to: peer), to: peer)
+                case .nothing:
                     continue
+                case .invite(let clock):
+                    output.push(announcement([conversation: clock], to: peer), to: peer)
+                case .entries:
+                    output.push(
+                        try missingEntries(
+                            conversation, for: peer, onlyMine: true, held: here, sharing: sharing, fresh: fresh),
+                        to: peer)
                 }
-                output.push(try missingEntries(conversation, for: peer, onlyMine: true, held: here), to: peer)
             }
         }
         return output

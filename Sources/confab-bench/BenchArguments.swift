@@ -5,11 +5,13 @@ struct BenchArguments: Sendable {
     var count = 20_000
     /// `--file-crypto`: only the per-byte crypto cost of a file transfer.
     var fileCryptoOnly = false
+    /// `--send-path`: only the CPU per message of the send path (two builds compared).
+    var sendPathOnly = false
     /// Parts named by `--no-PART`.
     var skipped: Set<String> = []
 
     /// The parts that `--no-PART` skips, in the order they run.
-    static let parts = ["chat", "network", "pipe", "sim", "file"]
+    static let parts = ["chat", "network", "send", "pipe", "sim", "file"]
 
     enum Parsed: Sendable {
         case run(BenchArguments)
@@ -24,6 +26,8 @@ struct BenchArguments: Sendable {
             if argument == "-h" || argument == "--help" { return .help }
             if argument == "--file-crypto" {
                 parsed.fileCryptoOnly = true
+            } else if argument == "--send-path" {
+                parsed.sendPathOnly = true
             } else if argument.hasPrefix("--no-"), parts.contains(String(argument.dropFirst(5))) {
                 parsed.skipped.insert(String(argument.dropFirst(5)))
             } else if let count = Int(argument) {
@@ -41,8 +45,9 @@ struct BenchArguments: Sendable {
     func runs(_ part: String) -> Bool { !skipped.contains(part) }
 
     static let usage = """
-        usage: confab-bench [N] [--no-chat] [--no-network] [--no-pipe] [--no-sim] [--no-file]
+        usage: confab-bench [N] [--no-chat] [--no-network] [--no-send] [--no-pipe] [--no-sim] [--no-file]
                confab-bench --file-crypto
+               confab-bench [N] --send-path
                confab-bench --help
 
         Measures Confab's hot paths, each beside a ceiling measured in the same run (raw
@@ -57,6 +62,9 @@ struct BenchArguments: Sendable {
                          conversations of 100 messages (CONFAB_BENCH_CHAT_DIR=DIR keeps it)
           --no-network   skip one-way latency and initial sync between two nodes in this
                          process (CONFAB_BENCH_DETAIL=1 also times the parts of a send)
+          --no-send      skip the send path: messages sent one at a time through a node's
+                         messenger to a peer node in this process, CPU time per message
+                         beside the crypto one message needs (N/10 messages, 100 to 2000)
           --no-pipe      skip `confab send --lines` and an initial sync between two confab
                          processes (needs the confab binary beside confab-bench)
           --no-sim       skip the simulation of hundreds of nodes in virtual time
@@ -66,6 +74,8 @@ struct BenchArguments: Sendable {
                          meanwhile (CONFAB_BENCH_FILE_MB sets its size: 1000 MiB, or 100 when
                          N < 20000; needs the confab binary beside confab-bench)
           --file-crypto  print only the per-MiB crypto cost of a file transfer, and exit
+          --send-path    run only the send path, and exit (to compare two builds, run
+                         each in turn)
           -h, --help     print this, and exit
 
         Exit codes: 0 done, 2 usage.

@@ -33,6 +33,23 @@ if arguments.fileCryptoOnly {
 
 let count = arguments.count
 
+// `--send-path`: only the CPU per message of the send path (two builds, run in turn).
+if arguments.sendPathOnly {
+    try await printSendPath(messages: min(2000, max(100, count / 10)))
+    exit(0)
+}
+
+func printSendPath(messages: Int) async throws {
+    let ceiling = try SendPathBenchmark.cryptoCeiling(messages: messages)
+    let send = try await SendPathBenchmark.run(messages: messages)
+    print(
+        String(
+            format:
+                "send path (%d msgs, node to node)  CPU %7.1f µs/msg (user %.1f + system %.1f; sender and receiver, one process; %.1f s)   ceiling crypto %6.1f µs/msg   ratio %.2f",
+            send.messages, send.cpuPerMessage, send.userPerMessage, send.systemPerMessage, send.wallSeconds, ceiling,
+            ceiling / send.cpuPerMessage))
+}
+
 func measure(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     try body()
@@ -205,6 +222,11 @@ if arguments.runs("network") {
             format:
                 "initial sync (%d entries, %d convs) %8.0f entries/s   ceiling verify %10.0f/s   ratio %.2f  (%.1f s)",
             moved, conversations, syncRate, verifyCeiling, syncRate / verifyCeiling, seconds))
+}
+
+// One message at a time through a node's messenger to a peer node: CPU per message.
+if arguments.runs("send") {
+    try await printSendPath(messages: min(2000, max(100, count / 10)))
 }
 
 // A script's pipe into `confab send --lines`, recipient online: separate processes, as run.

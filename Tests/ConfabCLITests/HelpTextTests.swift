@@ -95,7 +95,10 @@ import Testing
         for flag in ["--help", "-h"] {
             let help = try Self.bench([flag])
             #expect(help.status == 0, "\(help.stderr)")
-            for part in ["N", "--no-chat", "--no-network", "--no-pipe", "--no-sim", "--no-file", "--file-crypto"] {
+            for part in [
+                "N", "--no-chat", "--no-network", "--no-send", "--no-pipe", "--no-sim", "--no-file", "--file-crypto",
+                "--send-path",
+            ] {
                 #expect(help.stdout.contains("  \(part) "), "\(flag) does not list \(part)")
             }
             #expect(help.stdout.contains("CONFAB_BENCH_SIM") && help.stdout.contains("CONFAB_BENCH_FILE_MB"))

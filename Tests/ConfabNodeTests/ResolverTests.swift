@@ -82,4 +82,22 @@ import Testing
         #expect(try resolver.conversation(String(bob.hex.prefix(16))) == sent.conversation)
         #expect(try resolver.messageTarget(bob.hex) == .conversation(sent.conversation))
     }
+
+    /// A send's target and the name the CLI prints come from one lookup, and say what the
+    /// old two did: the peer's name before its first thread, then the thread's.
+    @Test func aTargetComesWithTheNameItReaches() async throws {
+        try name(bob, "Bob")
+        #expect(try resolver.namedMessageTarget("bob") == (.newConversation(with: bob), "Bob"))
+        #expect(throws: ResolveError.self) { try resolver.namedMessageTarget("carol") }
+        let thread = try store.createConversation(with: [bob], firstMessage: "hi").id
+        let group = try store.createConversation(with: [bob, mallory], title: "Hike", firstMessage: "who?").id
+        #expect(try resolver.namedMessageTarget("bob") == (.conversation(thread), "Bob"))
+        #expect(try resolver.namedMessageTarget(String(group.hex.prefix(8))) == (.conversation(group), "Hike"))
+        for id in [thread, group] {
+            #expect(try store.conversationName(id) == store.conversation(id)?.displayName)
+            #expect(try resolver.displayName(of: .conversation(id)) == resolver.namedMessageTarget(id.hex).name)
+        }
+        try store.deleteConversation(group)
+        #expect(try store.conversationName(group) == nil && store.conversation(group) == nil)
+    }
 }

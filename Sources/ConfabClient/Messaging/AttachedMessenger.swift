@@ -19,6 +19,14 @@ public final class AttachedMessenger: Messenger {
 
     public var reachesNode: Bool { true }
 
+    /// Whether the node serves this connection, at the least cost to it: an empty line,
+    /// which it answers (Protocol.md §13 answers every line, one that is no request too)
+    /// without reading its store or asking its engine, as a status would. A node that is
+    /// stopping closes the connections it accepted instead.
+    public func isServed() async -> Bool {
+        (try? await connection.call("")) != nil
+    }
+
     /// Every operation alike: its request, and its answer read as its own type. A read is
     /// the exception, answered here from the store this process has open — the node's own
     /// file (WAL: what the node committed is what is read), so the answer is the node's:

@@ -27,32 +27,30 @@ public struct LocalMessenger: Messenger {
     public var reachesNode: Bool { node != nil }
 
     public func perform(_ operation: Operations.Send) async throws -> SentMessage {
-        let entry: Entry
-        let created: Bool
         switch operation.target {
         case .conversation(let id):
-            try MessageTarget.refuseOnlyBlocked(in: id, store: store)
-            entry = try store.sendMessage(operation.text, to: id, replyTo: operation.replyTo)
-            created = false
+            let written = try store.writeMessage(
+                operation.text, to: id, replyTo: operation.replyTo, recipients: MessageTarget.refuseOnlyBlocked)
+            try await node?.didWrite([written.entry], shown: written.message.map { [$0] } ?? [])
+            return SentMessage(conversation: id, seq: written.entry.seq, status: .sending, created: false)
         case .newConversation(let peer):
             guard operation.replyTo == nil else {
                 throw StoreError.invalidInput("a reply goes to the conversation of the message it answers")
             }
             try MessageTarget.refuseBlocked(peer, store: store)
-            guard let message = try store.createConversation(with: [peer], firstMessage: operation.text).message else {
+            guard let entry = try store.createConversation(with: [peer], firstMessage: operation.text).message else {
                 throw StoreError.invalidInput("the message is empty")
             }
-            entry = message
-            created = true
+            try await node?.didWrite([entry])
+            return SentMessage(conversation: entry.conversationID, seq: entry.seq, status: .sending, created: true)
         }
-        try await node?.didWrite([entry])
-        return SentMessage(conversation: entry.conversationID, seq: entry.seq, status: .sending, created: created)
     }
 
     public func perform(_ operation: Operations.SendLines) async throws -> SentLines {
-        try MessageTarget.refuseOnlyBlocked(in: operation.conversation, store: store)
-        let entries = try store.sendMessages(operation.texts, to: operation.conversation)
-        try await node?.didWrite(entries)
+        let written = try store.writeMessages(
+            operation.texts, to: operation.conversation, recipients: MessageTarget.refuseOnlyBlocked)
+        let entries = written.map(\.entry)
+        try await node?.didWrite(entries, shown: written.compactMap(\.message))
         // One transaction writes them in a row.
         return SentLines(
             conversation: operation.conversation, firstSeq: entries.first?.seq ?? 0, count: entries.count,
@@ -236,7 +234,11 @@ extension MessageTarget {
     /// are refused), so it is refused up front; a group with anyone else is fine.
     static func refuseOnlyBlocked(in conversation: ConversationID, store: ConfabStore) throws {
         // On every send: the participants and their trust alone, not the whole summary.
-        let participants = try store.otherParticipants(of: conversation)
+        try refuseOnlyBlocked(try store.otherParticipants(of: conversation))
+    }
+
+    /// The same, for the other participants as the store read them while writing.
+    static func refuseOnlyBlocked(_ participants: [ConversationSummary.Participant]) throws {
         try refuse(participants.map { ($0.name, $0.id, $0.trust) })
     }
 

@@ -5,8 +5,9 @@ import ConfabStore
 /// what was written is handed to it so it leaves at once, and the network's state comes
 /// from it. The client knows no more of a node than this.
 public protocol RunningNode: Sendable {
-    /// My entries just stored: offered to peers now.
-    func didWrite(_ entries: [Entry]) async throws
+    /// My entries just stored: offered to peers now. `shown`: those of them that are
+    /// messages, as a chat shows them (watchers get them without a read of the store).
+    func didWrite(_ entries: [Entry], shown: [ChatMessage]) async throws
     /// A conversation started or changed here in a way peers learn from its clock.
     func changed(_ conversation: ConversationID) async throws
     /// Tells this process's watchers (a flag changed, a conversation deleted).
@@ -23,4 +24,11 @@ public protocol RunningNode: Sendable {
     func stop() async
     /// No larger file is sent or fetched (Protocol.md §17.3).
     var maxFileSize: UInt64 { get }
+}
+
+extension RunningNode {
+    /// My entries just stored, none of them shown yet: offered to peers now.
+    func didWrite(_ entries: [Entry]) async throws {
+        try await didWrite(entries, shown: [])
+    }
 }

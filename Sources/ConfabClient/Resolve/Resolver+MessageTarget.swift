@@ -1,3 +1,4 @@
+import ConfabCrypto
 import ConfabModel
 import ConfabStore
 
@@ -6,21 +7,44 @@ extension Resolver {
     /// recent thread), else a known peer with no thread yet, whose first message starts one.
     /// When the text names neither, the peer error (listing known peers) is the helpful one.
     public func messageTarget(_ text: String) throws -> MessageTarget {
-        do {
-            return .conversation(try conversation(text))
-        } catch is ResolveError {
-            return .newConversation(with: try peer(text))
+        try namedMessageTarget(text).target
+    }
+
+    /// `messageTarget`, and who it reaches for people to read (`displayName(of:)`), found in
+    /// one pass: the peer the text names is looked up once, whether it has a thread or not.
+    public func namedMessageTarget(_ text: String) throws -> (target: MessageTarget, name: String) {
+        let query = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if query.count >= 4, Hex.isHexPrefix(query) {
+            let matches = try store.conversationIDs().filter { $0.hex.hasPrefix(query) }
+            if matches.count == 1 { return (.conversation(matches[0]), try conversationName(matches[0])) }
+            // A prefix of several conversations names none of them: the text may name a
+            // peer, whose message then starts a thread.
+            if matches.count > 1 {
+                let peer = try self.peer(text)
+                return (.newConversation(with: peer), try peerName(peer))
+            }
         }
+        let peer = try self.peer(text)
+        if let conversation = try store.latestConversation(with: peer) {
+            return (.conversation(conversation), try conversationName(conversation))
+        }
+        return (.newConversation(with: peer), try peerName(peer))
     }
 
     /// Who a target reaches, for people to read: a title or a peer's name, sanitised (it
     /// came from the network).
     public func displayName(of target: MessageTarget) throws -> String {
         switch target {
-        case .conversation(let id):
-            return TextSanitizer.line(try store.conversation(id)?.displayName ?? id.shortHex)
-        case .newConversation(let peer):
-            return TextSanitizer.line(try store.peer(peer)?.name ?? peer.shortHex)
+        case .conversation(let id): try conversationName(id)
+        case .newConversation(let peer): try peerName(peer)
         }
+    }
+
+    private func conversationName(_ id: ConversationID) throws -> String {
+        TextSanitizer.line(try store.conversationName(id) ?? id.shortHex)
+    }
+
+    private func peerName(_ peer: NodeID) throws -> String {
+        TextSanitizer.line(try store.peer(peer)?.name ?? peer.shortHex)
     }
 }

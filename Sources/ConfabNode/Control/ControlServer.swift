@@ -34,6 +34,15 @@ public final class ControlServer: Sendable {
         let server = try await ServerBootstrap(group: group)
             .bind(unixDomainSocketPath: path) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // A connection accepted just as the socket closes would be handed to
+                    // nobody, and NIO traps on such a channel dropped unfinished: it is
+                    // closed here instead, before it becomes one. The socket closes on the
+                    // one thread of this group, the thread this runs on, and between this
+                    // check and the hand-over no close can run.
+                    guard channel.parent?.isActive == true else {
+                        channel.close(promise: nil)
+                        throw ChannelError.ioOnClosedChannel
+                    }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(LineBatcher())
                     return try NIOAsyncChannel<[ByteBuffer], ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -48,14 +57,40 @@ public final class ControlServer: Sendable {
         self.path = path
     }
 
-    /// Serves connections, each on its own child task, until cancelled or closed.
+    /// Serves connections, each on its own child task, until cancelled or closed. Every
+    /// connection the socket accepted is finished, served or not: cancelling the loop that
+    /// takes them while some wait in its buffer would drop those, and NIO traps on an
+    /// unfinished connection dropped. So cancelling closes the socket, and the loop, which
+    /// runs on where cancelling does not reach, ends once it has taken and closed every
+    /// connection accepted before that; then the connections being served are cancelled.
     func run(messenger: LocalMessenger, logger: Logger) async {
+        let accepting = Task { await accept(messenger: messenger, logger: logger) }
+        await withTaskCancellationHandler {
+            await accepting.value
+        } onCancel: {
+            server.channel.close(promise: nil)
+        }
+    }
+
+    private func accept(messenger: LocalMessenger, logger: Logger) async {
         do {
             try await server.executeThenClose { connections in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in connections {
-                        group.addTask { await Self.serve(connection, messenger: messenger, logger: logger) }
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await connection in connections {
+                            guard server.channel.isActive else {
+                                // Accepted as the socket closed: nothing more is answered.
+                                group.addTask { try? await connection.executeThenClose { _, _ in } }
+                                continue
+                            }
+                            group.addTask { await Self.serve(connection, messenger: messenger, logger: logger) }
+                        }
+                    } catch {
+                        logger.debug("control socket closed: \(error)")
                     }
+                    // The socket is closed and every connection it accepted taken: those
+                    // still served (watchers, say) end with it.
+                    group.cancelAll()
                 }
             }
         } catch {
@@ -78,7 +113,7 @@ public final class ControlServer: Sendable {
         // even if that mode was loosened by hand.
         guard await peerIsOwner(connection.channel) else {
             logger.warning("control socket: refused a connection from another user")
-            try? await connection.channel.close()
+            try? await connection.executeThenClose { _, _ in }
             return
         }
         do {

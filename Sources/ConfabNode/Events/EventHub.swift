@@ -43,13 +43,22 @@ final class EventHub: Sendable {
         for watcher in state.withLockedValue({ Array($0.watchers.values) }) { watcher.yield(event) }
     }
 
-    /// The messages an engine output stored, and the statuses of mine it changed.
-    func publish(_ output: SyncOutput, store: ConfabStore) {
+    /// The messages an engine output stored, and the statuses of mine it changed. `shown`:
+    /// messages of mine as the store wrote them, published as they are; others are read.
+    func publish(_ output: SyncOutput, store: ConfabStore, shown: [ChatMessage] = []) {
         guard hasWatchers else { return }
+        var written: [ShownKey: ChatMessage] = [:]
+        for message in shown {
+            written[ShownKey(conversation: message.conversationID, ref: message.ref)] = message
+        }
         for entry in output.appended {
             switch entry.body {
             case .message, .file:
-                if let message = try? store.message(entry.conversationID, author: entry.author, seq: entry.seq) {
+                let key = ShownKey(
+                    conversation: entry.conversationID, ref: MessageRef(author: entry.author, seq: entry.seq))
+                if let message = written[key]
+                    ?? (try? store.message(entry.conversationID, author: entry.author, seq: entry.seq))
+                {
                     emit(.message(message))
                 }
             case .edit(let target, _), .unsend(let target):
@@ -87,6 +96,11 @@ final class EventHub: Sendable {
             }
             for (seq, status) in changed { emit(.status(conversation: conversation, seq: seq, status: status)) }
         }
+    }
+
+    private struct ShownKey: Hashable {
+        let conversation: ConversationID
+        let ref: MessageRef
     }
 
     /// Ends every stream; later subscribers get one that is already over.

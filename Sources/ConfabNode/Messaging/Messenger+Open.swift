@@ -6,11 +6,10 @@ extension Profile {
     /// one answers, else this process's own — with a node started here when `options` are
     /// given (the chat), or none (a CLI command: writes wait in the outbox).
     public func messenger(startingNodeWith options: NodeOptions? = nil) async throws -> any Messenger {
-        // A socket file can outlive its node (then connecting fails). A connection made is
-        // not proof enough yet: one the node accepts while it stops is dropped unserved (and
-        // NIO traps on it), so a request answered is what counts.
+        // A socket file can outlive its node (then connecting fails), and a node that is
+        // stopping closes what it accepts unanswered: a line answered is the proof.
         if ControlServer.mightBeRunning(directory), let attached = try? await AttachedMessenger(local: self) {
-            if (try? await attached.status()) != nil { return attached }
+            if await attached.isServed() { return attached }
             await attached.close()
         }
         guard let options else { return LocalMessenger(local: self) }

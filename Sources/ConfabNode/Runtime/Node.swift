@@ -191,8 +191,9 @@ public actor Node {
         }
     }
 
-    /// Sends what the engine decided and publishes what happened.
-    func apply(_ output: SyncOutput, replyTo session: PeerSession? = nil) {
+    /// Sends what the engine decided and publishes what happened; `shown`: messages of mine
+    /// it stored, as the store wrote them (published without reading them back).
+    func apply(_ output: SyncOutput, replyTo session: PeerSession? = nil, shown: [ChatMessage] = []) {
         if let session, !output.replies.isEmpty { session.send(output.replies) }
         for (peer, messages) in output.pushes {
             sessions.session(with: peer)?.send(messages)
@@ -203,7 +204,7 @@ public actor Node {
         }
         // The indicator goes as the message comes.
         stopTyping(output.appended)
-        hub.publish(output, store: local.store)
+        hub.publish(output, store: local.store, shown: shown)
         recordOperations(output, from: session)
         if FileExchange.concerns(output.appended) {
             do { applyFiles(try files.entriesArrived(output.appended)) } catch {
@@ -214,9 +215,14 @@ public actor Node {
 
     // MARK: Local writes
 
-    /// Entries written here (through this process's store) go out at once.
+    /// Entries written here (through this process's store) go out at once; `shown`: those
+    /// that are messages, as the store wrote them.
+    public func didWrite(_ entries: [Entry], shown: [ChatMessage]) throws {
+        apply(try engine.didWrite(entries), shown: shown)
+    }
+
     public func didWrite(_ entries: [Entry]) throws {
-        apply(try engine.didWrite(entries))
+        try didWrite(entries, shown: [])
     }
 
     /// Another process wrote to this conversation through the store: offer it now rather

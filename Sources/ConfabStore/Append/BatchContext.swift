@@ -24,8 +24,13 @@ final class BatchContext {
     private var openingKeys: [ConversationID: [EntryRef: SecureBytes]] = [:]
     private var insertedHeads: [ConversationID: [NodeID: Head]] = [:]
     private var unjoined: Int?
-    /// What my messages written in this batch say, known before they were sealed.
-    private var authoredContents: [EntryHash: MessageContent] = [:]
+    /// What my entries written in this batch seal, known before they were sealed.
+    private var authoredContents: [EntryHash: AuthoredContent] = [:]
+    /// How my messages written in this batch were stored, for showing them as written.
+    private var writtenMessages: [EntryHash: WrittenMessage] = [:]
+    /// My head in conversations the batch writes in, as the position of my next entry
+    /// read it (`AuthorPosition`).
+    private var authorHeads: [ConversationID: Head] = [:]
     /// Conversations the peer that sent this batch announced to this node: a create entry
     /// that does not name it may be taken for them, since a members entry may add it
     /// (Protocol.md §7 step 4, invitations).
@@ -41,10 +46,39 @@ final class BatchContext {
         self.invitations = invitations
     }
 
-    /// My message `hash` says `content`: stored without opening what was just sealed.
-    func noteAuthored(_ hash: EntryHash, content: MessageContent) { authoredContents[hash] = content }
+    /// My entry `hash` seals `content`: stored as said, without opening what was just sealed.
+    func noteAuthored(_ hash: EntryHash, content: AuthoredContent) { authoredContents[hash] = content }
 
-    func authoredContent(_ hash: EntryHash) -> MessageContent? { authoredContents.removeValue(forKey: hash) }
+    func authoredMessage(_ hash: EntryHash) -> MessageContent? {
+        guard case .message(let content) = authoredContents[hash] else { return nil }
+        authoredContents[hash] = nil
+        return content
+    }
+
+    func authoredReaction(_ hash: EntryHash) -> ReactionContent? {
+        guard case .reaction(let content) = authoredContents[hash] else { return nil }
+        authoredContents[hash] = nil
+        return content
+    }
+
+    func authoredFile(_ hash: EntryHash) -> FileDescription? {
+        guard case .file(let content) = authoredContents[hash] else { return nil }
+        authoredContents[hash] = nil
+        return content
+    }
+
+    /// My message `hash` was stored so: enough to show it without reading it back.
+    func noteWritten(_ hash: EntryHash, _ message: WrittenMessage) { writtenMessages[hash] = message }
+
+    func written(_ hash: EntryHash) -> WrittenMessage? { writtenMessages[hash] }
+
+    /// Where my next entry goes, as read before it was made: `insert` takes my head and
+    /// every author's held seq from it instead of reading them again (nothing is written
+    /// in between).
+    func notePosition(_ position: AuthorPosition, in conversation: ConversationID) {
+        if heads[conversation] == nil { heads[conversation] = position.held }
+        if let head = position.head { authorHeads[conversation] = head }
+    }
 
     /// How many conversations this node may hold without being a member, waiting for the
     /// members entry that adds it.
@@ -115,9 +149,10 @@ final class BatchContext {
     }
 
     /// The head an entry this batch inserted left, so that the author's next entry in the
-    /// batch need not read it back (nothing else in an append moves a head).
+    /// batch need not read it back (nothing else in an append moves a head); for me, before
+    /// any, the head my entry's position was read with.
     func inserted(_ conversation: ConversationID, author: NodeID) -> Head? {
-        insertedHeads[conversation]?[author]
+        insertedHeads[conversation]?[author] ?? (author == store.me ? authorHeads[conversation] : nil)
     }
 
     /// An entry the batch inserted: its author's head in the conversation's clock and in

@@ -38,9 +38,10 @@ extension ConfabStore {
         _ entry: Entry, target: UInt64, sealed: [UInt8], epoch: EntryRef?, db: Database, context: BatchContext
     ) throws {
         guard let epoch, let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db),
-            let content = try? ConversationCipher.openMessageContent(
-                sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
-                seq: entry.seq),
+            let content = context.authoredMessage(entry.hash)
+                ?? (try? ConversationCipher.openMessageContent(
+                    sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
+                    seq: entry.seq)),
             (try? Self.checkText(content.text)) != nil
         else { return }
         let text = content.text

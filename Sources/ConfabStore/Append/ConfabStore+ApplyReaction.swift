@@ -17,9 +17,10 @@ extension ConfabStore {
         _ entry: Entry, sealed: [UInt8], epoch: EntryRef?, db: Database, context: BatchContext
     ) throws {
         guard let epoch, let key = try context.epochKey(entry.conversationID, epoch: epoch, db: db),
-            let reaction = try? ConversationCipher.openReaction(
-                sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
-                seq: entry.seq),
+            let reaction = context.authoredReaction(entry.hash)
+                ?? (try? ConversationCipher.openReaction(
+                    sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
+                    seq: entry.seq)),
             try isHeldMessage(reaction.target, of: entry, db: db)
         else { return }
         let message: StatementArguments = [

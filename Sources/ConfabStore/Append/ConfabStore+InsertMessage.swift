@@ -14,8 +14,9 @@ extension ConfabStore {
         // shown. A recipient without a usable key shows it as one it could not decrypt.
         guard let epoch, try isRecipient(of: epoch, in: entry.conversationID, db: db, context: context) else { return }
         let key = try context.openingKey(entry.conversationID, epoch: epoch, db: db)
+        let authored = context.authoredMessage(entry.hash)
         var content =
-            context.authoredContent(entry.hash)
+            authored
             ?? key.flatMap { key in
                 try? ConversationCipher.openMessageContent(
                     sealed, key: key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
@@ -40,10 +41,15 @@ extension ConfabStore {
             reply.map { .integer($0.seq) } ?? .null,
         ])
         // A new message has no mentions stored yet: only one that names someone writes any.
+        var mentions: [Mention] = []
         if let content, !content.mentions.isEmpty {
-            try storeMentions(
+            mentions = try storeMentions(
                 content, of: entry, target: entry.seq, members: try members(of: entry, context: context, db: db),
                 db: db)
+        }
+        if let authored {
+            context.noteWritten(
+                entry.hash, WrittenMessage(text: authored.text, clockSum: clockSum, reply: reply, mentions: mentions))
         }
         if try !context.isBlocked(entry.author, db: db) {
             context.noteMessage(entry.conversationID, at: entry.timestamp)
@@ -83,19 +89,22 @@ extension ConfabStore {
     }
 
     /// The mentions of message `target` (of `entry`'s author) become those of `content`:
-    /// valid ranges naming members of the conversation only.
+    /// valid ranges naming members of the conversation only; returned in text order.
+    @discardableResult
     func storeMentions(
         _ content: MessageContent, of entry: Entry, target: UInt64, members: Set<NodeID>, db: Database
-    ) throws {
+    ) throws -> [Mention] {
         let position: StatementArguments = [entry.conversationID.bytes, entry.author.bytes, target]
         try db.cachedStatement(sql: "DELETE FROM mention WHERE conversationId = ? AND author = ? AND seq = ?")
             .execute(arguments: position)
-        for mention in Mentions.valid(content.mentions, in: content.text, isMember: members.contains) {
+        let valid = Mentions.valid(content.mentions, in: content.text, isMember: members.contains)
+        for mention in valid {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO mention(conversationId, author, seq, start, length, person) VALUES (?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: position + [mention.start, mention.length, mention.person.bytes])
         }
+        return valid
     }
 }

@@ -7,32 +7,63 @@ import GRDB
 extension ConfabStore {
     /// Signs the next entry of my log in `conversation` and stores it as if received.
     func authorEntry(in conversation: ConversationID, body: EntryBody, db: Database, now: Date) throws -> Entry {
-        let (seq, previous, clock) = try nextPosition(in: conversation, db: db)
+        try authorEntry(in: conversation, db: db, now: now, context: BatchContext(store: self, now: now)) { _ in
+            (body, nil)
+        }
+    }
+
+    /// Signs the next entry of my log in `conversation` and stores it as if received;
+    /// `seal` makes its body for the seq it takes, and says what it sealed, which is stored
+    /// as said instead of being opened again. `participants`: the conversation's, when the
+    /// caller read them already. `context` is finished here; what it noted stays readable.
+    func authorEntry(
+        in conversation: ConversationID, participants: [NodeID]? = nil, db: Database, now: Date,
+        context: BatchContext, seal: (UInt64) throws -> (body: EntryBody, authored: AuthoredContent?)
+    ) throws -> Entry {
+        let position = try nextPosition(in: conversation, participants: participants, db: db)
+        let (body, authored) = try seal(position.seq)
         let entry = EntryCodec.sign(
             EntryDraft(
-                conversationID: conversation, seq: seq, previous: previous, timestamp: now.millisecondsSince1970,
-                clock: clock, body: body),
+                conversationID: conversation, seq: position.seq, previous: position.previous,
+                timestamp: now.millisecondsSince1970, clock: position.clock, body: body),
             with: identity)
-        let context = BatchContext(store: self, now: now)
+        context.notePosition(position, in: conversation)
+        if let authored { context.noteAuthored(entry.hash, content: authored) }
         try insertAuthored(entry, db: db, now: now, context: context)
         try finish(context, db: db)
         return entry
     }
 
     /// Where my next entry in `conversation` goes: its seq, the hash it follows and the
-    /// clock it carries. Only a participant writes.
+    /// clock it carries, from one read of the conversation's heads. Only a participant
+    /// writes; `participants` when the caller read them already.
     func nextPosition(
-        in conversation: ConversationID, db: Database
-    ) throws -> (seq: UInt64, previous: EntryHash?, clock: VectorClock) {
-        let participants = try NodeID.fetchParticipants(db, conversation: conversation)
+        in conversation: ConversationID, participants: [NodeID]? = nil, db: Database
+    ) throws -> AuthorPosition {
+        let participants = try participants ?? NodeID.fetchParticipants(db, conversation: conversation)
         guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
         guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
-        let seq = try nextSeq(conversation, db: db)
-        let previous = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT hash FROM head WHERE conversationId = ? AND author = ?"),
-            arguments: [conversation.bytes, me.bytes]
-        ).flatMap { EntryHash(bytes: $0) }
-        return (seq, previous, try causalClock(for: conversation, nextSeq: seq, db: db))
+        var held: [NodeID: UInt64] = [:]
+        var merged = VectorClock()
+        var head: BatchContext.Head?
+        for row in try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT author, seq, hash, frontier FROM head WHERE conversationId = ?"),
+            arguments: [conversation.bytes])
+        {
+            let author = row.nodeID("author")
+            let seq: UInt64 = row["seq"]
+            let frontier = try VectorClock(json: row["frontier"])
+            held[author] = seq
+            merged.merge(frontier)
+            if author == me, let hash = EntryHash(bytes: row["hash"] as [UInt8]) {
+                head = BatchContext.Head(seq: seq, hash: hash, frontier: { frontier })
+            }
+        }
+        let seq = (held[me] ?? 0) + 1
+        return AuthorPosition(
+            seq: seq, previous: head?.hash,
+            clock: try causalClock(in: conversation, nextSeq: seq, held: held, merged: merged, db: db),
+            held: held, head: head)
     }
 
     /// Authored entries go through the same validation as received ones, then the outbox;
@@ -48,26 +79,20 @@ extension ConfabStore {
     }
 
     /// The clock a new entry of mine carries: everything I hold *and* everything the authors
-    /// of what I hold had seen. An answer to a question then covers the question's own causal
-    /// past, so it sorts after the question on every node (Protocol.md §6). Entries are
-    /// stored only once what their clocks name is held (§7), so each component is at most
-    /// what I hold; the cap keeps that true for stores written before that rule.
+    /// of what I hold had seen (`merged`, their frontiers). An answer to a question then
+    /// covers the question's own causal past, so it sorts after the question on every node
+    /// (Protocol.md §6). Entries are stored only once what their clocks name is held (§7),
+    /// so each component is at most what I hold; the cap keeps that true for stores
+    /// written before that rule.
     ///
     /// My own log's position comes from my store and from entries signed by me that came
     /// back from peers, never from anyone's clock: if such an entry shows my log further
     /// along than my store (a key restored onto an empty store), writing now would fork it,
     /// so it is refused until the missing entries arrive.
-    private func causalClock(for conversation: ConversationID, nextSeq seq: UInt64, db: Database) throws -> VectorClock
-    {
-        var held: [NodeID: UInt64] = [:]
-        var merged = VectorClock()
-        for row in try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT author, seq, frontier FROM head WHERE conversationId = ?"),
-            arguments: [conversation.bytes])
-        {
-            held[row.nodeID("author")] = row["seq"]
-            merged.merge(try VectorClock(json: row["frontier"]))
-        }
+    private func causalClock(
+        in conversation: ConversationID, nextSeq seq: UInt64, held: [NodeID: UInt64], merged: VectorClock,
+        db: Database
+    ) throws -> VectorClock {
         var clock = VectorClock()
         for (author, seq) in merged.sortedEntries where author != me {
             let capped = min(seq, held[author] ?? 0)
@@ -90,4 +115,30 @@ extension ConfabStore {
             arguments: [conversation.bytes, me.bytes])
         return (head ?? 0) + 1
     }
+}
+
+/// Where my next entry in a conversation goes, and what was read to know it: every
+/// author's held seq and my head, which storing the entry then takes from here.
+struct AuthorPosition {
+    let seq: UInt64
+    let previous: EntryHash?
+    let clock: VectorClock
+    let held: [NodeID: UInt64]
+    let head: BatchContext.Head?
+}
+
+/// What an entry of mine seals, known before it was sealed.
+enum AuthoredContent {
+    case message(MessageContent)
+    case reaction(ReactionContent)
+    case file(FileDescription)
+}
+
+/// How a message of mine was stored: its text, its place in the display order, the reply
+/// and mentions kept (those a receiver would keep too).
+struct WrittenMessage {
+    let text: String
+    let clockSum: UInt64
+    let reply: MessageRef?
+    let mentions: [Mention]
 }

@@ -26,11 +26,14 @@ extension ConfabStore {
             let key = try self.sealingKey(in: conversation, db: db, now: now)
             let content = try Self.content(
                 text, replyTo: nil, candidates: try self.mentionCandidates(in: conversation, db: db))
-            let seq = try self.nextSeq(conversation, db: db)
-            let sealed = try ConversationCipher.sealMessage(
-                content, key: key, conversationID: conversation, author: self.me, seq: seq)
             return try self.authorEntry(
-                in: conversation, body: .edit(target: target, sealed: sealed), db: db, now: now)
+                in: conversation, db: db, now: now, context: BatchContext(store: self, now: now)
+            ) {
+                seq in
+                let sealed = try ConversationCipher.sealMessage(
+                    content, key: key, conversationID: conversation, author: self.me, seq: seq)
+                return (.edit(target: target, sealed: sealed), .message(content))
+            }
         }
     }
 

@@ -44,7 +44,7 @@ extension ConfabStore {
             try self.insertAuthored(create, db: db, now: now, context: context)
             try finish(context, db: db)
             guard let firstMessage else { return nil }
-            return try self.authorMessage(firstMessage, in: id, db: db, now: now)
+            return try self.authorMessage(firstMessage, in: id, db: db, now: now).entry
         }
         return (id, message)
     }

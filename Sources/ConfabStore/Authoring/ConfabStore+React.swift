@@ -36,11 +36,15 @@ extension ConfabStore {
                 }
             }
             let key = try self.sealingKey(in: conversation, db: db, now: now)
-            let seq = try self.nextSeq(conversation, db: db)
-            let sealed = try ConversationCipher.sealReaction(
-                ReactionContent(target: target, emoji: normalized, removed: removed), key: key,
-                conversationID: conversation, author: self.me, seq: seq)
-            return try self.authorEntry(in: conversation, body: .react(sealed: sealed), db: db, now: now)
+            let reaction = ReactionContent(target: target, emoji: normalized, removed: removed)
+            return try self.authorEntry(
+                in: conversation, db: db, now: now, context: BatchContext(store: self, now: now)
+            ) {
+                seq in
+                let sealed = try ConversationCipher.sealReaction(
+                    reaction, key: key, conversationID: conversation, author: self.me, seq: seq)
+                return (.react(sealed: sealed), .reaction(reaction))
+            }
         }
     }
 

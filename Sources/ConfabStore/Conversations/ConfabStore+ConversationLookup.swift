@@ -30,6 +30,27 @@ extension ConfabStore {
         }
     }
 
+    /// What a conversation is called here, as its summary's `displayName`: its title, else
+    /// the other participants' names; nil where there is no summary (not held, deleted
+    /// here, or not mine). Without the summary's unread count and last message.
+    public func conversationName(_ id: ConversationID) throws -> String? {
+        try read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT c.title FROM conversation c
+                        \(Self.mineSQL(":me"))
+                        LEFT JOIN local_state ls ON ls.conversationId = c.id
+                        WHERE ls.deletedAt IS NULL AND c.id = :id
+                        """,
+                    arguments: ["me": me.bytes, "id": id.bytes])
+            else { return nil }
+            if let title = row["title"] as String?, !title.isEmpty { return title }
+            return try participantNames(conversation: id, db: db).map(\.name).joined(separator: ", ")
+        }
+    }
+
     /// The most recent conversation with `peer`, preferring threads with just the two of
     /// us over groups.
     public func latestConversation(with peer: NodeID) throws -> ConversationID? {

@@ -22,10 +22,12 @@ extension ConfabStore {
         // Sealed like a message, under the key of the epoch in force at its position.
         let recipient = try epoch.map { try isRecipient(of: $0, in: entry.conversationID, db: db, context: context) }
         let key = try epoch.flatMap { try context.epochKey(entry.conversationID, epoch: $0, db: db) }
+        let authored = context.authoredFile(entry.hash)
         let description = key.flatMap { key in
-            try? FileCipher.openDescription(
-                file.sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
-                seq: entry.seq)
+            authored
+                ?? (try? FileCipher.openDescription(
+                    file.sealed, key: SecureBytes(key), conversationID: entry.conversationID, author: entry.author,
+                    seq: entry.seq))
         }
         try db.cachedStatement(
             sql: """

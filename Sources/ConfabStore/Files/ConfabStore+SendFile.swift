@@ -61,11 +61,14 @@ extension ConfabStore {
                     ChunkSet.full(count: file.layout.chunkCount).bytes, file.layout.chunkCount,
                     now.millisecondsSince1970, now.millisecondsSince1970,
                 ])
-            let seq = try self.nextSeq(conversation, db: db)
-            let sealed = try FileCipher.sealDescription(
-                description, key: key, conversationID: conversation, author: self.me, seq: seq)
-            let body = FileBody(sealed: sealed, layout: file.layout, fileID: file.fileID)
-            return try self.authorEntry(in: conversation, body: .file(body), db: db, now: now)
+            return try self.authorEntry(
+                in: conversation, db: db, now: now, context: BatchContext(store: self, now: now)
+            ) {
+                seq in
+                let sealed = try FileCipher.sealDescription(
+                    description, key: key, conversationID: conversation, author: self.me, seq: seq)
+                return (.file(FileBody(sealed: sealed, layout: file.layout, fileID: file.fileID)), .file(description))
+            }
         }
     }
 }

@@ -7,6 +7,12 @@ public struct SequencedEntry: Sendable, Equatable {
     public let seq: UInt64
     public let clockSum: UInt64
     public let raw: [UInt8]
+
+    public init(seq: UInt64, clockSum: UInt64, raw: [UInt8]) {
+        self.seq = seq
+        self.clockSum = clockSum
+        self.raw = raw
+    }
 }
 
 extension SequencedEntry: FetchableRecord {

@@ -55,8 +55,9 @@ extension Confab {
         func run() async throws {
             let local = try global.open()
             let resolver = Resolver(store: local.store)
-            var destination = try resolver.messageTarget(target)
-            let name = try resolver.displayName(of: destination)
+            let resolved = try resolver.namedMessageTarget(target)
+            var destination = resolved.target
+            let name = resolved.name
             var reply: MessageRef?
             if let replyTo {
                 guard case .conversation(let id) = destination else {

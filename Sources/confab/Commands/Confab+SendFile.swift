@@ -42,8 +42,9 @@ extension Confab {
         func run() async throws {
             let local = try global.open()
             let resolver = Resolver(store: local.store)
-            var destination = try resolver.messageTarget(target)
-            let name = try resolver.displayName(of: destination)
+            let resolved = try resolver.namedMessageTarget(target)
+            var destination = resolved.target
+            let name = resolved.name
             let (files, skipped) = try FileTree.expand(paths)
             for link in skipped { Console.err("skipping \(link): a link inside a folder is not followed") }
             guard !files.isEmpty else { throw CLIError("nothing to send: the folders named hold no files") }

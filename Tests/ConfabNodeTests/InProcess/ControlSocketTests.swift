@@ -57,6 +57,23 @@ import Testing
         await alice.stop()
     }
 
+    /// What a front end asks first to learn that the node serves it (`Profile.messenger`):
+    /// an empty line, answered without any work.
+    @Test func anEmptyLineIsAnsweredAndTheConnectionGoesOn() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        try await alice.start()
+        let answers = try exchange(["", #"{"v":1,"id":2,"method":"status"}"#], with: alice.local.directory)
+        #expect(answers.count == 2)
+        #expect(answers[0].contains(#""ok":false"#) && answers[0].contains("not a JSON request"))
+        #expect(answers[1].contains(#""running":true"#))
+        let attached = try await AttachedMessenger(local: alice.local)
+        #expect(await attached.isServed())
+        await attached.close()
+        await alice.stop()
+    }
+
     @Test func aRefusedLineInABurstOfSendsGetsItsOwnAnswer() async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
