@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: every finding and all of the doctor's wording in one file, so a
+// change of words is read, and reviewed, beside every other.
+
 /// One thing `confab doctor` concluded, with the facts it rests on. `Diagnosis` decides
 /// which findings a run has; `text`, and nothing else, puts a finding in words — its stable
 /// code, its severity, the message and what to try — for the terminal and `doctor --json`
