@@ -118,9 +118,10 @@ struct OutboundPlan {
         var cutoff = UInt64.max
         for read in reads {
             // Deleted here: a hole the receiver could not apply past, so offer nothing
-            // more of this author; others who hold the entries will send them.
+            // more of this author; others who hold the entries will send them. Nothing above
+            // what the peer may have goes either: a former member's cap is its removal.
             let contiguous = (logs[read.author] ?? []).enumerated().prefix {
-                $0.element.seq == read.after + UInt64($0.offset) + 1
+                $0.element.seq == read.after + UInt64($0.offset) + 1 && $0.element.seq <= read.held
             }.map(\.element)
             guard let last = contiguous.last else { continue }
             candidates += contiguous.map { (read.author, $0.seq, $0.clockSum, $0.raw) }

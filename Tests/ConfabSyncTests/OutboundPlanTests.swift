@@ -130,6 +130,14 @@ import Testing
         #expect(offer.sent == VectorClock([bob: 2, carol: 1]) && offer.written == nil)
     }
 
+    @Test func nothingAboveWhatThePeerMayHaveGoesEvenWhenReadBeyondIt() {
+        // A former member lagging behind its removal (bob's log capped at 3): the read may
+        // return more of the log, and what was written after the removal is not offered.
+        let plan = plan(held: VectorClock([bob: 3]))
+        let offer = plan.offer([bob: log(6)], signedPrefix: Self.allSigned)
+        #expect(offer.sent == VectorClock([bob: 3]) && offer.entries.count == 3)
+    }
+
     @Test func aHoleInALogStopsThatAuthor() {
         let plan = plan(held: VectorClock([bob: 4]))
         let offer = plan.offer([bob: log(2) + log(from: 4, 1)], signedPrefix: Self.allSigned)

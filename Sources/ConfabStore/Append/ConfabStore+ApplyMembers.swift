@@ -75,20 +75,11 @@ extension ConfabStore {
             else { continue }
             let matches: Bool
             switch held.body {
-            case .create(let create) where create.isLegacy:
-                matches = try Self.opensLegacyConversation(key, create: create, conversation: conversation, db: db)
-                if matches {
-                    try db.execute(
-                        sql: "UPDATE conversation SET conversationKey = ?, title = ? WHERE id = ?",
-                        arguments: [
-                            key.unsafeCopy,
-                            try? ConversationCipher.openTitle(
-                                create.sealedTitle, key: key, conversationID: conversation),
-                            conversation.bytes,
-                        ])
-                }
             case .create(let create):
-                matches = ConversationGenesis.keyCommitment(key, conversationID: conversation) == create.keyCommitment
+                matches =
+                    create.isLegacy
+                    ? try Self.opensLegacyConversation(key, create: create, conversation: conversation, db: db)
+                    : ConversationGenesis.keyCommitment(key, conversationID: conversation) == create.keyCommitment
                 if matches {
                     try db.execute(
                         sql: "UPDATE conversation SET conversationKey = ?, title = ? WHERE id = ?",
