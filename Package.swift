@@ -212,7 +212,7 @@ let package = Package(
             name: "ConfabCLITests",
             dependencies: [
                 "ConfabTestSupport",
-                "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

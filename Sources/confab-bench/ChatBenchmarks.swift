@@ -82,7 +82,7 @@ enum ChatBenchmarks {
         var startups: [Double] = []
         var versions: [Double] = []
         for _ in 0..<5 {
-            versions.append(try timeToOutput(confab, ["--version"], marker: "0.1.0"))
+            versions.append(try timeToOutput(confab, ["--version"], marker: "protocol"))
             startups.append(
                 try timeToOutput(
                     confab, ["--data", directory.path, "chat", "--no-discovery", "--listen", "127.0.0.1:0"],

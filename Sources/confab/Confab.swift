@@ -14,7 +14,7 @@ struct Confab: AsyncParsableCommand {
             Every command works offline: what you send waits in the outbox ("sending…") until a \
             peer is reachable. Exit codes: 0 ok, 1 failure, 2 usage error.
             """,
-        version: "0.1.0",
+        version: Release.description,
         subcommands: [
             Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self,
             Send.self, SendFile.self, Files.self, Save.self, Edit.self, Unsend.self, React.self, Watch.self,

@@ -1,3 +1,4 @@
+import ConfabWire
 import Foundation
 import Testing
 
@@ -27,6 +28,18 @@ import Testing
             }
             return text.contains("  ")
         }.map(String.init)
+    }
+
+    /// `--version`: the release, and the protocol version the build speaks, as its Hello and
+    /// beacons say it (what a person compares with a peer that cannot talk to this one).
+    @Test func versionNamesTheReleaseAndTheProtocol() throws {
+        let runner = CLIRunner(data: try CLIRunner.temporaryDirectory().appendingPathComponent("version"))
+        let version = try runner.run(["--version"])
+        #expect(version.status == 0)
+        let line = version.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            line.wholeMatch(of: /\d+\.\d+\.\d+(-dev)? \(protocol \d+\)/) != nil, "confab --version printed \(line)")
+        #expect(line.hasSuffix("(protocol \(SessionCodec.protocolVersion))"))
     }
 
     @Test func noHelpTextHasARunOfSpacesInsideItsSentences() throws {
