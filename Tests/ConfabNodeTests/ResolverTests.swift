@@ -32,6 +32,21 @@ import Testing
         }
     }
 
+    /// A group is found by its title, as the list shows it, once no peer has that name: the
+    /// error that listed "Team" among the conversations no longer refuses "Team".
+    @Test func aGroupIsFoundByItsTitleAfterEveryPeer() throws {
+        try name(bob, "bob")
+        try name(mallory, "mallory")
+        let team = try store.createConversation(with: [bob, mallory], title: "Team").id
+        #expect(try resolver.conversation("Team") == team)
+        #expect(try resolver.conversation("team") == team)
+        let other = try store.createConversation(with: [bob], title: "bob").id
+        // A peer's name wins over a title: "bob" is bob's latest thread, whatever its title.
+        #expect(try resolver.conversation("bob") == other)
+        _ = try store.createConversation(with: [mallory], title: "Team")
+        #expect(throws: ResolveError.self) { try resolver.conversation("Team") }
+    }
+
     @Test func aFullKeyIsThatKeyWhateverANameSays() throws {
         try name(bob, "bob")
         try name(mallory, bob.hex)

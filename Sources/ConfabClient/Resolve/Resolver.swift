@@ -6,7 +6,8 @@ import ConfabStore
 /// then fingerprint, then a key prefix matching one known key, and only then by display
 /// name (compared by skeleton, so case and look-alike letters do not matter): a name comes
 /// from the peer's own Hello, so it must never shadow a key. Conversations are found by id
-/// prefix first, then as a peer's most recent thread. Errors list the candidates.
+/// prefix first, then as a peer's most recent thread, then by title. Errors list the
+/// candidates.
 public struct Resolver: Sendable {
     public let store: ConfabStore
 
@@ -55,7 +56,15 @@ public struct Resolver: Sendable {
         do {
             peer = try self.peer(text)
         } catch let error as ResolveError where error.isUnknown {
-            throw ResolveError.unknownConversation(text, known: try store.conversations(.all).map(\.displayName))
+            // Not a peer: a group's title, as the list shows it (a title is the group's own
+            // name, so it comes after every peer).
+            let conversations = try store.conversations(.all)
+            let titled = conversations.filter { $0.title.map(NameSkeleton.of) == NameSkeleton.of(query) }
+            if titled.count == 1 { return titled[0].id }
+            if titled.count > 1 {
+                throw ResolveError.ambiguous(query, candidates: titled.map { "\($0.id.shortHex) \($0.displayName)" })
+            }
+            throw ResolveError.unknownConversation(text, known: conversations.map(\.displayName))
         }
         guard let conversation = try store.latestConversation(with: peer) else {
             throw ResolveError.noConversation(with: text)
