@@ -6,8 +6,8 @@ import Testing
 
 @testable import ConfabStore
 
-/// Who takes a protocol 1 create (Protocol.md §4.9): its members, as any create; never a relay
-/// that does not hold it, since its id proves nothing about who may claim it.
+/// Nobody takes a protocol 1 create from a peer (Protocol.md §4.9): its id proves nothing
+/// about who may claim it. Only those held before the upgrade stay.
 @Suite("Protocol 1 creates")
 struct ProtocolOneCreateTests {
     /// Alice's create of protocol 1 (random id, no nonce, no commitment) with Bob.
@@ -27,15 +27,14 @@ struct ProtocolOneCreateTests {
         return (EntryCodec.encode(entry), key, id)
     }
 
-    @Test func aMemberTakesItAndItsKeyUnchecked() throws {
+    /// Even the member it names: a protocol 1 create could claim any id, a derived one too,
+    /// so one taken from a peer would let anyone who learned an id take it first.
+    @Test func aMemberItNamesRefusesItFromAPeer() throws {
         let (raw, _, id) = try Self.legacyCreate()
         let bob = try makeStore(Keys.bob)
-        guard case .appended = try bob.append(raw) else {
-            Issue.record("Bob did not take the create that names him")
-            return
-        }
-        #expect(try bob.conversation(id)?.title == "Old times")
-        #expect(try bob.members(of: id).members.map(\.id) == [Keys.alice.id, Keys.bob.id])
+        let error = #expect(throws: AppendRejection.self) { try bob.append(raw) }
+        #expect(error?.category == .legacyCreate)
+        #expect(try bob.conversation(id) == nil)
     }
 
     @Test func aRelayThatDoesNotHoldItRefusesItAndTheSessionGoesOn() throws {

@@ -78,9 +78,9 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
     /// view (Protocol.md §4.8.3): depends on what is held, so it never ends a session.
     static func badMembership(_ what: String) -> AppendRejection { AppendRejection(reason: .badMembership(what)) }
 
-    /// A protocol 1 create (Protocol.md §4.9) offered to a node that is not one of its
-    /// members: its id is not derived, so only those it names or invites take one. Depends
-    /// on who receives it, so it never ends a session.
+    /// A protocol 1 create (Protocol.md §4.9) offered by a peer: its id is not derived, so
+    /// it is taken from nobody. An honest node that held it before its upgrade may offer
+    /// it, so it never ends a session.
     static let legacyCreate = AppendRejection(reason: .legacyCreate)
 
     public var category: Category {
@@ -145,7 +145,7 @@ public struct AppendRejection: Error, Equatable, CustomStringConvertible {
         case .badTarget(let what): return "the message this entry edits or deletes \(what)"
         case .badMembership(let what): return "entry breaks the membership rules: \(what)"
         case .legacyCreate:
-            return "a protocol 1 conversation (its id not derived from its creator's key) is taken only by its members"
+            return "a conversation of protocol 1 (its id not derived from its creator's key) is taken from no peer"
         }
     }
 }

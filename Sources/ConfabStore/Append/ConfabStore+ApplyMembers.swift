@@ -76,10 +76,9 @@ extension ConfabStore {
             let matches: Bool
             switch held.body {
             case .create(let create):
-                matches =
-                    create.isLegacy
-                    ? try Self.opensLegacyConversation(key, create: create, conversation: conversation, db: db)
-                    : ConversationGenesis.keyCommitment(key, conversationID: conversation) == create.keyCommitment
+                // A protocol 1 create committed to no key: nothing shared for it is taken (it
+                // takes no new members, Protocol.md §4.9).
+                matches = ConversationGenesis.keyCommitment(key, conversationID: conversation) == create.keyCommitment
                 if matches {
                     try db.execute(
                         sql: "UPDATE conversation SET conversationKey = ?, title = ? WHERE id = ?",
@@ -161,26 +160,5 @@ extension ConfabStore {
                 ])
             try refreshSearchIndex(conversationsOf: key, db: db)
         }
-    }
-
-    /// A protocol 1 create committed to no key (Protocol.md §4.9): a shared key is its key
-    /// when something sealed under it opens — the title, or else the first message held.
-    static func opensLegacyConversation(
-        _ key: SecureBytes, create: CreateBody, conversation: ConversationID, db: Database
-    ) throws -> Bool {
-        if !create.sealedTitle.isEmpty {
-            return (try? ConversationCipher.openTitle(create.sealedTitle, key: key, conversationID: conversation))
-                != nil
-        }
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: "SELECT raw FROM entry WHERE conversationId = ? AND kind = ? ORDER BY clockSum LIMIT 1",
-                arguments: [conversation.bytes, Int(EntryKind.message.rawValue)]),
-            let entry = try? EntryCodec.decodeUnverified(row["raw"]), case .message(let sealed) = entry.body
-        else { return false }
-        return
-            (try? ConversationCipher.openMessage(
-                sealed, key: key, conversationID: conversation, author: entry.author, seq: entry.seq)) != nil
     }
 }

@@ -74,9 +74,10 @@ extension ConfabStore {
                 throw AppendRejection.fork(proof: nil)
             }
             everMembers = Set(create.participantIDs)
-            // Anyone who learned a protocol 1 id could make a create claiming it; a relay,
-            // named by none, would keep the first it was offered and refuse the real one.
-            if create.isLegacy, context.keepsOthers { throw AppendRejection.legacyCreate }
+            // A protocol 1 create is not checked against any derivation: taken from a peer, it
+            // could claim any id, a derived one included, before the real create arrives
+            // (Protocol.md §4.9). Only those held before the upgrade stay.
+            if create.isLegacy { throw AppendRejection.legacyCreate }
             if !context.keepsOthers, !everMembers.contains(me),
                 try !context.mayHoldUnjoined(entry.conversationID, me: me, db: db)
             {

@@ -35,6 +35,11 @@ extension ConfabStore {
                     "only the conversation's admin (\(membership.admin.map(name) ?? "nobody")) can remove members; "
                         + "you can leave it (confab leave)")
             }
+            if !add.isEmpty, try Self.isProtocolOne(conversation, db: db) {
+                throw StoreError.invalidInput(
+                    "this conversation was started with Confab 0.1.0 and cannot take new members (a member added now "
+                        + "could not check it); start a new one with them: confab new NAME…")
+            }
             let log = try self.membershipLog(conversation, db: db)
             if let log, log.everMembers.union(add).count > Limits.maxParticipants {
                 throw StoreError.invalidInput(
@@ -154,5 +159,20 @@ extension ConfabStore {
             }
         }
         return keys
+    }
+
+    /// Whether the conversation's create is of protocol 1 (Protocol.md §4.9).
+    static func isProtocolOne(_ conversation: ConversationID, db: Database) throws -> Bool {
+        guard
+            let raw = try [UInt8].fetchOne(
+                db,
+                sql: """
+                    SELECT e.raw FROM entry e JOIN conversation c ON c.id = e.conversationId
+                    WHERE e.conversationId = ? AND e.author = c.creator AND e.seq = 1
+                    """,
+                arguments: [conversation.bytes]),
+            let create = try? EntryCodec.decodeUnverified(raw), case .create(let body) = create.body
+        else { return false }
+        return body.isLegacy
     }
 }
