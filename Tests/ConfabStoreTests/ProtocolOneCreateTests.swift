@@ -11,11 +11,13 @@ import Testing
 @Suite("Protocol 1 creates")
 struct ProtocolOneCreateTests {
     /// Alice's create of protocol 1 (random id, no nonce, no commitment) with Bob.
-    static func legacyCreate() throws -> (raw: [UInt8], key: SecureBytes, id: ConversationID) {
+    static func legacyCreate(
+        claiming claimed: ConversationID? = nil, by author: SigningKeyPair = Keys.alice
+    ) throws -> (raw: [UInt8], key: SecureBytes, id: ConversationID) {
         let key = ConversationCipher.generateKey()
-        let id = ConversationID(bytes: Random.bytes(16))!
+        let id = claimed ?? ConversationID(bytes: Random.bytes(16))!
         let body = CreateBody(
-            participants: try [Keys.alice.id, Keys.bob.id].map {
+            participants: try [NodeID(author.publicKey), Keys.bob.id].map {
                 CreateBody.Participant(id: $0, sealedKey: try ConversationCipher.sealKey(key, to: $0))
             },
             sealedTitle: try ConversationCipher.sealTitle("Old times", key: key, conversationID: id), nonce: [],
@@ -23,7 +25,7 @@ struct ProtocolOneCreateTests {
         let entry = EntryCodec.sign(
             EntryDraft(
                 conversationID: id, seq: 1, previous: nil, timestamp: 1_700_000_000_000, clock: VectorClock(),
-                body: .create(body)), with: Keys.alice)
+                body: .create(body)), with: author)
         return (EntryCodec.encode(entry), key, id)
     }
 
@@ -51,5 +53,20 @@ struct ProtocolOneCreateTests {
             Issue.record("the relay refused a create of this version")
             return
         }
+    }
+
+    /// The lie this rule is for: Mallory learned the id of a conversation Alice started with
+    /// Bob and sends Bob a protocol 1 create claiming it first. Bob refuses it, and takes
+    /// Alice's real create when it comes.
+    @Test func aCreateClaimingSomeoneElsesDerivedIdIsRefusedAndTheRealOneTaken() throws {
+        let alice = try makeStore(Keys.alice)
+        let real = try alice.createConversation(with: [Keys.bob.id], title: "Ours").id
+        let (forged, _, _) = try Self.legacyCreate(claiming: real, by: Keys.mallory)
+        let bob = try makeStore(Keys.bob)
+        let error = #expect(throws: AppendRejection.self) { try bob.append(forged) }
+        #expect(error?.category == .legacyCreate)
+        for raw in try missingEntries(real, from: alice, to: bob) { _ = try bob.append(raw) }
+        #expect(try bob.conversation(real)?.title == "Ours")
+        #expect(try bob.members(of: real).members.map(\.id) == [Keys.alice.id, Keys.bob.id])
     }
 }

@@ -43,12 +43,7 @@ import Testing
         try harness.runWithoutTimers()
         #expect(try alice.store.texts(id).contains("from bob") && !carol.store.texts(id).contains("from bob"))
 
-        _ = try alice.store.sendMessage("beside the node", to: id)
-        let mark = harness.log.count
-        try harness.wroteElsewhere([id], at: alice)
-        try harness.runWithoutTimers()
-        #expect(carried(of: alice.id, from: alice.id, to: carol.id, skipping: mark) == 1)
-        #expect(carried(of: alice.id, from: alice.id, to: bob.id, skipping: mark) == 1)
+        let mark = try writeBesideTheNodeAndExpectItPushedToBoth(id)
         #expect(carried(of: bob.id, from: alice.id, to: carol.id, skipping: mark) == 0)
         // The lazy path heals the rest.
         try harness.run()
@@ -87,13 +82,20 @@ import Testing
         try harness.run()
         _ = try alice.engine.handle(
             .clocks([.init(conversation: id, clock: VectorClock([alice.id: 1000]))]), from: bob.id)
+        _ = try writeBesideTheNodeAndExpectItPushedToBoth(id)
+        #expect(try carol.store.texts(id).contains("beside the node"))
+        #expect(try bob.store.texts(id).contains("beside the node"))
+    }
+
+    /// Alice writes a message through her store, as another process would, and her node
+    /// notices: her entry goes once to each of Bob and Carol. Returns where the log stood.
+    private func writeBesideTheNodeAndExpectItPushedToBoth(_ id: ConversationID) throws -> Int {
         _ = try alice.store.sendMessage("beside the node", to: id)
         let mark = harness.log.count
         try harness.wroteElsewhere([id], at: alice)
         try harness.runWithoutTimers()
         #expect(carried(of: alice.id, from: alice.id, to: carol.id, skipping: mark) == 1)
         #expect(carried(of: alice.id, from: alice.id, to: bob.id, skipping: mark) == 1)
-        #expect(try carol.store.texts(id).contains("beside the node"))
-        #expect(try bob.store.texts(id).contains("beside the node"))
+        return mark
     }
 }

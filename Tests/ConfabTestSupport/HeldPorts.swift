@@ -25,10 +25,8 @@ public final class DiscoveryPort: Sendable {
     private let descriptor: Int32
 
     public init(host: String = "127.255.255.255") throws {
-        let descriptor = socket(AF_INET, Int32(SocketType.datagram), 0)
-        guard descriptor >= 0 else { throw ConfabBinary.Failure("socket: errno \(errno)") }
+        let (descriptor, number) = try boundToPortZero(SocketType.datagram, host: host)
         do {
-            number = try bindToPortZero(descriptor, host: host)
             var on: Int32 = 1
             // Linux lets sockets share a UDP port when all of them have SO_REUSEADDR;
             // BSD-derived systems need SO_REUSEPORT.
@@ -45,6 +43,7 @@ public final class DiscoveryPort: Sendable {
             throw error
         }
         self.descriptor = descriptor
+        self.number = number
     }
 
     deinit { close(descriptor) }
@@ -58,15 +57,7 @@ public final class RefusingPort: Sendable {
     private let descriptor: Int32
 
     public init(host: String = "127.0.0.1") throws {
-        let descriptor = socket(AF_INET, Int32(SocketType.stream), 0)
-        guard descriptor >= 0 else { throw ConfabBinary.Failure("socket: errno \(errno)") }
-        do {
-            number = try bindToPortZero(descriptor, host: host)
-        } catch {
-            close(descriptor)
-            throw error
-        }
-        self.descriptor = descriptor
+        (descriptor, number) = try boundToPortZero(SocketType.stream, host: host)
     }
 
     deinit { close(descriptor) }
@@ -80,6 +71,18 @@ private enum SocketType {
     static let datagram = SOCK_DGRAM
     static let stream = SOCK_STREAM
     #endif
+}
+
+/// A new IPv4 socket of `type` bound to `host` on a port the OS picks, and that port.
+private func boundToPortZero(_ type: some BinaryInteger, host: String) throws -> (Int32, Int) {
+    let descriptor = socket(AF_INET, Int32(type), 0)
+    guard descriptor >= 0 else { throw ConfabBinary.Failure("socket: errno \(errno)") }
+    do {
+        return (descriptor, try bindToPortZero(descriptor, host: host))
+    } catch {
+        close(descriptor)
+        throw error
+    }
 }
 
 /// Binds `descriptor` to `host` (IPv4) on a port the OS picks, and returns that port.
