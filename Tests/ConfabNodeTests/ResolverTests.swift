@@ -40,11 +40,14 @@ import Testing
         let team = try store.createConversation(with: [bob, mallory], title: "Team").id
         #expect(try resolver.conversation("Team") == team)
         #expect(try resolver.conversation("team") == team)
+        // `confab send Team` writes there too.
+        #expect(try resolver.messageTarget("Team") == .conversation(team))
         let other = try store.createConversation(with: [bob], title: "bob").id
         // A peer's name wins over a title: "bob" is bob's latest thread, whatever its title.
         #expect(try resolver.conversation("bob") == other)
         _ = try store.createConversation(with: [mallory], title: "Team")
         #expect(throws: ResolveError.self) { try resolver.conversation("Team") }
+        #expect(throws: ResolveError.self) { try resolver.messageTarget("Team") }
     }
 
     @Test func aFullKeyIsThatKeyWhateverANameSays() throws {

@@ -3,8 +3,9 @@ import ConfabModel
 import ConfabStore
 
 extension Resolver {
-    /// Where `confab send TARGET` writes: a conversation (by id prefix, or a peer's most
-    /// recent thread), else a known peer with no thread yet, whose first message starts one.
+    /// Where `confab send TARGET` writes: a conversation (by id prefix, a peer's most recent
+    /// thread, or a title), else a known peer with no thread yet, whose first message starts
+    /// one.
     /// When the text names neither, the peer error (listing known peers) is the helpful one.
     public func messageTarget(_ text: String) throws -> MessageTarget {
         try namedMessageTarget(text).target
@@ -24,7 +25,16 @@ extension Resolver {
                 return (.newConversation(with: peer), try peerName(peer))
             }
         }
-        let peer = try self.peer(text)
+        let peer: NodeID
+        do {
+            peer = try self.peer(text)
+        } catch let error as ResolveError where error.isUnknown {
+            if let titled = try conversation(titled: query) {
+                return (.conversation(titled), try conversationName(titled))
+            }
+            // Neither: the peer error, listing known peers, is the helpful one.
+            throw error
+        }
         if let conversation = try store.latestConversation(with: peer) {
             return (.conversation(conversation), try conversationName(conversation))
         }

@@ -56,20 +56,24 @@ public struct Resolver: Sendable {
         do {
             peer = try self.peer(text)
         } catch let error as ResolveError where error.isUnknown {
-            // Not a peer: a group's title, as the list shows it (a title is the group's own
-            // name, so it comes after every peer).
-            let conversations = try store.conversations(.all)
-            let titled = conversations.filter { $0.title.map(NameSkeleton.of) == NameSkeleton.of(query) }
-            if titled.count == 1 { return titled[0].id }
-            if titled.count > 1 {
-                throw ResolveError.ambiguous(query, candidates: titled.map { "\($0.id.shortHex) \($0.displayName)" })
-            }
-            throw ResolveError.unknownConversation(text, known: conversations.map(\.displayName))
+            if let titled = try conversation(titled: query) { return titled }
+            throw ResolveError.unknownConversation(text, known: try store.conversations(.all).map(\.displayName))
         }
         guard let conversation = try store.latestConversation(with: peer) else {
             throw ResolveError.noConversation(with: text)
         }
         return conversation
+    }
+
+    /// The conversation whose title is `query`, as the list shows it (case and look-alike
+    /// letters ignored); nil when none. A title is the group's own name, so it is tried
+    /// after every peer's.
+    func conversation(titled query: String) throws -> ConversationID? {
+        let titled = try store.conversations(.all).filter { $0.title.map(NameSkeleton.of) == NameSkeleton.of(query) }
+        if titled.count > 1 {
+            throw ResolveError.ambiguous(query, candidates: titled.map { "\($0.id.shortHex) \($0.displayName)" })
+        }
+        return titled.first?.id
     }
 }
 

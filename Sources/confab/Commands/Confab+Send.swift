@@ -24,7 +24,7 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix).")
+        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix or title).")
         var target: String
 
         @Argument(help: "The message; read from standard input when omitted.")

@@ -22,7 +22,7 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix).")
+        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix or title).")
         var target: String
 
         @Argument(help: "Files and folders to send.")
