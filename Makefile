@@ -42,14 +42,21 @@ endef
 # In-process tests run in parallel; the suites that start real confab processes and wait
 # on them run one at a time after them: their waits would otherwise hold the few threads
 # of the concurrency pool that the other tests' timeouts run on.
+# The previous release, for the mixed-version test: built from its tag (once; kept under
+# .build/releases) at the lowest priority while the suites run, which mostly wait on processes.
+OLD_RELEASE ?= v0.1.0
+
 test: test-deps lint
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
+	@nice -n 19 Tests/LAN/old-release.sh $(OLD_RELEASE) >.build/old-release.out 2>&1 & echo $$! >.build/old-release.pid
 	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
 	$(call swift_test,process,--no-parallel --filter 'ConfabCLITests|ConfabNodeTests')
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
+	@while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done
+	CONFAB=.build/debug/confab OLD_TAG=$(OLD_RELEASE) Tests/LAN/mixed-version-test.sh
 
 bench: deps
 	$(SWIFT) build -c release --product confab

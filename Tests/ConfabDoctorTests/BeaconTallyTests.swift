@@ -36,13 +36,15 @@ import Testing
             name: { $0 == NodeID(Self.bob.publicKey) ? "bob" : nil })
         #expect(
             tally.heard.nodes == [
-                .init(id: NodeID(Self.bob.publicKey).hex, name: "bob", address: "10.0.0.2:7461", role: "person")
+                .init(
+                    id: NodeID(Self.bob.publicKey).hex, name: "bob", address: "10.0.0.2:7461", role: "person",
+                    version: 2)
             ])
         #expect(
             tally.heard.otherNetworks == [
                 .init(
                     id: NodeID(Self.carol.publicKey).hex, address: "10.0.0.3:7461", role: "person",
-                    tag: Hex.encode(Self.elsewhere.tag))
+                    tag: Hex.encode(Self.elsewhere.tag), version: 2)
             ])
         #expect(tally.heard.badSignature == 1)
         #expect(tally.heard.malformed == 1)

@@ -99,6 +99,17 @@ import Testing
         #expect(Fixtures.render(state).text[0].contains("Bob ✔ verified · online"))
     }
 
+    /// Protocol.md §12.1: what a peer's older Confab costs is said where it is felt.
+    @Test func theHeaderSaysWhenAPersonRunsAnOlderConfab() {
+        var state = Fixtures.state(width: 200, conversations: [Fixtures.summary(1)], open: 1, history: [])
+        #expect(!Fixtures.render(state).text[0].contains("older Confab"))
+        var bob = Fixtures.peer(Fixtures.bob, "Bob")
+        bob.protocolVersion = 1
+        bob.oldestProtocolVersion = 1
+        _ = state.apply(.peers([bob], verified: []))
+        #expect(Fixtures.render(state).text[0].contains("⚠ Bob runs an older Confab (protocol 1)"))
+    }
+
     @Test func theHeaderWarnsOfAForkedAuthorAndAKeyThatDoesNotOpen() {
         var summary = Fixtures.summary(1)
         summary.forkedAuthors = [Fixtures.bob]

@@ -64,6 +64,7 @@ import Testing
             var tcpPort: UInt16
             var role: String
             var timestampMs: Int64
+            var version: UInt32
             var datagram: String
         }
         var conversation: Conversation
@@ -174,7 +175,7 @@ import Testing
         #expect(networkKey.tag.hexString == b.networkTag)
         let beacon = Beacon(
             node: NodeID(node.publicKey), tcpPort: b.tcpPort, role: b.role == "relay" ? .relay : .person,
-            timestamp: b.timestampMs)
+            timestamp: b.timestampMs, version: b.version)
         #expect(BeaconCodec.encode(beacon, signedBy: node, networkKey: networkKey).hexString == b.datagram)
         #expect(try BeaconCodec.decode(try hex(b.datagram), networkKey: networkKey) == beacon)
     }
@@ -342,7 +343,7 @@ import Testing
         return .init(
             nodeSeed: [UInt8](repeating: 0xA1, count: 32).hexString, networkKey: NetworkKey.default.bytes.hexString,
             networkTag: NetworkKey.default.tag.hexString, tcpPort: 7461, role: "person",
-            timestampMs: 1_800_000_000_123,
+            timestampMs: 1_800_000_000_123, version: beacon.version,
             datagram: BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default).hexString)
     }
 }

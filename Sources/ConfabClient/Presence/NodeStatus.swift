@@ -37,6 +37,10 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     /// The store's transactions since the node started, and the writes they held: under
     /// load, several writes share one commit (Protocol.md §8.0).
     public var commits = Commits()
+    /// The protocol version this node speaks (Protocol.md §12.1).
+    public var protocolVersion: UInt32? = SessionCodec.protocolVersion
+    /// What peers on other protocol versions cost the person (`PeerPresence.protocolNotice`).
+    public var versionNotices: [String]?
 
     public init(
         id: NodeID, name: String, role: NodeRole, listen: String, discovery: Bool, sessions: [Session], outbox: Int,

@@ -16,6 +16,10 @@ public struct PeerPresence: Sendable, Equatable, Codable {
     public var trust: Peer.Trust?
     /// Set when the key claimed a name another key already has here (Peer.warning).
     public var warning: String?
+    /// What its last Hello said it speaks, and the oldest version it syncs with; nil until
+    /// a session with it opened since this node started.
+    public var protocolVersion: UInt32?
+    public var oldestProtocolVersion: UInt32?
 
     public init(
         id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: NodeRole,
@@ -30,5 +34,19 @@ public struct PeerPresence: Sendable, Equatable, Codable {
         self.address = address
         self.lastSeen = lastSeen
         self.role = role
+    }
+
+    /// How the two versions get on, when they differ.
+    public var compatibility: ProtocolCompatibility? {
+        guard let protocolVersion else { return nil }
+        let compatibility = ProtocolCompatibility(
+            peerVersion: protocolVersion, peerOldest: oldestProtocolVersion ?? 1)
+        return compatibility == .same ? nil : compatibility
+    }
+
+    /// What the person is told when the peer's version costs them something (Protocol.md
+    /// §12.1); nil when nothing is lost.
+    public var protocolNotice: String? {
+        compatibility.flatMap { ProtocolNotice.text(name: name, $0) }
     }
 }

@@ -71,7 +71,8 @@ final class Dialer: Sendable {
 
     /// Dials `target` until connected, then keeps watching, with exponential backoff.
     /// Without a key in the address, each of `candidates()` is tried in turn (the secret
-    /// handshake needs the server's key); `refused` keys are skipped.
+    /// handshake needs the server's key); `refused` keys (blocked, or of a protocol version
+    /// that does not sync with ours) are skipped, and the log says so at each turn.
     func keepDialing(
         _ target: StaticPeer, candidates: @escaping @Sendable () throws -> [NodeID],
         refused: @escaping @Sendable (NodeID) -> Bool
@@ -81,6 +82,9 @@ final class Dialer: Sendable {
             while !Task.isCancelled {
                 do {
                     let keys = try target.key.map { [$0] } ?? candidates()
+                    for key in keys where sessions.session(with: key) == nil && refused(key) {
+                        logger.debug("static peer \(target) as \(key.shortHex): not dialled (refused here)")
+                    }
                     for key in keys where sessions.session(with: key) == nil && !refused(key) {
                         do {
                             _ = try await sessions.dial(

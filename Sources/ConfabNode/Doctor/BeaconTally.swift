@@ -45,7 +45,7 @@ struct BeaconTally: Sendable, Equatable {
             let node = DoctorFacts.HeardNode(
                 id: beacon.node.hex, name: name(beacon.node),
                 address: HostPort(host: host, port: Int(beacon.tcpPort)).description,
-                role: beacon.role.rawValue, tag: tag.map(Hex.encode))
+                role: beacon.role.rawValue, tag: tag.map(Hex.encode), version: beacon.version)
             if !order.contains(beacon.node) { order.append(beacon.node) }
             // A node beacons on both families: its IPv4 address, once seen, is the one shown.
             func keep(_ seen: DoctorFacts.HeardNode?) -> Bool {

@@ -74,6 +74,7 @@ public struct Diagnosis: Sendable, Equatable {
         let heard = facts.heard
         var findings: [DoctorFinding] = []
         if !heard.nodes.isEmpty { findings.append(.peersHeard(heard.nodes)) }
+        if !facts.protocolNotices.isEmpty { findings.append(.otherProtocol(facts.protocolNotices)) }
         if !heard.otherNetworks.isEmpty {
             findings.append(.otherNetwork(heard.otherNetworks, ourTag: facts.network.tag, aPeerWorks: ok))
         }

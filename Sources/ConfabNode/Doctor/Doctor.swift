@@ -105,7 +105,8 @@ public enum Doctor {
                     addresses: $0.ipv4.map(\.description) + $0.ipv6.map(\.description))
             },
             beacons: beacons, listen: listen, ports: udp + [tcp], heard: tally.heard, echoes: echoes,
-            peers: await probed, firewall: await firewall)
+            peers: await probed, firewall: await firewall,
+            protocolNotices: protocolNotices(presence: presence, heard: tally.heard.nodes))
         let elapsed = ContinuousClock.now - started
         return DoctorReport(
             facts: facts, diagnosis: Diagnosis(facts),
@@ -113,6 +114,20 @@ public enum Doctor {
     }
 
     // MARK: Steps
+
+    /// The running node's word for peers it had sessions with; for the others heard, what
+    /// their beacons' versions say (a beacon does not say the oldest version its sender
+    /// syncs with, so a newer one is taken to sync with this one until a Hello says not).
+    static func protocolNotices(presence: [PeerPresence], heard: [DoctorFacts.HeardNode]) -> [String] {
+        let told = Set(presence.filter { $0.protocolVersion != nil }.map(\.id.hex))
+        let fromBeacons = heard.filter { !told.contains($0.id) }.compactMap { node -> String? in
+            guard let version = node.version else { return nil }
+            return ProtocolNotice.text(
+                name: node.name ?? String(node.id.prefix(8)), ProtocolCompatibility(peerVersion: version, peerOldest: 1)
+            )
+        }
+        return presence.compactMap(\.protocolNotice) + fromBeacons
+    }
 
     private static func askRunningNode(_ profile: Profile) async -> (NodeStatus?, [PeerPresence]) {
         guard ControlServer.mightBeRunning(profile.directory),

@@ -1,3 +1,5 @@
+import ConfabModel
+
 // Over 400 lines on purpose: every finding and all of the doctor's wording in one file, so a
 // change of words is read, and reviewed, beside every other.
 
@@ -32,6 +34,8 @@ public enum DoctorFinding: Sendable, Equatable {
     // MARK: What came to the discovery port
 
     case peersHeard([DoctorFacts.HeardNode])
+    /// Peers on another protocol version, each as `ProtocolNotice` words it.
+    case otherProtocol([String])
     /// Nodes whose beacons carry another network's tag; `ourTag` is this node's. With a peer
     /// that works all the same it is a warning, else the problem.
     case otherNetwork([DoctorFacts.HeardNode], ourTag: String, aPeerWorks: Bool)
@@ -228,6 +232,13 @@ extension DoctorFinding {
             return Text(
                 "peers-heard", .ok,
                 "Heard \(Self.count(nodes.count, "node")) of this network: \(Self.list(nodes)).")
+        case .otherProtocol(let notices):
+            return Text(
+                "other-protocol", .warning,
+                notices.map { TextSanitizer.line($0) + "." }.joined(separator: " "),
+                advice: [
+                    "\"confab --version\" on each machine shows its release and protocol; upgrade the older one (README, \"Upgrading from an earlier release\")."
+                ])
         case .otherNetwork(let nodes, let ourTag, let aPeerWorks):
             let n = nodes.count
             let tags = Set(nodes.compactMap(\.tag)).sorted()

@@ -88,6 +88,8 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
         public var role: String
         /// Present for a node of another network: that network's tag.
         public var tag: String?
+        /// The protocol version its beacon says it speaks.
+        public var version: UInt32?
     }
 
     /// What arrived on the discovery port during the window.
@@ -186,6 +188,9 @@ public struct DoctorFacts: Sendable, Codable, Equatable {
     /// At most 16, most recently seen first.
     public var peers: [PeerCheck] = []
     public var firewall: Firewall = Firewall()
+    /// What peers on other protocol versions cost, from the running node's sessions and
+    /// from beacons heard (Protocol.md §12.1).
+    public var protocolNotices: [String] = []
 }
 
 /// `doctor --json`: the facts, and beside them the findings (in words) and the verdict, in

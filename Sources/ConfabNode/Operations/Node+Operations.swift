@@ -95,10 +95,12 @@ extension Node {
     /// A peer that refused us is not redialled on its beacons for this long.
     static let refusalBackoff = Duration.seconds(60)
 
-    /// Peers not to dial on their beacons: keys our own allow-list refuses, and peers that
-    /// refused us within the backoff.
-    func avoidsDialing(_ peer: NodeID) -> Bool {
+    /// Peers not to dial on their beacons: keys our own allow-list refuses, peers that
+    /// refused us within the backoff, and peers whose version (`version`: what their beacon
+    /// says now) this node cannot sync with.
+    func avoidsDialing(_ peer: NodeID, version: UInt32? = nil) -> Bool {
         if operations.policy?.sessionRefusal(for: peer) != nil { return true }
+        if incompatiblePeers.avoids(peer, version: version) { return true }
         guard let when = operations.refusedBy[peer] else { return false }
         if when.duration(to: .now) < Self.refusalBackoff { return true }
         operations.refusedBy[peer] = nil

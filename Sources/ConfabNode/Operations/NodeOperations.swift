@@ -18,6 +18,9 @@ final class NodeOperations {
     /// Peers (relays) that ended a session with a refusal, and when: their beacons do not
     /// make us dial again for a while.
     var refusedBy: [NodeID: ContinuousClock.Instant] = [:]
+    /// Sessions of peers whose protocol versions do not overlap ours, closing: what else
+    /// they send is ignored.
+    var incompatibleSessions: Set<UInt64> = []
     var lastStatistics = SessionStatistics()
     var lastRateLimitPauses = 0
     /// What peers sent this node since it started, for `status`.

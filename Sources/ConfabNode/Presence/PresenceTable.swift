@@ -70,10 +70,13 @@ struct PresenceTable {
         return now.timeIntervalSince(last) < offlineAfter(id)
     }
 
-    /// What a peer's Hello said about it: its role, where it accepts sessions, its name here.
-    mutating func helloReceived(_ id: NodeID, role: NodeRole, address: String?, name: String?) {
+    /// What a peer's Hello said about it: its role, its protocol versions, where it accepts
+    /// sessions, its name here.
+    mutating func helloReceived(_ id: NodeID, hello: SessionMessage.Hello, address: String?, name: String?) {
         guard var entry = entries[id] else { return }
-        entry.role = role
+        entry.role = hello.role
+        entry.protocolVersion = hello.version
+        entry.oldestProtocolVersion = hello.oldestVersion
         if let address { entry.address = address }
         if let name { entry.name = name }
         entries[id] = entry

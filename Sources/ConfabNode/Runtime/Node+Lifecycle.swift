@@ -83,6 +83,15 @@ extension Node {
         self.control = control
         try startWatchingExternalWrites()
         try local.store.pruneStrangers()
+        for carried in try local.store.carryOverStrandedConversations() {
+            logger.notice(
+                """
+                conversation \(carried.from.shortHex), started by Confab 0.1.0 and never received by anyone, \
+                is now \(carried.to.shortHex) (\(carried.messages) messages carried over): nodes of this version \
+                take no protocol 1 conversation
+                """,
+                metadata: ["event": "conversation_carried_over"])
+        }
         local.store.content.removeTemporaryFiles()
         try local.store.removeOrphanedFiles()
         try local.store.sweepContent()
@@ -187,7 +196,9 @@ extension Node {
         for target in statics + remembered {
             dialer.keepDialing(
                 target, candidates: { [store = local.store] in try Self.candidateKeys(for: target, store: store) },
-                refused: { [blockList] in blockList.contains($0) })
+                refused: { [blockList, incompatiblePeers] in
+                    blockList.contains($0) || incompatiblePeers.avoids($0)
+                })
         }
     }
 }

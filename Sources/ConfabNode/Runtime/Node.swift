@@ -36,6 +36,7 @@ public actor Node {
     nonisolated let dialer: Dialer
     nonisolated let hub = EventHub()
     nonisolated let blockList = BlockList()
+    nonisolated let incompatiblePeers = IncompatiblePeers()
     let lock: NodeLock
     private let inbox: AsyncStream<NodeInput>
     let inboxContinuation: AsyncStream<NodeInput>.Continuation
@@ -144,13 +145,16 @@ public actor Node {
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
         case .message(let session, let message, let decoded):
-            guard !blockList.contains(session.remote), !isRefused(session) else { return }
+            guard !blockList.contains(session.remote), !isRefused(session), !isIncompatible(session) else { return }
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
             if case .bye(let reason) = message {
                 noteBye(reason, from: session)
                 if reason == .shutdown { peerLeaving(session.remote) }
             }
-            if case .hello(let hello) = message { try rememberPeer(session.remote, hello: hello, session: session) }
+            if case .hello(let hello) = message {
+                try rememberPeer(session.remote, hello: hello, session: session)
+                guard admitVersion(hello, of: session) else { return }
+            }
             switch message {
             case .fileWant, .fileManifest, .fileChunk, .fileHave:
                 applyFiles(try files.handle(message, from: session.remote))
@@ -160,6 +164,7 @@ public actor Node {
             }
         case .closed(let session, let error):
             guard !forgetRefused(session) else { return }
+            forgetIncompatible(session)
             engine.peerDisconnected(session.remote)
             for key in typingTable.peerGone(session.remote) { emitTyping(key, active: false) }
             applyFiles(try files.peerDisconnected(session.remote))
@@ -178,7 +183,7 @@ public actor Node {
             // dial back at the same moment: two sessions, one closed); a beacon answers it
             // when there is no dial, or the dial failed.
             let dialing =
-                !avoidsDialing(beacon.node)
+                !avoidsDialing(beacon.node, version: beacon.version)
                 && dialer.dialFromBeacon(
                     host: host, port: Int(beacon.tcpPort), remote: beacon.node, known: chosen, now: .now,
                     failed: { [weak self] in Task { await self?.answerBeacon(of: beacon.node) } })
@@ -268,7 +273,9 @@ public actor Node {
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
-        presence.helloReceived(id, role: hello.role, address: address, name: try local.store.peer(id)?.name)
+        presence.helloReceived(id, hello: hello, address: address, name: try local.store.peer(id)?.name)
+        // Online since the session opened, but what its version costs is known only now.
+        if let entry = presence.entries[id], entry.protocolNotice != nil { hub.emit(.peerOnline(entry)) }
     }
 
     /// Our beacon at once for a peer that may not know us (Protocol.md §11.3).
@@ -307,6 +314,8 @@ public actor Node {
             },
             outbox: try local.store.outboxCount(),
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
+        let notices = peers().compactMap(\.protocolNotice)
+        status.versionNotices = notices.isEmpty ? nil : notices
         let statistics = sessions.statistics
         status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)
         let commits = local.store.commitStatistics

@@ -23,29 +23,35 @@ extension ConfabStore {
         }
         if let firstMessage { try Self.checkText(firstMessage) }
 
+        let message = try write { db -> (ConversationID, Entry?) in
+            let id = try self.authorCreate(members: members, title: title, db: db, now: now)
+            guard let firstMessage else { return (id, nil) }
+            return (id, try self.authorMessage(firstMessage, in: id, db: db, now: now).entry)
+        }
+        return (message.0, message.1)
+    }
+
+    /// Writes the create entry of a new conversation of `members` (me first), dated `now`.
+    func authorCreate(members: [NodeID], title: String?, db: Database, now: Date) throws -> ConversationID {
         let (nonce, id, key, commitment) = ConversationGenesis.make(creator: me)
         let participants = try members.map { member in
             CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
         }
         let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
-        let message = try write { db -> Entry? in
-            let sealedNames = try MembershipCipher.sealNames(
-                try self.memberNames(members, db: db), key: key, conversationID: id, author: self.me, seq: 1)
-            let create = EntryCodec.sign(
-                EntryDraft(
-                    conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970,
-                    clock: VectorClock(),
-                    body: .create(
-                        CreateBody(
-                            participants: participants, sealedTitle: sealedTitle, nonce: nonce,
-                            keyCommitment: commitment, sealedNames: sealedNames))),
-                with: self.identity)
-            let context = BatchContext(store: self, now: now)
-            try self.insertAuthored(create, db: db, now: now, context: context)
-            try finish(context, db: db)
-            guard let firstMessage else { return nil }
-            return try self.authorMessage(firstMessage, in: id, db: db, now: now).entry
-        }
-        return (id, message)
+        let sealedNames = try MembershipCipher.sealNames(
+            try memberNames(members, db: db), key: key, conversationID: id, author: me, seq: 1)
+        let create = EntryCodec.sign(
+            EntryDraft(
+                conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970,
+                clock: VectorClock(),
+                body: .create(
+                    CreateBody(
+                        participants: participants, sealedTitle: sealedTitle, nonce: nonce,
+                        keyCommitment: commitment, sealedNames: sealedNames))),
+            with: identity)
+        let context = BatchContext(store: self, now: now)
+        try insertAuthored(create, db: db, now: now, context: context)
+        try finish(context, db: db)
+        return id
     }
 }

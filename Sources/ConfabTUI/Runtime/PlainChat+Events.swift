@@ -47,6 +47,10 @@ extension PlainChat {
             break
         case .peerOnline(let peer):
             if announcedOnline.insert(peer.id).inserted { write("* \(TextSanitizer.line(peer.name)) is online") }
+            // Known once its Hello came, which announces it again (Protocol.md §12.1).
+            if let notice = peer.protocolNotice, announcedNotices.insert(notice).inserted {
+                write("⚠ " + TextSanitizer.line(notice))
+            }
         case .peerOffline(let peer):
             announcedOnline.remove(peer.id)
             write("* \(TextSanitizer.line(peer.name)) went offline")

@@ -15,8 +15,11 @@ extension PlainChat {
         case (.openConversation, .history(let id, let messages, _, _)):
             open = id
             let summary = try? await messenger.conversation(id)
+            let people = Set(summary?.participants.map(\.id) ?? [])
+            let notices = ((try? await messenger.peers()) ?? []).filter { people.contains($0.id) }
+                .compactMap(\.protocolNotice)
             return ["— \(TextSanitizer.line(summary?.displayName ?? id.shortHex)) —"]
-                + (summary?.warnings ?? []).map { "⚠ " + TextSanitizer.line($0) }
+                + ((summary?.warnings ?? []) + notices).map { "⚠ " + TextSanitizer.line($0) }
                 + historyLines(Self.newest(20, of: messages))
         case (.loadHistory, .history(_, let messages, _, _)):
             return historyLines(messages)
@@ -122,8 +125,10 @@ extension PlainChat {
             let known = peers.map { TextSanitizer.line($0.name) }
             return [known.isEmpty ? "No known peers yet" : "Known peers (offline): \(known.joined(separator: ", "))"]
         }
-        return peers.map { peer in
-            "\(peer.online ? "online " : "offline") \(TextSanitizer.line(peer.name))\(peer.role == .relay ? " (relay)" : "")"
+        return peers.flatMap { peer in
+            [
+                "\(peer.online ? "online " : "offline") \(TextSanitizer.line(peer.name))\(peer.role == .relay ? " (relay)" : "")"
+            ] + (peer.protocolNotice.map { ["   ⚠ " + TextSanitizer.line($0)] } ?? [])
         }
     }
 

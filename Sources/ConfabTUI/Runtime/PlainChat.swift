@@ -38,6 +38,8 @@ public final class PlainChat {
     /// Peers said to be online, so that one already online when the chat attached is not
     /// announced twice when its event comes in just after.
     var announcedOnline: Set<NodeID> = []
+    /// Protocol notices already printed (Protocol.md §12.1): each once per chat.
+    var announcedNotices: Set<String> = []
 
     public init(
         local: Profile, options: NodeOptions, write: @escaping @Sendable (String) -> Void,
@@ -98,6 +100,11 @@ public final class PlainChat {
                         ? Self.offline : "Online · \(reachable.count) peer\(reachable.count == 1 ? "" : "s")")
                 for peer in reachable where announcedOnline.insert(peer.id).inserted {
                     write("* \(TextSanitizer.line(peer.name)) is online")
+                }
+                for peer in reachable {
+                    if let notice = peer.protocolNotice, announcedNotices.insert(notice).inserted {
+                        write("⚠ " + TextSanitizer.line(notice))
+                    }
                 }
             case .connectFailed(let reason):
                 write("Offline: the node could not start — \(reason)")

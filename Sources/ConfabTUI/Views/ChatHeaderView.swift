@@ -71,6 +71,12 @@ struct ChatHeaderView {
         // What a peer's lie left behind (Protocol.md §4.5, §7.1): said where it is read,
         // ahead of anything the line has to cut.
         if summary.keyProblem { line.append("  ⚠ cannot be read here (wrong key)", Palette.warning) }
+        // Said where the cost is felt: what this conversation's people cannot see or send.
+        for person in people {
+            if let notice = peers.first(where: { $0.id == person.id })?.protocolNotice {
+                line.append("  ⚠ \(TextSanitizer.line(notice))", Palette.warning)
+            }
+        }
         for author in summary.forkedAuthors {
             let name = summary.participants.first { $0.id == author }?.name ?? author.shortHex
             line.append("  ⚠ \(TextSanitizer.line(name)) signed two histories", Palette.warning)

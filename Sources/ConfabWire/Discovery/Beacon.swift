@@ -11,12 +11,19 @@ public struct Beacon: Sendable, Equatable {
     public let tcpPort: UInt16
     public let role: NodeRole
     public let timestamp: Int64
+    /// The protocol version the sender speaks (Protocol.md §12.1): a node does not dial a
+    /// peer again on beacons of the version it could not talk with.
+    public let version: UInt32
 
-    public init(node: NodeID, tcpPort: UInt16, role: NodeRole, timestamp: Int64) {
+    public init(
+        node: NodeID, tcpPort: UInt16, role: NodeRole, timestamp: Int64,
+        version: UInt32 = SessionCodec.protocolVersion
+    ) {
         self.node = node
         self.tcpPort = tcpPort
         self.role = role
         self.timestamp = timestamp
+        self.version = version
     }
 }
 
@@ -30,7 +37,7 @@ public enum BeaconCodec {
         _ beacon: Beacon, signedBy keyPair: SigningKeyPair, networkKey: NetworkKey
     ) -> [UInt8] {
         var content = Confab_V1_BeaconContent()
-        content.version = SessionCodec.protocolVersion
+        content.version = beacon.version
         content.networkTag = Data(networkKey.tag)
         content.nodeKey = Data(keyPair.publicKey.bytes)
         content.tcpPort = UInt32(beacon.tcpPort)
@@ -105,7 +112,7 @@ public enum BeaconCodec {
         }
         return Beacon(
             node: node, tcpPort: UInt16(content.tcpPort), role: content.role == .relay ? .relay : .person,
-            timestamp: content.timestampMs)
+            timestamp: content.timestampMs, version: content.version)
     }
 }
 

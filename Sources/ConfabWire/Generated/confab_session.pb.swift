@@ -207,7 +207,7 @@ nonisolated struct Confab_V1_Hello: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// protocol version, 1
+  /// protocol version the sender speaks, 2
   var version: UInt32 = 0
 
   /// optional capabilities ("requests"); others are ignored
@@ -220,6 +220,9 @@ nonisolated struct Confab_V1_Hello: Sendable {
 
   /// TCP port the sender accepts sessions on (0: none)
   var listenPort: UInt32 = 0
+
+  /// oldest protocol version the sender still syncs with (0: 1)
+  var oldestVersion: UInt32 = 0
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -744,7 +747,7 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Confab_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".Hello"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{1}features\0\u{3}display_name\0\u{1}role\0\u{3}listen_port\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{1}features\0\u{3}display_name\0\u{1}role\0\u{3}listen_port\0\u{3}oldest_version\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -757,6 +760,7 @@ nonisolated extension Confab_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 3: try { try decoder.decodeSingularStringField(value: &self.displayName) }()
       case 4: try { try decoder.decodeSingularEnumField(value: &self.role) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.listenPort) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.oldestVersion) }()
       default: break
       }
     }
@@ -778,6 +782,9 @@ nonisolated extension Confab_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if self.listenPort != 0 {
       try visitor.visitSingularUInt32Field(value: self.listenPort, fieldNumber: 5)
     }
+    if self.oldestVersion != 0 {
+      try visitor.visitSingularUInt32Field(value: self.oldestVersion, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -787,6 +794,7 @@ nonisolated extension Confab_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.displayName != rhs.displayName {return false}
     if lhs.role != rhs.role {return false}
     if lhs.listenPort != rhs.listenPort {return false}
+    if lhs.oldestVersion != rhs.oldestVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -21,6 +21,11 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// The peer is blocked here.
     public static let sessionRefused: ByeReason = "session refused"
 
+    /// The two nodes' protocol versions do not overlap (Protocol.md §12.1).
+    public static let incompatibleProtocol = refused(
+        "incompatible protocol: this node speaks protocol \(SessionCodec.protocolVersion) and syncs with "
+            + "\(SessionCodec.oldestProtocolVersion) to \(SessionCodec.protocolVersion); upgrade the older Confab")
+
     /// Reasons that mean "do not come back soon" start with this (Protocol.md §10.4); the
     /// rest of the text says why, for the person reading the other node's log.
     public static let refusalPrefix = "refused:"

@@ -6,7 +6,10 @@ import SwiftProtobuf
 /// box-stream) is a sequence of `length (u32 big-endian) ‖ SessionMessage` units; framing
 /// lives with the network handlers, this type handles one unit's payload.
 public enum SessionCodec {
-    public static let protocolVersion: UInt32 = 1
+    /// Protocol 2: conversation ids derived from their creator's key (Protocol.md §2, §4.9).
+    public static let protocolVersion: UInt32 = 2
+    /// Protocol 1 (Confab 0.1.0) nodes are still synced with, in part (Protocol.md §12.1).
+    public static let oldestProtocolVersion: UInt32 = 1
     /// What this implementation says it understands in its Hello (Protocol.md §10.2).
     public static let features = [requestsFeature]
     /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
@@ -58,6 +61,7 @@ public enum SessionCodec {
         case .hello(let hello):
             var h = Confab_V1_Hello()
             h.version = hello.version
+            h.oldestVersion = hello.oldestVersion
             h.features = hello.features
             h.displayName = hello.displayName
             h.role = hello.role == .relay ? .relay : .person
@@ -221,7 +225,8 @@ public enum SessionCodec {
             guard h.listenPort <= UInt32(UInt16.max) else { throw .malformed("listen port \(h.listenPort)") }
             return .hello(
                 .init(
-                    version: h.version, features: h.features, displayName: h.displayName,
+                    version: h.version, oldestVersion: max(h.oldestVersion, 1), features: h.features,
+                    displayName: h.displayName,
                     role: h.role == .relay ? .relay : .person, listenPort: UInt16(h.listenPort)))
         case .clocks(let c):
             guard c.conversations.count <= maxClocksPerMessage else {

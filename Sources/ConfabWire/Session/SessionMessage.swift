@@ -30,17 +30,22 @@ public enum SessionMessage: Sendable, Equatable {
 
     public struct Hello: Sendable, Equatable {
         public var version: UInt32
+        /// The oldest version the sender still syncs with; a Hello without one (Confab
+        /// 0.1.0's) says 1.
+        public var oldestVersion: UInt32
         public var features: [String]
         public var displayName: String
         public var role: NodeRole
         public var listenPort: UInt16
 
         public init(
-            version: UInt32 = SessionCodec.protocolVersion, features: [String] = SessionCodec.features,
+            version: UInt32 = SessionCodec.protocolVersion,
+            oldestVersion: UInt32 = SessionCodec.oldestProtocolVersion, features: [String] = SessionCodec.features,
             displayName: String,
             role: NodeRole, listenPort: UInt16
         ) {
             self.version = version
+            self.oldestVersion = oldestVersion
             self.features = features
             self.displayName = displayName
             self.role = role

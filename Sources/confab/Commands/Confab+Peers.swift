@@ -43,6 +43,7 @@ extension Confab {
                         Style.bold(DisplayWidth.pad(name, to: nameWidth)) + "  " + state + trust + "  "
                             + Style.dim(address + seen) + "  " + Style.dim(peer.id.fingerprint))
                     if let warning = peer.warning { Console.out("   ⚠ " + TextSanitizer.line(warning)) }
+                    if let notice = peer.protocolNotice { Console.out("   ⚠ " + TextSanitizer.line(notice)) }
                 }
                 return
             }

@@ -43,6 +43,8 @@ extension Confab {
                 let address = Style.dim(TextSanitizer.line(session.address))
                 Console.out("   \(name)  \(address)\(session.initiator ? "" : Style.dim(" (incoming)"))")
             }
+            // Names in them come from the network.
+            for notice in status.versionNotices ?? [] { Console.out("⚠ " + TextSanitizer.line(notice)) }
             Console.out("\(status.outbox) entr\(status.outbox == 1 ? "y" : "ies") waiting to be sent.")
             let traffic = status.traffic
             if traffic.entriesReceived > 0 {

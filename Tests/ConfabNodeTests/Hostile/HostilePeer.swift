@@ -22,6 +22,8 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
     private let service = NIOLockedValueBox<SessionService?>(nil)
     private let inbox = NIOLockedValueBox<[(from: NodeID, message: SessionMessage)]>([])
     private let closed = NIOLockedValueBox<[NodeID]>([])
+    private let opened = NIOLockedValueBox(0)
+    private let answer = NIOLockedValueBox<SessionMessage.Hello?>(nil)
 
     var id: NodeID { NodeID(keys.publicKey) }
 
@@ -38,15 +40,31 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
         service.withLockedValue { $0 = SessionService(configuration: configuration, group: group, delegate: self) }
     }
 
-    /// Dials a node, and says Hello with whatever name and role the test picks.
+    /// Dials a node, and says Hello with whatever name, role and versions the test picks.
     @discardableResult
     func connect(
-        to node: NodeProcess, displayName: String? = nil, role: NodeRole = .person, listenPort: UInt16 = 0
+        to node: NodeProcess, displayName: String? = nil, role: NodeRole = .person, listenPort: UInt16 = 0,
+        version: UInt32 = SessionCodec.protocolVersion, oldestVersion: UInt32 = SessionCodec.oldestProtocolVersion
     ) async throws -> PeerSession {
         let session = try await sessions.dial(host: "127.0.0.1", port: try node.listenPort(), remote: try node.nodeID())
-        session.send(.hello(.init(displayName: displayName ?? name, role: role, listenPort: listenPort)))
+        session.send(
+            .hello(
+                .init(
+                    version: version, oldestVersion: oldestVersion, displayName: displayName ?? name, role: role,
+                    listenPort: listenPort)))
         return session
     }
+
+    /// Accepts sessions on loopback (a port the OS picks); each one opened is greeted with
+    /// `hello`.
+    func listen(hello: SessionMessage.Hello) async throws -> Int {
+        answer.withLockedValue { $0 = hello }
+        let address = try await sessions.listen(host: "127.0.0.1", port: 0)
+        return address.port!
+    }
+
+    /// Sessions opened with this peer so far, either way.
+    var sessionsOpened: Int { opened.withLockedValue { $0 } }
 
     private var sessions: SessionService { service.withLockedValue { $0! } }
 
@@ -190,7 +208,10 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
 
     // MARK: SessionDelegate
 
-    func sessionDidOpen(_ session: PeerSession) {}
+    func sessionDidOpen(_ session: PeerSession) {
+        opened.withLockedValue { $0 += 1 }
+        if !session.isInitiator, let hello = answer.withLockedValue({ $0 }) { session.send(.hello(hello)) }
+    }
     func session(_ session: PeerSession, didReceive message: SessionMessage) {
         inbox.withLockedValue { $0.append((session.remote, message)) }
     }

@@ -69,7 +69,8 @@ import Testing
         var known = Peer(id: bob, name: "Bob", addedAt: start)
         known.trust = .verified
         _ = table.update(bob, known: nil, connected: true, now: start)
-        table.helloReceived(bob, role: .relay, address: "10.0.0.2:7461", name: nil)
+        table.helloReceived(
+            bob, hello: .init(displayName: "bob", role: .relay, listenPort: 7461), address: "10.0.0.2:7461", name: nil)
         let snapshot = table.snapshot(known: [known])
         #expect(snapshot.count == 1)
         #expect(snapshot[0].name == "Bob" && snapshot[0].trust == .verified && snapshot[0].role == .relay)

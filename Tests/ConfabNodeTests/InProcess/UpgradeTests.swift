@@ -27,16 +27,7 @@ struct UpgradeTests {
     func oldConversationsReadWriteAndSync(release: String) async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
-        for person in ["alice", "bob", "carol"] {
-            let directory = nodes.root.appendingPathComponent(person)
-            try FileManager.default.copyItem(
-                at: Self.fixtures.appendingPathComponent("\(release)/\(person)"), to: directory)
-            // Git keeps no file modes: the copy is made private, as the release left it.
-            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
-                try FileManager.default.setAttributes(
-                    [.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent(file).path)
-            }
-        }
+        try Self.copy(["alice", "bob", "carol"], of: release, to: nodes)
         let alice = try Node(options: nodes.options("alice"))
         let address = try await alice.start()
         let here = "127.0.0.1:\(address.port!)"
@@ -48,7 +39,7 @@ struct UpgradeTests {
         // What the old release stored reads as it did.
         let conversations = try alice.local.store.conversations(.all)
         let team = try #require(conversations.first { $0.title == "Team" })
-        let thread = try #require(conversations.first { $0.title == nil })
+        let thread = try #require(conversations.first { $0.participants.map(\.id) == [bob.me] })
         #expect(
             try alice.local.store.history(team.id, limit: 10).compactMap(\.text) == [
                 "Hello team", "Hi all, Carol here",
@@ -79,13 +70,59 @@ struct UpgradeTests {
 
         // Nobody new can join it: a member added now could not check its create. The
         // person is told what to do instead.
-        let dave = try nodes.node("dave")
-        try alice.local.store.savePeer(dave.me, name: "dave")
+        let erin = try nodes.node("erin")
+        try alice.local.store.savePeer(erin.me, name: "erin")
         let refusal = await #expect(throws: (any Error).self) {
-            try await alice.messenger.changeMembers(of: team.id, add: [dave.me], remove: [], shareHistory: true)
+            try await alice.messenger.changeMembers(of: team.id, add: [erin.me], remove: [], shareHistory: true)
         }
         #expect("\(refusal.map { "\($0)" } ?? "")".contains("start a new one with them"))
 
         for node in [carol, bob, alice] { await node.stop() }
+    }
+
+    /// Alice wrote to Dave with 0.1.0 while his node never ran: a protocol 1 conversation no
+    /// one received, which no upgraded node would take. Alice's upgraded node carries it to
+    /// a conversation of this version (same people, same message at its time) and Dave, on
+    /// today's build, gets it.
+    @Test(arguments: releases)
+    func aConversationThatReachedNoOneIsCarriedOver(release: String) async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        try Self.copy(["alice", "dave"], of: release, to: nodes)
+        let dave = try Node(options: nodes.options("dave"))
+        let address = try await dave.start()
+        let alice = try Node(options: nodes.options("alice", peers: ["\(dave.me.hex)@127.0.0.1:\(address.port!)"]))
+        let before = try #require(
+            try alice.local.store.conversations(.all).first { $0.participants.map(\.id) == [dave.me] })
+        let written = try #require(try alice.local.store.history(before.id, limit: 10).last)
+        #expect(written.text == "Dave, this waits for you")
+
+        let daveHears = dave.events()
+        try await alice.start()
+        let arrived = try await firstEvent(in: daveHears, "Alice's carried message reaches Dave") {
+            if case .message(let message) = $0 { return message.text == "Dave, this waits for you" }
+            return false
+        }
+        guard case .message(let message) = arrived else { return }
+        #expect(message.sentAt == written.sentAt)
+        let after = try alice.local.store.conversations(.all).filter { $0.participants.map(\.id) == [dave.me] }
+        #expect(after.map(\.id) == [message.conversationID])
+        #expect(message.conversationID != before.id)
+        #expect(try alice.local.store.conversation(before.id) == nil)
+        for node in [alice, dave] { await node.stop() }
+    }
+
+    /// Copies fixture stores of `release` where `nodes` keeps its people.
+    static func copy(_ people: [String], of release: String, to nodes: InProcessNodes) throws {
+        for person in people {
+            let directory = nodes.root.appendingPathComponent(person)
+            try FileManager.default.copyItem(
+                at: fixtures.appendingPathComponent("\(release)/\(person)"), to: directory)
+            // Git keeps no file modes: the copy is made private, as the release left it.
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+                try FileManager.default.setAttributes(
+                    [.posixPermissions: 0o600], ofItemAtPath: directory.appendingPathComponent(file).path)
+            }
+        }
     }
 }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Makes the store fixtures of one earlier release: three people (alice, bob, carol) who
 # talked with that release's binary — a 1:1 thread and a titled group, each message
-# delivered — then stopped cleanly. The stores are kept as the release left them, so that
+# delivered — then stopped cleanly; and dave, whose node never ran, to whom alice wrote a
+# message that never left her machine. The stores are kept as the release left them, so that
 # the upgrade tests open exactly what a person of that release holds.
 #
 #   Tests/Fixtures/Stores/make-fixture.sh TAG      (e.g. v0.1.0; run as root)
 #
 # builds the tag's `confab` in a scratch worktree, runs the three nodes in a network
 # namespace of their own with nothing but loopback (no packet leaves it), and writes
-# Tests/Fixtures/Stores/TAG/{alice,bob,carol}/. Made once per release and committed.
+# Tests/Fixtures/Stores/TAG/{alice,bob,carol,dave}/. Made once per release and committed.
 set -euo pipefail
 tag=${1:?usage: make-fixture.sh TAG}
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -52,6 +53,9 @@ for who in alice bob carol; do
 done
 
 run alice send bob "Hello Bob, from Confab $version" >/dev/null
+run dave init --name dave >/dev/null
+run alice peers add "$(run dave whoami --json | json "d['id']")" --name dave >/dev/null
+run alice send dave "Dave, this waits for you" >/dev/null
 run alice new bob carol --title Team --message "Hello team" >/dev/null
 
 for who in alice bob carol; do
@@ -59,7 +63,10 @@ for who in alice bob carol; do
     for other in alice bob carol; do
         [ "$who" = "$other" ] || peers+=(--peer "${key[$other]}@127.0.0.1:${port[$other]}")
     done
-    run "$who" up --listen "127.0.0.1:${port[$who]}" --no-discovery "${peers[@]}" 2>"$work/$who.log" &
+    # Not through `run`: a function in the background is a subshell, and its pid is not the
+    # node's (`ip netns exec` becomes the node, so this pid is).
+    ip netns exec "$ns" "$bin" --data "$work/$who" up --listen "127.0.0.1:${port[$who]}" --no-discovery \
+        "${peers[@]}" 2>"$work/$who.log" &
     pids+=($!)
 done
 
@@ -90,7 +97,7 @@ for pid in "${pids[@]}"; do wait "$pid" || true; done
 pids=()
 
 rm -rf "$out"
-for who in alice bob carol; do
+for who in alice bob carol dave; do
     mkdir -p "$out/$who"
     # What a person's data directory holds at rest (the socket and the lock are the node's).
     for file in "$work/$who"/*; do
