@@ -55,6 +55,7 @@ test: test-deps lint
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
+	CONFAB=.build/debug/confab Tests/LAN/office-test.sh
 	@while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done
 	CONFAB=.build/debug/confab OLD_TAG=$(OLD_RELEASE) Tests/LAN/mixed-version-test.sh
 

@@ -51,30 +51,30 @@ echo "== building fuzzers"
 for target in "${targets[@]}"; do swift build "${build_flags[@]}" --product "$target"; done
 bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
 
-passed=0
-failed=0
-for target in "${targets[@]}"; do
-    binary="$bin_dir/$target"
-    corpus="$work/corpus/$target"
-    artifacts="$work/artifacts/$target"
-    log="$work/logs/$target.log"
+# Each target fuzzes in its own process: FUZZ_JOBS of them at once (the machine's cores by
+# default), each writing its report to a file, printed in order once all are done.
+fuzz_one() {
+    local target=$1 report=$2
+    local binary="$bin_dir/$target"
+    local corpus="$work/corpus/$target"
+    local artifacts="$work/artifacts/$target"
+    local log="$work/logs/$target.log"
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     if [[ ! -x "$binary" ]]; then
-        echo "== $target: no binary at $binary" >&2
-        failed=$((failed + 1))
-        continue
+        echo "== $target: no binary at $binary" >"$report"
+        return 1
     fi
-    seed="Corpus/$target"
+    local seed="Corpus/$target"
     mkdir -p "$seed"
-    dirs=("$corpus" "$seed")
+    local dirs=("$corpus" "$seed")
     [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]] && dirs=("$seed")
-    limits=(-max_total_time="$seconds")
+    local limits=(-max_total_time="$seconds")
     # Per-target sanitizer options (FuzzSyncSession keeps one store for the whole run, whose
     # statement cache LeakSanitizer cannot follow through Swift's tagged pointers).
-    asan_options=""
+    local asan_options=""
     [[ -f "Sources/$target/asan.options" ]] && asan_options=$(<"Sources/$target/asan.options")
     [[ -n "${FUZZ_RUNS:-}" ]] && limits+=(-runs="$FUZZ_RUNS")
-    echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})"
+    echo "== $target: fuzzing for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (corpus ${dirs[*]})" >"$report"
     # -timeout: an input that takes over FUZZ_TIMEOUT s (10 by default) counts as a hang,
     # i.e. a failure. It is wall-clock time: a long run at low priority on a busy machine
     # can be kept off the CPU that long (FuzzHandshake "hung" once at 7.1 million runs on an
@@ -82,21 +82,48 @@ for target in "${targets[@]}"; do
     if ASAN_OPTIONS="$asan_options" "$binary" "${limits[@]}" -timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
         -artifact_prefix="$artifacts/" "${dirs[@]}" >"$log" 2>&1; then
         echo "   ok: $(grep -m1 -E '^Done [0-9]+ runs' "$log" || echo 'finished')," \
-            "corpus $(find "${dirs[0]}" -type f | wc -l) inputs"
+            "corpus $(find "${dirs[0]}" -type f | wc -l) inputs" >>"$report"
         if [[ "${FUZZ_KEEP_CORPUS:-}" == 1 ]]; then
             rm -rf "$seed.min" && mkdir -p "$seed.min"
             ASAN_OPTIONS="$asan_options" "$binary" -merge=1 "$seed.min" "$seed" >>"$log" 2>&1 && rm -rf "$seed" && mv "$seed.min" "$seed"
-            echo "   corpus minimised to $(find "$seed" -type f | wc -l) inputs in $seed"
+            echo "   corpus minimised to $(find "$seed" -type f | wc -l) inputs in $seed" >>"$report"
         fi
+        return 0
+    else
+        local status=$?
+        {
+            echo "   FAILED (exit $status); last lines of $log:"
+            tail -n 40 "$log"
+            echo "   saved inputs: $(ls "$artifacts" 2>/dev/null | tr '\n' ' ')"
+        } >>"$report"
+        return 1
+    fi
+}
+
+jobs=${FUZZ_JOBS:-$(nproc)}
+reports=$(mktemp -d)
+declare -A running=()
+for target in "${targets[@]}"; do
+    while ((${#running[@]} >= jobs)); do
+        wait -n || true
+        for pid in "${!running[@]}"; do kill -0 "$pid" 2>/dev/null || unset "running[$pid]"; done
+    done
+    fuzz_one "$target" "$reports/$target" && touch "$reports/$target.ok" &
+    running[$!]=$target
+done
+wait || true
+passed=0
+failed=0
+for target in "${targets[@]}"; do
+    if [[ -f "$reports/$target.ok" ]]; then
+        cat "$reports/$target"
         passed=$((passed + 1))
     else
-        status=$?
-        echo "   FAILED (exit $status); last lines of $log:" >&2
-        tail -n 40 "$log" >&2
-        echo "   saved inputs: $(ls "$artifacts" 2>/dev/null | tr '\n' ' ')" >&2
+        cat "$reports/$target" >&2 2>/dev/null || echo "== $target: no report" >&2
         failed=$((failed + 1))
     fi
 done
+rm -rf "$reports"
 
 echo "fuzz: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

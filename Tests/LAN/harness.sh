@@ -32,3 +32,29 @@ check() {
         if declare -F on_failure >/dev/null; then on_failure; fi
     fi
 }
+
+# lan_begin SUBNET HOSTS: the namespace LAN of a test script (lan_create, with the caller's
+# `tag`), torn down on exit with everything the script started: the processes in `pids`
+# (TERM, then KILL), the namespaces, the neighbour tables and the `work` directory. Where
+# namespaces cannot be made (no root, no iproute2) the script stops here: skipped with a
+# message, or failed under CI=true.
+lan_begin() {
+    trap lan_end EXIT
+    if ! lan_create "$tag" "$1" "$2"; then
+        if [[ "${CI:-}" == "true" ]]; then
+            echo "$LAN_NAME: cannot create network namespaces (need root and iproute2)" >&2
+            exit 1
+        fi
+        log "skipped: cannot create network namespaces here (need root and iproute2)"
+        exit 0
+    fi
+}
+lan_end() {
+    local pid ns
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+    lan_restore_neighbours
+    rm -rf "$work"
+}

@@ -24,7 +24,7 @@ extension Node {
             // On the store's own thread, so no message's latency pays for it.
             local.store.checkpointIfIdle()
         case .chosenPeers:
-            chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
+            refreshChosenPeers()
         case .externalWrites:
             // Another process (a CLI command while no node ran, the attached chat) committed:
             // peers hear of the entries of mine it wrote, and only of those.

@@ -56,7 +56,10 @@ extension Node {
             // commits after moves the counter again.
             let outbox = try local.store.outboxHeads()
             let grown = ExternalWrites.grown(from: externalWrites.outbox, to: outbox)
-            if !grown.isEmpty { apply(try engine.pushOwn(in: grown)) }
+            if !grown.isEmpty {
+                apply(try engine.pushOwn(in: grown))
+                reachParticipants(of: grown)
+            }
             // Only once offered: after a failure, the next commit compares with the heads
             // before this one and offers these conversations then.
             externalWrites.outbox = outbox

@@ -96,7 +96,7 @@ extension Node {
         try local.store.removeOrphanedFiles()
         try local.store.sweepContent()
         applyFiles(try files.refresh())
-        chosenPeers = Set(try local.store.chosenPeers().map(\.id))
+        refreshChosenPeers()
         services.append(HousekeepingService(node: self))
         services.append(ControlService(server: control, messenger: messenger, logger: logger))
         try startDialing()

@@ -48,6 +48,8 @@ public actor Node {
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
     var chosenPeers: Set<NodeID> = []
+    /// Whom to seek sessions with, and where beacons said keys listen.
+    var needs = SessionNeeds()
     var discovery: DiscoveryService?
     var control: ControlServer?
     var listenAddress: SocketAddress?
@@ -178,7 +180,19 @@ public actor Node {
             // opens; a peer's address is recorded once a handshake succeeds.
             let chosen = chosenPeers.contains(beacon.node)
             if chosen || presence.contains(beacon.node) { updatePresence(beacon.node, seen: true) }
+            needs.heardBeacon(beacon.node, at: HostPort(host: host, port: Int(beacon.tcpPort)))
             guard sessions.session(with: beacon.node) == nil else { return }
+            // Sessions by need (SessionNeeds): past a few strangers, only the people this
+            // node shares conversations with, and relays. A relay itself seeks everyone: it
+            // carries for whoever is away.
+            guard
+                options.role == .relay
+                    || needs.dialsOnBeacon(
+                        beacon.node,
+                        relay: SessionNeeds.countsAsRelay(
+                            role: beacon.role, privateNetwork: options.networkKey != .default),
+                        strangerSessions: needs.strangers(among: sessions.sessions.map(\.remote)))
+            else { return }
             // A dial tells the peer about us by itself (and answering as well would make it
             // dial back at the same moment: two sessions, one closed); a beacon answers it
             // when there is no dial, or the dial failed.
@@ -224,6 +238,7 @@ public actor Node {
     /// that are messages, as the store wrote them.
     public func didWrite(_ entries: [Entry], shown: [ChatMessage]) throws {
         apply(try engine.didWrite(entries), shown: shown)
+        reachParticipants(of: Set(entries.map(\.conversationID)))
     }
 
     public func didWrite(_ entries: [Entry]) throws {

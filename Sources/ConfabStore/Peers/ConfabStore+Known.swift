@@ -30,4 +30,24 @@ extension ConfabStore {
                 arguments: ["id": id.bytes, "me": me.bytes]) ?? false
         }
     }
+
+    /// Everyone sharing a conversation with me, blocked keys left out: the peers a node
+    /// wants sessions with beyond the ones its person chose (Protocol.md §10.6). Broader
+    /// than `isKnownPeer` on purpose: it only decides whom to dial on their beacons, never
+    /// who is trusted, and a member of a group someone else created is a peer to reach.
+    public func fellowParticipants() throws -> Set<NodeID> {
+        try read { db in
+            Set(
+                try [UInt8].fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT them.nodeId FROM participant them
+                        JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
+                        WHERE them.nodeId != :me
+                          AND NOT EXISTS (SELECT 1 FROM peer WHERE peer.id = them.nodeId AND trust = 'blocked')
+                        """,
+                    arguments: ["me": me.bytes]
+                ).compactMap(NodeID.init(bytes:)))
+        }
+    }
 }
