@@ -33,7 +33,7 @@ json() { python3 -c "import json,sys; print(eval(sys.argv[1], {'d': json.load(sy
 
 # measure LABEL BINARY: one whole run on a fresh LAN.
 measure() {
-    local label=$1 confab=$2 tag=co$$$1 i
+    local label=$1 confab=$2 tag=o${1:0:1}$$ i
     cli() { local i=$1; shift; NO_COLOR=1 ip netns exec "${tag}h$i" "$confab" --data "$work/$tag-h$i" "$@"; }
     lan_create "$tag" "$subnet" "$nodes" || { echo "lan-office: cannot create namespaces (root?)" >&2; exit 1; }
     for i in $(seq 1 "$nodes"); do cli "$i" init --name "h$i" >/dev/null; done

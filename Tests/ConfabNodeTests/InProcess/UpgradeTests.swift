@@ -7,7 +7,8 @@ import Testing
 
 /// Stores written by earlier releases (Tests/Fixtures/Stores, each made by its
 /// make-fixture.sh from the tagged build) open with today's node: their people read, write
-/// in every old conversation and sync; a conversation of protocol 1 takes no new member.
+/// in every old conversation (messages and files), sync, and remove members; a conversation
+/// of protocol 1 takes no new member.
 @Suite("Upgrades")
 struct UpgradeTests {
     static let fixtures = URL(fileURLWithPath: #filePath)
@@ -67,6 +68,25 @@ struct UpgradeTests {
             if case .message(let message) = $0 { return message.text == "and back" }
             return false
         }
+
+        // A file goes in an old conversation too, whole (small files are fetched at once).
+        let bobFiles = bob.events()
+        let file = nodes.root.appendingPathComponent("notes.txt")
+        try Data("notes from after the upgrade\n".utf8).write(to: file)
+        _ = try await alice.messenger.sendFile(at: file.path, folder: "", to: .conversation(thread.id))
+        _ = try await firstEvent(in: bobFiles, "alice's file complete at bob") {
+            if case .file(let info) = $0 { return info.conversationID == thread.id && info.state == .complete }
+            return false
+        }
+
+        // Its admin removes a member, who is told.
+        let carolSees = carol.events()
+        _ = try await alice.messenger.changeMembers(of: team.id, add: [], remove: [carol.me], shareHistory: false)
+        _ = try await firstEvent(in: carolSees, "carol's removal reaches her") {
+            if case .members(let line) = $0 { return line.conversationID == team.id }
+            return false
+        }
+        #expect(try !carol.local.store.members(of: team.id).includesMe)
 
         // Nobody new can join it: a member added now could not check its create. The
         // person is told what to do instead.
