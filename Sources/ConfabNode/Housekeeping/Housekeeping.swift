@@ -32,10 +32,13 @@ struct Housekeeping: Sendable {
         /// How often the duty runs.
         var period: Duration {
             switch self {
-            case .engineTimers, .fileTimers, .checkpoint, .externalWrites, .presence, .trust, .metrics:
+            case .engineTimers, .fileTimers, .checkpoint, .externalWrites, .presence, .metrics:
                 Housekeeping.tick
             case .syncReceived: .milliseconds(900)
-            case .chosenPeers, .storageFigures: .seconds(3)
+            // A block takes effect at once through the control socket or the external-write
+            // signal; this poll is the backstop, and reading the block list every tick was a
+            // good part of an idle node's CPU.
+            case .chosenPeers, .storageFigures, .trust: .seconds(3)
             case .pruneStrangers: .seconds(300)
             }
         }

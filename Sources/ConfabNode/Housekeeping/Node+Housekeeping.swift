@@ -30,8 +30,11 @@ extension Node {
             // peers hear of the entries of mine it wrote, and only of those.
             noticeExternalWrites()
         case .presence:
-            let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
-            for event in presence.expire(known: known, now: Date()) { hub.emit(event) }
+            let now = Date()
+            if presence.changes(at: now) {
+                let known = Dictionary(((try? local.store.peers()) ?? []).map { ($0.id, $0) }) { first, _ in first }
+                for event in presence.expire(known: known, now: now) { hub.emit(event) }
+            }
             expireTyping()
         case .trust:
             do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }

@@ -82,6 +82,12 @@ struct PresenceTable {
         entries[id] = entry
     }
 
+    /// Whether re-evaluating at `now` would take anyone online or offline: asked every tick,
+    /// so that the store is read for names only when an event is due.
+    func changes(at now: Date) -> Bool {
+        entries.contains { id, entry in entry.online != (entry.connected || beaconIsRecent(id, now: now)) }
+    }
+
     /// Every entry re-evaluated at `now` (who went offline), with names and trust as the
     /// store knows them.
     mutating func expire(known: [NodeID: Peer], now: Date) -> [NodeEvent] {

@@ -51,6 +51,7 @@ extension Node {
         }
         externalWrites.counter = counter
         local.store.forgetCaches()
+        do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
         do {
             // Read after the counter: whatever commits in between is in it, and whatever
             // commits after moves the counter again.
