@@ -8,7 +8,8 @@ extension Node {
     /// whenever a write may have changed it.
     func refreshChosenPeers() {
         chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
-        needs.update(wanted: chosenPeers.union((try? local.store.fellowParticipants()) ?? []))
+        needs.update(
+            wanted: chosenPeers.union((try? local.store.fellowParticipants(createdBy: chosenPeers)) ?? []))
     }
 
     /// The people of conversations just written in that have no session: dialled now, at

@@ -31,23 +31,33 @@ extension ConfabStore {
         }
     }
 
-    /// Everyone sharing a conversation with me, blocked keys left out: the peers a node
-    /// wants sessions with beyond the ones its person chose (Protocol.md §10.6). Broader
-    /// than `isKnownPeer` on purpose: it only decides whom to dial on their beacons, never
-    /// who is trusted, and a member of a group someone else created is a peer to reach.
-    public func fellowParticipants() throws -> Set<NodeID> {
-        try read { db in
-            Set(
-                try [UInt8].fetchAll(
-                    db,
-                    sql: """
-                        SELECT DISTINCT them.nodeId FROM participant them
-                        JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
-                        WHERE them.nodeId != :me
-                          AND NOT EXISTS (SELECT 1 FROM peer WHERE peer.id = them.nodeId AND trust = 'blocked')
-                        """,
-                    arguments: ["me": me.bytes]
-                ).compactMap(NodeID.init(bytes:)))
+    /// Everyone sharing a conversation with me that I or one of `creators` (the peers my
+    /// person chose) created, blocked keys left out: the peers a node wants sessions with
+    /// beyond the chosen ones (Protocol.md §10.6), so a member of a group a colleague made is
+    /// reached before writing in it. A conversation a stranger created counts for nothing:
+    /// anyone may create one naming this node and any number of keys, which would otherwise
+    /// make it dial them all and fill its sessions again. Decides only whom to dial, never
+    /// whom to trust.
+    public func fellowParticipants(createdBy creators: Set<NodeID>) throws -> Set<NodeID> {
+        let rows = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.creator, them.nodeId FROM participant them
+                    JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
+                    JOIN conversation c ON c.id = them.conversationId
+                    WHERE them.nodeId != :me
+                      AND NOT EXISTS (SELECT 1 FROM peer WHERE peer.id = them.nodeId AND trust = 'blocked')
+                    """,
+                arguments: ["me": me.bytes])
         }
+        var fellows = Set<NodeID>()
+        for row in rows {
+            guard let creator = NodeID(bytes: row["creator"] as [UInt8]), creator == me || creators.contains(creator),
+                let id = NodeID(bytes: row["nodeId"] as [UInt8])
+            else { continue }
+            fellows.insert(id)
+        }
+        return fellows
     }
 }

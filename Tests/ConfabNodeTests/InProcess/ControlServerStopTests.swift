@@ -56,6 +56,9 @@ private final class Connector: Sendable {
         var connections: [Int32] = []
         var finishing = false
         var done = false
+        /// Awaiting a condition on this state: resumed by the change that meets it.
+        var waiters: [UUID: (condition: @Sendable (State) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            [:]
     }
 
     init(path: String) { self.path = path }
@@ -74,15 +77,26 @@ private final class Connector: Sendable {
             if connect(fd) {
                 var newline = UInt8(ascii: "\n")
                 _ = send(fd, &newline, 1, Int32(MSG_NOSIGNAL))
-                state.withLock { $0.connections.append(fd) }
+                changed { $0.connections.append(fd) }
             } else {
                 close(fd)
-                // Nothing listens any more (or the backlog is full): done once told to be.
+                // Nothing listens any more (or the backlog is full): done once told to be;
+                // until then, try again at once, giving the node's threads the processor.
                 if finishing { break }
-                usleep(200)
+                sched_yield()
             }
         }
-        state.withLock { $0.done = true }
+        changed { $0.done = true }
+    }
+
+    /// Applies a change and resumes whoever waited for what it brings about.
+    private func changed(_ change: (inout State) -> Void) {
+        let ready = state.withLock { state in
+            change(&state)
+            let met = state.waiters.filter { $0.value.condition(state) }.map(\.key)
+            return met.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+        }
+        for continuation in ready { continuation.resume() }
     }
 
     private func connect(_ fd: Int32) -> Bool {
@@ -100,24 +114,32 @@ private final class Connector: Sendable {
     }
 
     func firstConnection() async -> Int32? {
-        await pollState { $0.connections.first }
+        await wait { !$0.connections.isEmpty }
+        return state.withLock { $0.connections.first }
     }
 
     /// Whether the connecting thread ended (it stops once the socket is gone) within 20 s.
     @discardableResult
     func finished() async -> Bool {
-        await pollState { $0.done ? true : nil } ?? false
+        await wait { $0.done }
+        return state.withLock { $0.done }
     }
 
-    /// A bounded poll of the thread's state: it reports nothing but its state, so there is
-    /// no event to wait on; the ceiling is 20 s, never a fixed pause.
-    private func pollState<T>(_ value: (State) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let found = state.withLock({ value($0) }) { return found }
-            try? await Task.sleep(for: .milliseconds(1))
+    /// Returns once the thread's state meets `condition` (the change that meets it resumes
+    /// this), or after 20 s, a ceiling for a thread that never gets there.
+    private func wait(until condition: @escaping @Sendable (State) -> Bool) async {
+        let id = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let met = state.withLock { state in
+                if condition(state) { return true }
+                state.waiters[id] = (condition, continuation)
+                return false
+            }
+            if met { return continuation.resume() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20) { [self] in
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            }
         }
-        return nil
     }
 
     func closeAll() {
