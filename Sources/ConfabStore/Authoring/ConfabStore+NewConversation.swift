@@ -23,35 +23,52 @@ extension ConfabStore {
         }
         if let firstMessage { try Self.checkText(firstMessage) }
 
-        let message = try write { db -> (ConversationID, Entry?) in
-            let id = try self.authorCreate(members: members, title: title, db: db, now: now)
-            guard let firstMessage else { return (id, nil) }
-            return (id, try self.authorMessage(firstMessage, in: id, db: db, now: now).entry)
+        // The keys sealed to each member before the write lock is taken: with 64 members
+        // that is the create's whole cost.
+        let genesis = try NewConversation(members: members, title: title)
+        let message = try write { db -> Entry? in
+            try self.authorCreate(genesis, db: db, now: now)
+            guard let firstMessage else { return nil }
+            return try self.authorMessage(firstMessage, in: genesis.id, db: db, now: now).entry
         }
-        return (message.0, message.1)
+        return (genesis.id, message)
     }
 
-    /// Writes the create entry of a new conversation of `members` (me first), dated `now`.
-    func authorCreate(members: [NodeID], title: String?, db: Database, now: Date) throws -> ConversationID {
-        let (nonce, id, key, commitment) = ConversationGenesis.make(creator: me)
-        let participants = try members.map { member in
-            CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
+    /// What a create entry holds that needs no database: the id and key, sealed to each member.
+    struct NewConversation {
+        let members: [NodeID]
+        let nonce: [UInt8]
+        let id: ConversationID
+        let key: SecureBytes
+        let commitment: [UInt8]
+        let participants: [CreateBody.Participant]
+        let sealedTitle: [UInt8]
+
+        init(members: [NodeID], title: String?) throws {
+            self.members = members
+            (nonce, id, key, commitment) = ConversationGenesis.make(creator: members[0])
+            participants = try members.map { [key] member in
+                CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
+            }
+            sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
         }
-        let sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
+    }
+
+    /// Writes the create entry of `genesis` (its members, me first), dated `now`.
+    func authorCreate(_ genesis: NewConversation, db: Database, now: Date) throws {
         let sealedNames = try MembershipCipher.sealNames(
-            try memberNames(members, db: db), key: key, conversationID: id, author: me, seq: 1)
+            try memberNames(genesis.members, db: db), key: genesis.key, conversationID: genesis.id, author: me, seq: 1)
         let create = EntryCodec.sign(
             EntryDraft(
-                conversationID: id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970,
+                conversationID: genesis.id, seq: 1, previous: nil, timestamp: now.millisecondsSince1970,
                 clock: VectorClock(),
                 body: .create(
                     CreateBody(
-                        participants: participants, sealedTitle: sealedTitle, nonce: nonce,
-                        keyCommitment: commitment, sealedNames: sealedNames))),
+                        participants: genesis.participants, sealedTitle: genesis.sealedTitle, nonce: genesis.nonce,
+                        keyCommitment: genesis.commitment, sealedNames: sealedNames))),
             with: identity)
         let context = BatchContext(store: self, now: now)
         try insertAuthored(create, db: db, now: now, context: context)
         try finish(context, db: db)
-        return id
     }
 }

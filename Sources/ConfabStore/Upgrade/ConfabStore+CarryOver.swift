@@ -51,7 +51,9 @@ extension ConfabStore {
         let others = members.filter { $0 != me }
         let title: String? = row["title"]
         let created = Date(milliseconds: row["timestamp"])
-        let new = try authorCreate(members: [me] + others, title: title, db: db, now: created)
+        let genesis = try NewConversation(members: [me] + others, title: title)
+        try authorCreate(genesis, db: db, now: created)
+        let new = genesis.id
         // Text as shown (edits applied), in the order written; deleted ones stay deleted.
         let messages = try Row.fetchAll(
             db,
