@@ -6,7 +6,7 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux iproute2 python3 jq nftables
+TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils
 
 .PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto format clean
 
