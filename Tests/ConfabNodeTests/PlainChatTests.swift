@@ -53,6 +53,9 @@ import Testing
         try await chat.waitFor("«hello» from plain")
         try chat.closeInput()
         #expect(try await chat.waitForExit() == 0)
+        // The chat ran its own node: stopping it leaves no write-ahead log (Protocol.md §8.0).
+        let left = try FileManager.default.contentsOfDirectory(atPath: bob.data.path)
+        #expect(!left.contains { $0.hasSuffix("-wal") || $0.hasSuffix("-shm") }, "the chat left \(left)")
     }
 
     @Test func attachesToTheNodeAlreadyRunningForTheDataDirectory() async throws {

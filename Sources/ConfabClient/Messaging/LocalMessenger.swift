@@ -221,7 +221,12 @@ public struct LocalMessenger: Messenger {
     }
 
     public func close() async {
-        if ownsNode { await node?.stop() }
+        guard ownsNode else { return }
+        await node?.stop()
+        // The chat's own node has stopped and the process ends with it: the store's log
+        // goes, and deleted words with it (the node logs its stop; a failure here leaves the
+        // log to the next open's scrub).
+        try? local.store.closeDatabase()
     }
 
     private func running() throws -> any RunningNode {

@@ -66,6 +66,9 @@ extension Node {
     /// Listening, discovery, metrics and the control socket bound, static peers dialled:
     /// the services that run them, in the group's order.
     private func bindServices() async throws -> ([any Service], SocketAddress) {
+        // A node killed after a deletion left its words in the store's log: gone before the
+        // node serves anything (Protocol.md §8.0).
+        if !local.store.scrub() { logger.warning("could not scrub the store's log: another process holds it open") }
         try reloadTrust()
         let address = try await listen()
         listenAddress = address

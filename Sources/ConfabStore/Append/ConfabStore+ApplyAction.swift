@@ -92,6 +92,7 @@ extension ConfabStore {
                 """
         ).execute(arguments: [entry.timestamp] + position)
         guard db.changesCount > 0 else { return }
+        deletionWritten()
         try forgetFileMessage(position, db: db)
         try db.cachedStatement(
             sql: "DELETE FROM message_version WHERE conversationId = ? AND author = ? AND target = ?"

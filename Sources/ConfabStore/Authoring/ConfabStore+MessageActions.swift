@@ -43,8 +43,10 @@ extension ConfabStore {
             _ = try self.requireOwnMessage(target, in: conversation, db: db)
             return try self.authorEntry(in: conversation, body: .unsend(target: target), db: db, now: now)
         }
-        // A file deleted for everyone leaves this disk too (Protocol.md §17.2).
+        // A file deleted for everyone leaves this disk too (Protocol.md §17.2), and the
+        // words leave the write-ahead log (§8.0).
         try removeOrphanedFiles()
+        scrubIfDue()
         return entry
     }
 

@@ -35,12 +35,15 @@ final class Checkpointer: Sendable {
     private let running = Mutex(false)
     private let idleCheck = Mutex(IdleCheck())
     private let finished = Mutex(0)
+    private let scrubbing = Mutex(ScrubCount())
 
     init(path: String, thresholds: Thresholds = Thresholds()) throws {
         self.thresholds = thresholds
         var config = Configuration()
-        // A passive checkpoint never waits; anything else here should not wait long.
-        config.busyMode = .timeout(10)
+        // A passive checkpoint never waits. A scrub (a truncating checkpoint) waits for
+        // readers and the writer, on the thread of whoever deleted something: 10 ms at most,
+        // and the node's next tick tries again.
+        config.busyMode = .timeout(0.01)
         connection = try DatabaseQueue(path: path, configuration: config)
     }
 
@@ -103,6 +106,61 @@ final class Checkpointer: Sendable {
 
     /// Checkpoints run in the background so far.
     var backgroundCheckpoints: Int { finished.withLock { $0 } }
+
+    // MARK: Scrubbing what was deleted
+
+    /// A deletion is being written: the words it removes stay in the log's earlier frames
+    /// (and in the file's pages until the log is copied over them) until `scrub` runs after
+    /// its commit. Called inside the deletion's transaction once it has written, so that it
+    /// holds the write lock: a scrub that starts after this cannot finish before the commit.
+    func deletionWritten() {
+        scrubbing.withLock { $0.written += 1 }
+    }
+
+    /// Whether a deletion was written since the last scrub that finished.
+    var scrubDue: Bool { scrubbing.withLock { $0.written != $0.scrubbed } }
+
+    /// Copies the whole log into the file and truncates it to nothing, on this thread; the
+    /// file's deleted content was zeroed as it was deleted (`secure_delete`), so afterwards
+    /// no file holds what was deleted. Returns false when a reader or a writer held on to
+    /// the log (it waits 10 ms at most); the next call tries again.
+    @discardableResult
+    func scrub() -> Bool {
+        let written = scrubbing.withLock { $0.written }
+        let done =
+            (try? connection.inDatabase { db in
+                try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)").map { ($0[0] as Int?) == 0 } ?? false
+            }) ?? false
+        if done { scrubbing.withLock { $0.scrubbed = max($0.scrubbed, written) } }
+        return done
+    }
+
+    /// A scrub on the checkpointer's thread if one is due and none is running there.
+    func scrubInBackground() {
+        guard scrubDue else { return }
+        let start = running.withLock { running in
+            defer { running = true }
+            return !running
+        }
+        guard start else { return }
+        queue.async { [self] in
+            scrub()
+            running.withLock { $0 = false }
+        }
+    }
+
+    /// Waits for what runs on the checkpointer's thread, scrubs, and closes its connection.
+    func close() throws {
+        queue.sync {}
+        scrub()
+        try connection.close()
+    }
+}
+
+/// Deletions written, and how many of them the last finished scrub covered.
+struct ScrubCount {
+    var written = 0
+    var scrubbed = 0
 }
 
 /// When the store is idle enough for a checkpoint: nothing committed since the previous

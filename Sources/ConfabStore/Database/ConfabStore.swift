@@ -11,9 +11,9 @@ public final class ConfabStore: Sendable {
     /// The writer when it is an in-memory queue, which `read` reads through directly.
     private let memoryQueue: DatabaseQueue?
     /// A file store's read-only connection of its own for `readUnisolated`.
-    private let quickReader: DatabaseQueue?
+    let quickReader: DatabaseQueue?
     /// A file store's connection for checkpoints off the write path.
-    private let checkpointer: Checkpointer?
+    let checkpointer: Checkpointer?
     /// Every write goes through it, so that writes waiting together share a commit.
     let commits: GroupCommit
     /// The node's own identity: the author of what this store writes, and the key that
@@ -47,6 +47,9 @@ public final class ConfabStore: Sendable {
             // What is deleted (a message unsent by its author, a conversation deleted here)
             // is overwritten with zeros in the file, not merely unlinked (Protocol.md §4.5).
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // Sorts and temporary indexes stay in memory: a temporary file would hold words
+            // outside the data directory, where no scrub reaches (Protocol.md §8.0).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         let pool = try DatabasePool(path: path, configuration: config)
         let files = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("files")
@@ -157,6 +160,7 @@ public final class ConfabStore: Sendable {
     /// that grows large is copied meanwhile without it (`Checkpointer`). Nothing to do for
     /// an in-memory store.
     public func checkpointIfIdle() {
+        checkpointer?.scrubInBackground()
         checkpointer?.idle(transactions: commits.statistics.transactions)
     }
 

@@ -11,6 +11,7 @@ extension ConfabStore {
         try write { db in
             try self.requireConversation(conversation, db: db)
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
+            self.deletionWritten()
             for table in ["message_version", "mention", "reaction"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE conversationId = ?", arguments: [conversation.bytes])
             }
@@ -38,7 +39,11 @@ extension ConfabStore {
                     WHERE conversationId = ?
                     """,
                 arguments: [now.millisecondsSince1970, conversation.bytes])
+            // The index records each removal as a marker in a newer segment, and the older
+            // segments keep the words until they merge: merged now (Protocol.md §8.0).
+            try db.execute(sql: "INSERT INTO message_fts(message_fts) VALUES ('optimize')")
         }
         try removeOrphanedFiles()
+        scrubIfDue()
     }
 }

@@ -60,5 +60,7 @@ enum NodeRunner {
         }
         let node = try Node(options: options, local: local)
         try await node.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        // Nothing runs after this: the store's log goes, and deleted words with it.
+        try node.local.store.closeDatabase()
     }
 }
