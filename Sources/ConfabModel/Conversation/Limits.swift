@@ -14,6 +14,11 @@ public enum Limits {
     public static let maxTitleBytes = 256
     /// Participants of one conversation (creator included).
     public static let maxParticipants = 64
+    /// The largest conversation whose members write delivered and read receipts and say
+    /// they are typing (Protocol.md §12.4, §10.2). Every receipt is an entry that goes to
+    /// every member, so receipts in a group of n members cost n² deliveries per burst; past
+    /// this size "sent" is as far as a message's status goes.
+    public static let maxParticipantsWithReceipts = 32
     /// Authors in one vector clock; a clock only ever names participants.
     public static let maxClockWidth = maxParticipants
     /// Display names chosen by people.

@@ -6,7 +6,8 @@ import NIOCore
 
 /// "Is typing…" (Protocol.md §10.2): said only to the other participants connected now, on
 /// their own sessions, never stored and never passed on; believed only from a participant,
-/// about a conversation this node holds, within a rate, for a few seconds.
+/// about a conversation this node holds, within a rate, for a few seconds; neither said nor
+/// shown in a conversation of more than 32 (`Limits.maxParticipantsWithReceipts`).
 extension Node {
     /// Tells the other participants connected now that this node's person is typing in
     /// `conversation` (or stopped), paced by `TypingPacer`. Nothing is sent while the
@@ -14,8 +15,8 @@ extension Node {
     public func typing(_ active: Bool, in conversation: ConversationID) throws {
         let participants = try local.store.participants(of: conversation)
         guard participants.contains(me) else { throw StoreError.unknownConversation(conversation.hex) }
-        guard options.role == .person, try local.store.typingIndicators(),
-            typingPacer.shouldSignal(active, in: conversation)
+        guard options.role == .person, participants.count <= Limits.maxParticipantsWithReceipts,
+            try local.store.typingIndicators(), typingPacer.shouldSignal(active, in: conversation)
         else { return }
         let message = SessionMessage.typing(.init(conversation: conversation, active: active))
         for peer in participants where peer != me && engine.hasGreeted(peer) {
@@ -35,7 +36,8 @@ extension Node {
         }
         guard (try? local.store.typingIndicators()) == true,
             let participants = try? local.store.participants(of: typing.conversation),
-            participants.contains(peer), participants.contains(me)
+            participants.contains(peer), participants.contains(me),
+            participants.count <= Limits.maxParticipantsWithReceipts
         else { return }
         let key = TypingTable.Key(conversation: typing.conversation, peer: peer)
         if typing.active {

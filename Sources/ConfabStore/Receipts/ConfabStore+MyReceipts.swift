@@ -29,7 +29,8 @@ extension ConfabStore {
     /// Receipts carry full clocks: delivered = everything of others I hold; read = my read
     /// marks (moved only by `markRead`).
     func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
-        guard try NodeID.fetchParticipants(db, conversation: conversation).contains(me) else { return nil }
+        let participants = try NodeID.fetchParticipants(db, conversation: conversation)
+        guard participants.contains(me), participants.count <= Limits.maxParticipantsWithReceipts else { return nil }
         // Without the conversation's key nothing here was readable: saying "delivered" or
         // "read" would tell the senders a lie.
         guard try holdsCurrentKey(conversation, db: db) else { return nil }

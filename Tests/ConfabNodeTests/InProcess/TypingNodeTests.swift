@@ -1,4 +1,5 @@
 import ConfabClient
+import ConfabCrypto
 import ConfabModel
 import ConfabStore
 import Foundation
@@ -108,6 +109,37 @@ import Testing
             // On again, the same calls are seen: the test could have seen them.
             try (offAtTheTypist ? alice : bob).local.store.setTypingIndicators(true)
             try await startTyping(alice, in: conversation, seenIn: bobEvents)
+        }
+    }
+
+    /// Past 32 members nobody says they are typing, and a peer that says so anyway (an older
+    /// node, or a lie) is not shown: what the sessions carry would grow with the group.
+    /// The thread's indication that follows on the same session is the proof that the
+    /// group's would have been seen.
+    @Test func aGroupOfMoreThan32NeitherSaysNorShowsTyping() async throws {
+        try await withThread { alice, bob, thread, bobEvents in
+            let others = (0..<(Limits.maxParticipantsWithReceipts - 1)).map { _ in
+                NodeID(SigningKeyPair.generate().publicKey)
+            }
+            let group = try await alice.messenger.create(
+                with: [bob.me] + others, title: "everyone", firstMessage: "all hands"
+            ).conversation
+            _ = try await firstEvent(in: bobEvents, "bob stores the group") {
+                if case .message(let message) = $0 { return message.text == "all hands" }
+                return false
+            }
+            #expect(try bob.local.store.participants(of: group).count == Limits.maxParticipantsWithReceipts + 1)
+
+            try await alice.typing(false, in: group)
+            try await alice.typing(true, in: group)
+            alice.sessions.session(with: bob.me)?.send(.typing(.init(conversation: group, active: true)))
+            try await alice.typing(false, in: thread)
+            try await alice.typing(true, in: thread)
+            let seen = try await events(in: bobEvents, until: "alice typing in the thread") {
+                if case .typing(let typing) = $0 { return typing.conversation == thread && typing.active }
+                return false
+            }
+            #expect(!seen.contains { if case .typing(let typing) = $0 { typing.conversation == group } else { false } })
         }
     }
 
