@@ -11,6 +11,9 @@ struct PeerSyncState {
     /// `request` set ask for other authors' entries; a peer without it asks with every
     /// Clocks (Protocol.md §12.5).
     var tellsRequests = false
+    /// Whether its Hello lists the feature "partial-clocks": then the clocks it is sent
+    /// after the first of each conversation name only the authors that moved (§10.2).
+    var readsPartialClocks = false
     /// Conversations it asked for with a request, and this node's clock when it asked: it
     /// is sent every author's entries up to that clock, as the window lets them go, until
     /// its clock covers it.

@@ -13,6 +13,7 @@ extension SyncEngine {
         peers[peer]?.role = hello.role
         peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
         peers[peer]?.tellsRequests = hello.features.contains(SessionCodec.requestsFeature)
+        peers[peer]?.readsPartialClocks = hello.features.contains(SessionCodec.partialClocksFeature)
         var output = SyncOutput()
         let shared = try sharedClocks(with: peer)
         output.replies = announcement(shared, to: peer)
@@ -33,8 +34,23 @@ extension SyncEngine {
     ) throws -> SyncOutput {
         var output = SyncOutput()
         var invitations: [SessionMessage.ConversationClock] = []
-        for item in clocks {
-            let conversation = item.conversation
+        for received in clocks {
+            let conversation = received.conversation
+            // A partial clock names the authors that moved since the peer's last clock of
+            // the conversation, which this node kept if it shares or was invited to it;
+            // merged, it is the peer's whole clock, or less where nothing was kept.
+            var item = received
+            if received.partial {
+                let known = peers[peer]?.theirs[conversation] ?? peers[peer]?.invited[conversation] ?? VectorClock()
+                item = .init(conversation: conversation, clock: known.merging(received.clock))
+            }
+            // No conversation has more authors: a peer whose clocks add up to more lies.
+            guard item.clock.width <= Limits.maxClockWidth,
+                (peers[peer]?.theirs[conversation] ?? VectorClock()).merging(item.clock).width <= Limits.maxClockWidth
+            else {
+                return misbehaving(
+                    "clocks of conversation \(conversation.shortHex) name more than \(Limits.maxClockWidth) authors")
+            }
             let sharing = try sharing(conversation, with: peer)
             let mine = sharing.capping(try store.clock(of: conversation))
             guard !mine.isEmpty, sharing != .none else {
@@ -53,6 +69,9 @@ extension SyncEngine {
                     if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
                         peers[peer]?.invited[conversation] = item.clock
                     }
+                } else if peers[peer]?.invited[conversation] != nil {
+                    // Kept whole, for the partial clocks that follow.
+                    peers[peer]?.invited[conversation] = item.clock
                 }
                 continue
             }
@@ -135,8 +154,8 @@ extension SyncEngine {
             let mine = try sharing(conversation, with: peer).capping(store.clock(of: conversation))
             // Only shared conversations are remembered: entries naming made-up or unshared
             // ids are answered (with an empty clock) but leave nothing behind.
+            acks.append(clockItem(conversation, mine, to: peer))
             if !mine.isEmpty { peers[peer]?.announced[conversation] = mine }
-            acks.append(.init(conversation: conversation, clock: mine))
         }
         return acks.isEmpty ? [] : SessionCodec.clocksMessages(acks)
     }

@@ -33,8 +33,8 @@ extension SyncEngine {
                         sharing: try sharing(conversation, with: peer), held: held,
                         theirs: peers[peer]?.theirs[conversation], announced: peers[peer]?.announced[conversation])
                 else { continue }
+                announcements[peer, default: []].append(clockItem(conversation, mine, to: peer))
                 peers[peer]?.announced[conversation] = mine
-                announcements[peer, default: []].append(.init(conversation: conversation, clock: mine))
             }
         }
         for (peer, clocks) in announcements { output.push(SessionCodec.clocksMessages(clocks), to: peer) }

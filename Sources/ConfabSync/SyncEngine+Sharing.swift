@@ -19,6 +19,19 @@ extension SyncEngine {
         return SessionCodec.clocksMessages(items, request: true)
     }
 
+    /// This node's clock of a conversation as `peer` is sent it in an announcement or an
+    /// acknowledgement: partial — the authors that moved since the clock last announced to
+    /// it, `announced` — when it reads them and that clock is behind this one (§10.2);
+    /// whole otherwise (the first of the session, an empty one, or one that went back).
+    func clockItem(
+        _ conversation: ConversationID, _ mine: VectorClock, to peer: NodeID
+    ) -> SessionMessage.ConversationClock {
+        guard peers[peer]?.readsPartialClocks == true, !mine.isEmpty,
+            let told = peers[peer]?.announced[conversation], mine.covers(told)
+        else { return .init(conversation: conversation, clock: mine) }
+        return .init(conversation: conversation, clock: mine.moved(since: told), partial: true)
+    }
+
     func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
         try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
     }

@@ -65,13 +65,15 @@ final class SyncHarness {
         return (harness, nodes[0], nodes[1], nodes[2])
     }
 
-    /// Opens a session: both engines learn of each other and say hello.
-    func connect(_ a: Node, _ b: Node) {
+    /// Opens a session: both engines learn of each other and say hello. `secondFeatures`:
+    /// what `b`'s Hello lists, as an earlier implementation's would.
+    func connect(_ a: Node, _ b: Node, secondFeatures: [String] = SessionCodec.features) {
         links.insert([a.id, b.id].sorted())
         a.engine.peerConnected(b.id)
         b.engine.peerConnected(a.id)
         queue.append((a, b, .hello(.init(displayName: a.name, role: a.engine.role, listenPort: 1))))
-        queue.append((b, a, .hello(.init(displayName: b.name, role: b.engine.role, listenPort: 1))))
+        queue.append(
+            (b, a, .hello(.init(features: secondFeatures, displayName: b.name, role: b.engine.role, listenPort: 1))))
     }
 
     func disconnect(_ a: Node, _ b: Node) {

@@ -43,7 +43,10 @@ import Testing
         wire.clocks.request = false
         let plainAgain: [UInt8] = try wire.serializedBytes()
         #expect(try SessionCodec.decode(plainAgain) == .clocks(clocks))
-        #expect(SessionMessage.Hello(displayName: "a", role: .person, listenPort: 1).features == ["requests"])
+        #expect(
+            SessionMessage.Hello(displayName: "a", role: .person, listenPort: 1).features == [
+                "requests", "partial-clocks",
+            ])
     }
 
     @Test func unknownKindIsSkippedNotAnError() throws {

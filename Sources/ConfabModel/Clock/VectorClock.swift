@@ -37,6 +37,13 @@ public struct VectorClock: Hashable, Sendable {
         self[author] >= seq
     }
 
+    /// The authors whose seq here is above `earlier`'s: what a partial clock names
+    /// (Protocol.md §10.2). Merged into `earlier`, it gives this clock back whenever this
+    /// clock covers `earlier`.
+    public func moved(since earlier: VectorClock) -> VectorClock {
+        VectorClock(entries.filter { $0.value > earlier[$0.key] })
+    }
+
     public func compare(_ other: VectorClock) -> ClockOrder {
         switch (covers(other), other.covers(self)) {
         case (true, true): return .equal

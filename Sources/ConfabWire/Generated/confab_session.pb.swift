@@ -241,6 +241,9 @@ nonisolated struct Confab_V1_ConversationClock: Sendable {
   /// empty: the sender knows the id but holds nothing
   var clock: [Confab_V1_ClockEntry] = []
 
+  /// only the authors that moved since the sender's last clock of it
+  var partial: Bool = false
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -802,7 +805,7 @@ nonisolated extension Confab_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Confab_V1_ConversationClock: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".ConversationClock"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}clock\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}clock\0\u{1}partial\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -812,6 +815,7 @@ nonisolated extension Confab_V1_ConversationClock: SwiftProtobuf.Message, SwiftP
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBytesField(value: &self.conversationID) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.clock) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.partial) }()
       default: break
       }
     }
@@ -824,12 +828,16 @@ nonisolated extension Confab_V1_ConversationClock: SwiftProtobuf.Message, SwiftP
     if !self.clock.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.clock, fieldNumber: 2)
     }
+    if self.partial != false {
+      try visitor.visitSingularBoolField(value: self.partial, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   static func ==(lhs: Confab_V1_ConversationClock, rhs: Confab_V1_ConversationClock) -> Bool {
     if lhs.conversationID != rhs.conversationID {return false}
     if lhs.clock != rhs.clock {return false}
+    if lhs.partial != rhs.partial {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -11,10 +11,14 @@ public enum SessionCodec {
     /// Protocol 1 (Confab 0.1.0) nodes are still synced with, in part (Protocol.md §12.1).
     public static let oldestProtocolVersion: UInt32 = 1
     /// What this implementation says it understands in its Hello (Protocol.md §10.2).
-    public static let features = [requestsFeature]
+    public static let features = [requestsFeature, partialClocksFeature]
     /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
     /// `request` set are answered with other authors' entries (Protocol.md §12.5).
     public static let requestsFeature = "requests"
+    /// The peer reads partial clocks: after the first clock of a conversation in a session,
+    /// its announcements and acknowledgements name only the authors that moved, so what a
+    /// clock costs follows what changed, not the group's size (Protocol.md §10.2).
+    public static let partialClocksFeature = "partial-clocks"
     /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
     /// hostile peer cannot make a node buffer much.
     public static let maxMessageBytes = 1024 * 1024
@@ -189,6 +193,7 @@ public enum SessionCodec {
         var conversation = Confab_V1_ConversationClock()
         conversation.conversationID = Data(item.conversation.bytes)
         conversation.clock = EntryCodec.encodeClock(item.clock)
+        conversation.partial = item.partial
         return conversation
     }
 
@@ -236,7 +241,13 @@ public enum SessionCodec {
             clocks.reserveCapacity(c.conversations.count)
             for item in c.conversations {
                 guard let id = ConversationID(bytes: item.conversationID) else { throw .malformed("conversation id") }
-                clocks.append(.init(conversation: id, clock: try EntryCodec.decodeClock(item.clock, what: "clock")))
+                // A request asks for everything beyond its clocks: a partial one would ask
+                // for what the sender holds (Protocol.md §10.2).
+                guard !(c.request && item.partial) else { throw .malformed("partial clock in a request") }
+                clocks.append(
+                    .init(
+                        conversation: id, clock: try EntryCodec.decodeClock(item.clock, what: "clock"),
+                        partial: item.partial))
             }
             return c.request ? .request(clocks) : .clocks(clocks)
         case .entries(let e):

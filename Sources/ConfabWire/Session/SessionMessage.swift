@@ -56,10 +56,15 @@ public enum SessionMessage: Sendable, Equatable {
     public struct ConversationClock: Sendable, Equatable {
         public var conversation: ConversationID
         public var clock: VectorClock
+        /// Only the authors whose seq moved since the clock of this conversation the sender
+        /// last sent in this session; the others are as they were (Protocol.md §10.2).
+        /// Never in a request.
+        public var partial: Bool
 
-        public init(conversation: ConversationID, clock: VectorClock) {
+        public init(conversation: ConversationID, clock: VectorClock, partial: Bool = false) {
             self.conversation = conversation
             self.clock = clock
+            self.partial = partial
         }
     }
 
