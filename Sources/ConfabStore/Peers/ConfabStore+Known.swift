@@ -38,26 +38,62 @@ extension ConfabStore {
     /// anyone may create one naming this node and any number of keys, which would otherwise
     /// make it dial them all and fill its sessions again. Decides only whom to dial, never
     /// whom to trust.
-    public func fellowParticipants(createdBy creators: Set<NodeID>) throws -> Set<NodeID> {
+    ///
+    /// The people of conversations someone else created count too, but at most
+    /// `othersShare` of them: a group a colleague I never added made for the office should
+    /// still be a dense mesh (without it, 50 members met at random over 16 strangers' slots
+    /// each, and every entry went on by the lazy path, 10 to 19 copies each), while a
+    /// stranger's conversation naming any number of keys takes no more than that share.
+    /// They are taken from the conversations with the latest entry first, and within one
+    /// conversation by the XOR distance of their key to mine, so every member picks a
+    /// different, stable part of the group and the whole stays connected.
+    public func fellowParticipants(
+        createdBy creators: Set<NodeID>, othersShare: Int = ConfabStore.othersFellowShare
+    ) throws -> Set<NodeID> {
         let rows = try read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.creator, them.nodeId FROM participant them
+                    SELECT c.creator, c.id AS conversationId, them.nodeId FROM participant them
                     JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
                     JOIN conversation c ON c.id = them.conversationId
                     WHERE them.nodeId != :me
                       AND NOT EXISTS (SELECT 1 FROM peer WHERE peer.id = them.nodeId AND trust = 'blocked')
+                    ORDER BY c.lastActivityAt DESC, c.id
                     """,
                 arguments: ["me": me.bytes])
         }
         var fellows = Set<NodeID>()
+        var others: [[NodeID]] = []
+        var lastConversation: [UInt8]?
         for row in rows {
-            guard let creator = NodeID(bytes: row["creator"] as [UInt8]), creator == me || creators.contains(creator),
+            guard let creator = NodeID(bytes: row["creator"] as [UInt8]),
                 let id = NodeID(bytes: row["nodeId"] as [UInt8])
             else { continue }
-            fellows.insert(id)
+            if creator == me || creators.contains(creator) {
+                fellows.insert(id)
+                continue
+            }
+            let conversation: [UInt8] = row["conversationId"] ?? []
+            if others.isEmpty || lastConversation != conversation { others.append([]) }
+            lastConversation = conversation
+            others[others.count - 1].append(id)
         }
-        return fellows
+        var share = Set<NodeID>()
+        for members in others {
+            for id in members.sorted(by: { Self.distance($0, me).lexicographicallyPrecedes(Self.distance($1, me)) }) {
+                guard share.count < othersShare else { break }
+                if !fellows.contains(id) { share.insert(id) }
+            }
+        }
+        return fellows.union(share)
+    }
+
+    /// People of conversations others created that a node seeks sessions with, at most.
+    public static let othersFellowShare = 32
+
+    /// XOR of two keys, compared as big-endian bytes.
+    static func distance(_ a: NodeID, _ b: NodeID) -> [UInt8] {
+        zip(a.bytes, b.bytes).map { $0 ^ $1 }
     }
 }
