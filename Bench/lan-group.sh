@@ -25,19 +25,7 @@ pids=()
 namespaces=()
 
 cleanup() {
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    # Many nodes on two cores take a few seconds to stop cleanly; KILL only the stragglers.
-    local deadline=$((SECONDS + 10)) pid alive
-    while ((SECONDS < deadline)); do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1 && break; done
-        ((alive)) || break
-        sleep 0.2
-    done
-    for pid in "${pids[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    if declare -F lan_stop >/dev/null; then lan_stop "${pids[@]}"; fi
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
     if declare -F lan_restore_neighbours >/dev/null; then lan_restore_neighbours; fi
     # KEEP_LOGS=DIR keeps every node's log and data directory there, to see why a run went

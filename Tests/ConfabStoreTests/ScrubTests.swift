@@ -36,11 +36,17 @@ struct ScrubTests {
             }
     }
 
-    /// A connection of another process's kind, which may leave a read transaction open.
-    private func openReader() throws -> DatabaseQueue {
+    /// A connection of another process's kind, holding a read transaction open on the log
+    /// as it is now until its `COMMIT`.
+    private func openReaderInATransaction() throws -> DatabaseQueue {
         var config = Configuration()
         config.allowsUnsafeTransactions = true
-        return try DatabaseQueue(path: directory.databasePath, configuration: config)
+        let reader = try DatabaseQueue(path: directory.databasePath, configuration: config)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM message")
+        }
+        return reader
     }
 
     private var logSize: Int {
@@ -69,11 +75,7 @@ struct ScrubTests {
         let sent = try store.sendMessage("the word is \(word)", to: id)
 
         // Another process's read transaction, open on the log as it was.
-        let reader = try openReader()
-        try reader.inDatabase { db in
-            try db.execute(sql: "BEGIN")
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM message")
-        }
+        let reader = try openReaderInATransaction()
         _ = try store.unsendMessage(sent.seq, in: id)
         #expect(store.scrubDue, "the reader held the log, so the scrub could not finish")
         #expect(try copies(of: word) > 0)
@@ -92,11 +94,7 @@ struct ScrubTests {
         let killed = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
         let (id, _) = try killed.createConversation(with: [Keys.bob.id], firstMessage: "hello")
         let sent = try killed.sendMessage("the word is \(word)", to: id)
-        let reader = try openReader()
-        try reader.inDatabase { db in
-            try db.execute(sql: "BEGIN")
-            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM message")
-        }
+        let reader = try openReaderInATransaction()
         _ = try killed.unsendMessage(sent.seq, in: id)
         try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
 

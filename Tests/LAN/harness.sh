@@ -50,20 +50,8 @@ lan_begin() {
     fi
 }
 lan_end() {
-    local pid ns
-    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-    # Many nodes on two cores take a few seconds to stop cleanly; KILL only the stragglers.
-    local deadline=$((SECONDS + 10)) alive
-    while ((SECONDS < deadline)); do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1 && break; done
-        ((alive)) || break
-        sleep 0.2
-    done
-    for pid in "${pids[@]}"; do
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    local ns
+    lan_stop "${pids[@]}"
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
     lan_restore_neighbours
     rm -rf "$work"

@@ -96,3 +96,20 @@ lan_teardown() {
     pids=()
     namespaces=()
 }
+
+# lan_stop PID...: SIGTERM, then up to 10 s for clean stops (many nodes on two cores take a
+# few seconds), then SIGKILL for the stragglers; reaped quietly.
+lan_stop() {
+    local pid alive deadline=$((SECONDS + 10))
+    for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+    while ((SECONDS < deadline)); do
+        alive=0
+        for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1 && break; done
+        ((alive)) || break
+        sleep 0.2
+    done
+    for pid in "$@"; do
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+}

@@ -60,7 +60,12 @@ enum NodeRunner {
         }
         let node = try Node(options: options, local: local)
         try await node.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        // Nothing runs after this: the store's log goes, and deleted words with it.
-        try node.local.store.closeDatabase()
+        // Nothing runs after this: the store's log goes, and deleted words with it. The node
+        // stopped cleanly either way; a log left behind is scrubbed at the next start.
+        do {
+            try node.local.store.closeDatabase()
+        } catch {
+            options.logger.warning("could not close the store: \(error); its log stays until the next start")
+        }
     }
 }
