@@ -45,4 +45,15 @@ import Testing
         #expect(SessionCodec.encode(message) == documented)
         #expect(try SessionCodec.decode(documented) == message)
     }
+
+    /// `FileWant.chunks` (Protocol.md §17.4): written packed, read packed or not.
+    @Test func aFileWantPackedAndUnpacked() throws {
+        let file = try #require(FileID(bytes: [UInt8](repeating: 0x0c, count: 32)))
+        let message = SessionMessage.fileWant(.init(file: file, chunks: [1, 300]))
+        let packed = try Self.vector(after: "For file `0c…0c`, chunks 1 and 300, packed:")
+        let unpacked = try Self.vector(after: "the same unpacked, which means the same:")
+        #expect(SessionCodec.encode(message) == packed)
+        #expect(try SessionCodec.decode(packed) == message)
+        #expect(try SessionCodec.decode(unpacked) == message)
+    }
 }
