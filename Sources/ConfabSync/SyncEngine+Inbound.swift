@@ -44,10 +44,11 @@ extension SyncEngine {
                 let known = peers[peer]?.theirs[conversation] ?? peers[peer]?.invited[conversation] ?? VectorClock()
                 item = .init(conversation: conversation, clock: known.merging(received.clock))
             }
-            // No conversation has more authors: a peer whose clocks add up to more lies.
-            guard item.clock.width <= Limits.maxClockWidth,
-                (peers[peer]?.theirs[conversation] ?? VectorClock()).merging(item.clock).width <= Limits.maxClockWidth
-            else {
+            // What the peer was known to hold, and that with this clock: no conversation has
+            // more authors, so a peer whose clocks add up to more lies.
+            let held = peers[peer]?.theirs[conversation] ?? VectorClock()
+            let merged = held.merging(item.clock)
+            guard merged.width <= Limits.maxClockWidth else {
                 return misbehaving(
                     "clocks of conversation \(conversation.shortHex) name more than \(Limits.maxClockWidth) authors")
             }
@@ -76,8 +77,8 @@ extension SyncEngine {
                 continue
             }
             // Whether the peer says something new: it holds more than it was known to.
-            let news = !(peers[peer]?.theirs[conversation] ?? VectorClock()).covers(item.clock)
-            peers[peer]?.theirs[conversation, default: VectorClock()].merge(item.clock)
+            let news = !held.covers(item.clock)
+            peers[peer]?.theirs[conversation] = merged
             peers[peer]?.acknowledge(conversation)
             if request { peers[peer]?.requested[conversation] = mine }
             // What the peer still lacks though it was sent (refused there, or pushed out
