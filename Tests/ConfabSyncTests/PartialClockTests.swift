@@ -99,6 +99,23 @@ import Testing
         #expect(lie.misbehavior?.contains("more than 64 authors") == true)
     }
 
+    /// The lie a partial clock can tell is the one a whole clock can: "I hold more of
+    /// Carol's log". Merged, it is a hint like any clock: Alice asks Bob once, with her own
+    /// whole clock, and nothing is stored, written or refused.
+    @Test func aPartialClaimIsAHintAndGetsOneRequest() throws {
+        let id = try groupWhereEveryoneWrote()
+        let before = try alice.store.clock(of: id)
+        let claim = try alice.engine.handle(
+            .clocks([.init(conversation: id, clock: VectorClock([carol.id: 40]), partial: true)]), from: bob.id)
+        #expect(claim.misbehavior == nil && claim.appended.isEmpty)
+        #expect(alice.engine.peers[bob.id]?.theirs[id]?[carol.id] == 40)
+        alice.clock.advance(by: max(alice.engine.graftDelay, SyncEngine.graftRetry) + alice.engine.authorPushWait)
+        let tick = try alice.engine.tick()
+        let requests = (tick.pushes[bob.id] ?? []).filter { if case .request = $0 { true } else { false } }
+        #expect(requests == [.request([.init(conversation: id, clock: before)])])
+        #expect(try alice.store.clock(of: id) == before)
+    }
+
     @Test func aPartialClockInARequestIsMalformed() throws {
         let id = ConversationID.random()
         let partial = SessionMessage.ConversationClock(conversation: id, clock: VectorClock(), partial: true)
