@@ -214,11 +214,20 @@ public final class SyncEngine {
 
     // MARK: Timers
 
+    /// Whether `tick` has anything to do now or later: receipts paced, entries held for
+    /// their author's rate, growth to announce, lacks to ask for. While it has not, the
+    /// node's housekeeping may sleep longer between ticks.
+    public var hasTimers: Bool {
+        receiptPacer.isWaiting || held.count > 0 || !held.dropped.isEmpty || !grown.isEmpty || !grafts.isEmpty
+            || waitsForPushes
+    }
+
     /// The engine's timer, every fraction of a second: writes the delivered receipts that
     /// came due (`ReceiptPacer` holds back receipts for a conversation that had one less
     /// than its interval ago), stores the entries that waited for their author's rate,
     /// and announces conversations that grew with others' entries.
     public func tick() throws -> SyncOutput {
+        guard hasTimers else { return SyncOutput() }
         var output = SyncOutput()
         if receiptPacer.isWaiting { output.merge(try writeReceipts(receiptPacer.due([], now: now()))) }
         output.merge(try releaseHeld())

@@ -34,6 +34,13 @@ public struct SyncOutput: Sendable {
     public var heldForRate = 0
     public var droppedForRate = 0
 
+    /// Whether nothing was sent, stored or changed: what a timer that found nothing to do
+    /// returns.
+    public var isEmpty: Bool {
+        replies.isEmpty && pushes.isEmpty && appended.isEmpty && statusChanged.isEmpty && misbehavior == nil
+            && entriesReceived == 0 && heldForRate == 0 && droppedForRate == 0
+    }
+
     public init() {}
 
     mutating func push(_ messages: [SessionMessage], to peer: NodeID) {

@@ -18,9 +18,13 @@ struct BeaconHandlerTests {
         func append(_ beacon: Beacon) { beacons.withLockedValue { $0.append(beacon) } }
     }
 
-    func receiver(own: SigningKeyPair = Keys.alice) throws -> (EmbeddedChannel, Heard) {
+    func receiver(
+        own: SigningKeyPair = Keys.alice, counters: DiscoveryCounters = DiscoveryCounters()
+    ) throws -> (EmbeddedChannel, Heard) {
         let heard = Heard()
-        let handler = BeaconReceiver(ownNode: own.id, networkKey: .default, logger: quietLogger()) { beacon, _ in
+        let handler = BeaconReceiver(
+            ownNode: own.id, networkKey: .default, logger: quietLogger(), counters: counters
+        ) { beacon, _ in
             heard.append(beacon)
         }
         let channel = EmbeddedChannel(handler: handler)
@@ -96,6 +100,48 @@ struct BeaconHandlerTests {
         // Another node's timestamps are its own business.
         try deliver(datagram(from: Keys.carol, timestamp: 10), to: channel)
         #expect(heard.all.map(\.timestamp) == [2000, 2001, 10])
+    }
+
+    /// Our own beacons (which come back) and replays (every beacon arrives twice on a LAN
+    /// with IPv6) are dropped before their signature is checked; the rest are checked.
+    @Test func ownBeaconsAndReplaysCostNoSignatureCheck() throws {
+        let counters = DiscoveryCounters()
+        let (channel, heard) = try receiver(own: Keys.alice, counters: counters)
+        let bobs = datagram(from: Keys.bob, timestamp: 2000)
+        try deliver(bobs, to: channel)
+        try deliver(bobs, to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 1500), to: channel)
+        try deliver(datagram(from: Keys.alice, timestamp: 3000), to: channel)
+        try deliver(datagram(from: Keys.carol, timestamp: 10), to: channel)
+        #expect(heard.all.map(\.timestamp) == [2000, 10])
+        #expect(counters.snapshot == .init(datagrams: 5, verified: 2, accepted: 2, sent: 0))
+    }
+
+    /// The lie: a beacon that claims Bob's key and a timestamp far ahead, badly signed. Its
+    /// timestamp is not remembered (only a checked beacon's is), so Bob's next genuine
+    /// beacon is still accepted.
+    @Test func aForgedTimestampDoesNotSilenceTheGenuineSender() throws {
+        let (channel, heard) = try receiver()
+        var forged = datagram(from: Keys.bob, timestamp: .max - 1)
+        forged[forged.count - 1] ^= 0x01
+        try deliver(forged, to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 2000), to: channel)
+        #expect(heard.all.map(\.timestamp) == [2000])
+    }
+
+    /// The keys heard lately, which stretch this node's own pace on a crowded LAN, count
+    /// each key once and only within the window.
+    @Test func keysHeardCountsEachKeyOnceWithinTheWindow() {
+        let replays = BeaconReplayGuard()
+        let start = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
+        #expect(replays.accept(Beacon(node: Keys.bob.id, tcpPort: 1, role: .person, timestamp: 1), now: start))
+        #expect(replays.accept(Beacon(node: Keys.bob.id, tcpPort: 1, role: .person, timestamp: 2), now: start))
+        #expect(
+            replays.accept(
+                Beacon(node: Keys.carol.id, tcpPort: 1, role: .person, timestamp: 1), now: start + .seconds(100)))
+        #expect(replays.keysHeard(within: .seconds(150), now: start + .seconds(100)) == 2)
+        #expect(replays.keysHeard(within: .seconds(150), now: start + .seconds(200)) == 1)
+        #expect(replays.keysHeard(within: .seconds(150), now: start + .seconds(300)) == 0)
     }
 
     @Test func socketErrorsDoNotEndDiscovery() throws {

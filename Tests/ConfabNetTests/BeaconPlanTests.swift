@@ -102,6 +102,33 @@ struct BeaconScheduleTests {
         #expect(schedule.next() == .milliseconds(1500))
     }
 
+    /// On a LAN of many keys the slow pace stretches so that the LAN carries about three
+    /// beacons a second in all: 30 s up to 89 other keys, 67 s at 199, and never past 75 s,
+    /// however many keys (made-up ones included) are heard.
+    @Test func aCrowdedLANStretchesTheSlowPaceUpToItsBound() {
+        let standard = BeaconSchedule.standard
+        #expect(standard.slowPace(keysHeard: 0) == .seconds(30))
+        #expect(standard.slowPace(keysHeard: 89) == .seconds(30))
+        #expect(standard.slowPace(keysHeard: 199) == .nanoseconds(66_666_666_666))
+        #expect(standard.slowPace(keysHeard: 4096) == .seconds(75))
+        #expect(standard.slowPace(keysHeard: -5) == .seconds(30))
+
+        var schedule = BeaconSchedule.standard
+        let waits = (0..<20).map { _ in schedule.next(keysHeard: 199) }
+        // Fast for 15 s, then doubling: 3, 6, 12, 24, 48 s, then the crowded pace.
+        #expect(waits.prefix(10) == ArraySlice(repeating: .milliseconds(1500), count: 10))
+        #expect(waits[10...14] == [.seconds(3), .seconds(6), .seconds(12), .seconds(24), .seconds(48)])
+        #expect(waits.last == .nanoseconds(66_666_666_666))
+        // Fewer keys heard: back to the plain slow pace at the next wait.
+        #expect(schedule.next(keysHeard: 3) == .seconds(30))
+    }
+
+    /// A schedule made without a crowded bound (tests' fixed paces) keeps its slow pace.
+    @Test func aScheduleWithoutACrowdedBoundKeepsItsPace() {
+        var schedule = BeaconSchedule(fast: .seconds(1), slow: .seconds(10), fastPhase: .zero)
+        #expect((0..<5).map { _ in schedule.next(keysHeard: 10_000) }.last == .seconds(10))
+    }
+
     @Test func constantNeverChanges() {
         var schedule = BeaconSchedule.constant(.milliseconds(100))
         #expect((0..<10).map { _ in schedule.next() } == Array(repeating: .milliseconds(100), count: 10))

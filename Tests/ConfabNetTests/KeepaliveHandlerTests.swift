@@ -37,11 +37,12 @@ struct KeepaliveHandlerTests {
         #expect(tail.errors.isEmpty)
     }
 
+    /// No sooner than four fifths of the interval, no later than the interval.
     @Test func pingsAfterTheIntervalWithoutWrites() throws {
         let (channel, _) = try channel()
-        channel.embeddedEventLoop.advanceTime(by: ping - .milliseconds(1))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(12) - .milliseconds(1))
         #expect(try written(channel).isEmpty)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(3) + .milliseconds(1))
         let sent = try written(channel)
         #expect(sent.count == 1)
         guard case .ping = sent.first else {
@@ -59,6 +60,33 @@ struct KeepaliveHandlerTests {
         #expect(try written(channel).isEmpty)
         channel.embeddedEventLoop.advanceTime(by: .seconds(5))
         #expect(try written(channel).count == 1)
+    }
+
+    /// Two sides of a quiet session, wired to each other for ten minutes: mostly one Ping
+    /// (and its Pong) per interval between them, where a fixed interval had both sides ping
+    /// every 15 s (80 Pings), and every Ping answered.
+    @Test func aQuietSessionCostsOnePingPerIntervalNotTwo() throws {
+        let (a, _) = try channel()
+        let (b, _) = try channel()
+        var pings = 0
+        var pongs = 0
+        func exchange() throws {
+            for (from, to) in [(a, b), (b, a), (a, b)] {
+                for message in try written(from) {
+                    if case .ping = message { pings += 1 }
+                    if case .pong = message { pongs += 1 }
+                    try to.writeInbound(message)
+                }
+            }
+        }
+        for _ in 0..<6000 {
+            a.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+            b.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+            try exchange()
+        }
+        #expect(pings >= 40)
+        #expect(pings <= 60)
+        #expect(pongs == pings)
     }
 
     @Test func answersPingWithPongAndSwallowsBoth() throws {

@@ -38,6 +38,47 @@ struct ExternalChangeTests {
         #expect(try a.externalChangeCounter() == before)
     }
 
+    /// The cheap look a node takes every tick before it reads the counter: the log's file
+    /// looks changed after any commit (another store's or its own) and the same while
+    /// nothing is written.
+    @Test func theWriteAheadLogLooksChangedAfterEveryCommitAndOnlyThen() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let a = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let b = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        _ = a.writeAheadLogChanged()
+        #expect(!a.writeAheadLogChanged())
+        _ = try a.conversations()
+        #expect(!a.writeAheadLogChanged())
+        let (id, _) = try b.createConversation(with: [Keys.bob.id], firstMessage: "from another process")
+        #expect(a.writeAheadLogChanged())
+        #expect(!a.writeAheadLogChanged())
+        for text in ["one", "two", "three"] {
+            _ = try b.sendMessage(text, to: id)
+            #expect(a.writeAheadLogChanged(), "after \(text)")
+        }
+        #expect(!a.writeAheadLogChanged())
+    }
+
+    /// What the node's timed duties compare to skip re-reading the store: it moves with
+    /// this store's commits and with each external commit noticed, and not with reads.
+    @Test func theGenerationMovesWithCommitsAndNoticedChangesOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let a = try ConfabStore(path: directory.databasePath, identity: Keys.alice)
+        let start = a.generation
+        _ = try a.conversations()
+        _ = try a.externalChangeCounter()
+        #expect(a.generation == start)
+        let (id, _) = try a.createConversation(with: [Keys.bob.id], firstMessage: "mine")
+        let afterWrite = a.generation
+        #expect(afterWrite > start)
+        _ = try a.history(id)
+        #expect(a.generation == afterWrite)
+        a.forgetCaches()
+        #expect(a.generation > afterWrite)
+    }
+
     @Test func nothingWrittenNothingChanges() throws {
         let directory = try TemporaryDirectory()
         defer { withExtendedLifetime(directory) {} }

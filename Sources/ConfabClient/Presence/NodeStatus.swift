@@ -37,6 +37,9 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     /// The store's transactions since the node started, and the writes they held: under
     /// load, several writes share one commit (Protocol.md §8.0).
     public var commits = Commits()
+    /// What discovery and the session listener did since the node started; absent from
+    /// a node that does not count them.
+    public var activity: Activity?
     /// The protocol version this node speaks (Protocol.md §12.1).
     public var protocolVersion: UInt32? = SessionCodec.protocolVersion
     /// What peers on other protocol versions cost the person (`PeerPresence.protocolNotice`).
@@ -76,6 +79,27 @@ public struct NodeStatus: Sendable, Codable, Equatable {
             self.synced = synced
             self.pendingSync = pendingSync
         }
+    }
+
+    /// Counts of what costs an idle node on a busy LAN: beacons heard, checked and acted
+    /// on, beacons sent, connections taken and refused, handshakes that failed.
+    public struct Activity: Sendable, Codable, Equatable {
+        /// Datagrams received on the discovery port.
+        public var beaconsReceived = 0
+        /// Beacon signatures checked (not our own beacons, replays or other networks').
+        public var beaconsChecked = 0
+        /// Beacons acted on.
+        public var beaconsAccepted = 0
+        public var beaconsSent = 0
+        /// TCP connections accepted, including those then refused.
+        public var connectionsAccepted = 0
+        /// Connections closed because a limit was reached.
+        public var connectionsRefused = 0
+        /// Connections (either direction) that ended before their handshake completed.
+        public var handshakeFailures = 0
+        public var sessionsOpened = 0
+
+        public init() {}
     }
 
     /// Protocol messages sent to and received from peers, every kind but the keepalive's

@@ -30,6 +30,9 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     private var targets: [SocketAddress]
     private var schedule: BeaconSchedule
     private let logger: Logger
+    private let counters: DiscoveryCounters
+    /// Other keys heard lately, which stretch the slow pace on a crowded LAN.
+    private let keysHeard: () -> Int
     private let clock: () -> Int64
     private var lastTimestamp = Int64.min
     private var timer: Scheduled<Void>?
@@ -38,8 +41,11 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     init(
         identity: SigningKeyPair, networkKey: NetworkKey, tcpPort: UInt16, role: NodeRole,
         targets: [SocketAddress], schedule: BeaconSchedule, logger: Logger,
+        counters: DiscoveryCounters = DiscoveryCounters(), keysHeard: @escaping () -> Int = { 0 },
         clock: @escaping () -> Int64 = BeaconAnnouncer.wallClockMilliseconds
     ) {
+        self.counters = counters
+        self.keysHeard = keysHeard
         self.identity = identity
         self.networkKey = networkKey
         self.tcpPort = tcpPort
@@ -110,7 +116,7 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     }
 
     private func scheduleNext(context: ChannelHandlerContext) {
-        let wait = schedule.next()
+        let wait = schedule.next(keysHeard: keysHeard())
         let jittered = TimeAmount.nanoseconds(Int64(Double(wait.nanoseconds) * Double.random(in: 0.75...1.25)))
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: jittered) {
             guard self.timer != nil else { return }
@@ -121,6 +127,7 @@ final class BeaconAnnouncer: ChannelInboundHandler {
 
     private func announce(context: ChannelHandlerContext) {
         guard !targets.isEmpty else { return }
+        counters.sent.add(1, ordering: .relaxed)
         lastTimestamp = max(clock(), lastTimestamp &+ 1)
         let beacon = Beacon(node: NodeID(identity.publicKey), tcpPort: tcpPort, role: role, timestamp: lastTimestamp)
         let datagram = context.channel.allocator.buffer(

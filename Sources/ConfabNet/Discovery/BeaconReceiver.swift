@@ -21,11 +21,13 @@ final class BeaconReceiver: ChannelInboundHandler {
     private let logger: Logger
     private let onBeacon: @Sendable (Beacon, SocketAddress) -> Void
     private let replays: BeaconReplayGuard
+    private let counters: DiscoveryCounters
 
     init(
         ownNode: NodeID, networkKey: NetworkKey, logger: Logger, replays: BeaconReplayGuard = BeaconReplayGuard(),
-        onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
+        counters: DiscoveryCounters = DiscoveryCounters(), onBeacon: @escaping @Sendable (Beacon, SocketAddress) -> Void
     ) {
+        self.counters = counters
         self.ownNode = ownNode
         self.networkKey = networkKey
         self.logger = logger
@@ -36,11 +38,21 @@ final class BeaconReceiver: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = Self.unwrapInboundIn(data)
         let sender = envelope.remoteAddress
+        counters.datagrams.add(1, ordering: .relaxed)
         let beacon: Beacon
         do {
-            guard let decoded = try BeaconCodec.decode(Array(envelope.data.readableBytesView), networkKey: networkKey)
+            // Our own beacons come back, and on a LAN with IPv6 every beacon arrives twice:
+            // neither is worth a signature check.
+            guard
+                let decoded = try BeaconCodec.decode(
+                    Array(envelope.data.readableBytesView), networkKey: networkKey,
+                    worthVerifying: { [ownNode, replays, counters] node, timestamp in
+                        guard node != ownNode, replays.isNew(node, timestamp: timestamp) else { return false }
+                        counters.verified.add(1, ordering: .relaxed)
+                        return true
+                    })
             else {
-                logger.trace("ignoring beacon of another network", metadata: ["from": "\(sender)"])
+                logger.trace("ignoring beacon of another network, our own or a replay", metadata: ["from": "\(sender)"])
                 return
             }
             beacon = decoded
@@ -48,13 +60,13 @@ final class BeaconReceiver: ChannelInboundHandler {
             logger.debug("ignoring datagram", metadata: ["from": "\(sender)", "reason": "\(error)"])
             return
         }
-        guard beacon.node != ownNode else { return }
         guard replays.accept(beacon) else {
             logger.trace(
                 "ignoring replayed beacon",
                 metadata: ["from": "\(sender)", "node": "\(beacon.node.shortHex)", "timestamp": "\(beacon.timestamp)"])
             return
         }
+        counters.accepted.add(1, ordering: .relaxed)
         onBeacon(beacon, sender)
     }
 
@@ -71,19 +83,31 @@ final class BeaconReplayGuard: Sendable {
     /// Bounds the memory; past it, the node heard from longest ago is forgotten.
     static let maxRememberedNodes = 4096
 
-    private let lastAccepted = NIOLockedValueBox([NodeID: Int64]())
+    /// Each key's last accepted timestamp (the sender's clock), and when it was accepted
+    /// (this node's).
+    private let lastAccepted = NIOLockedValueBox([NodeID: (timestamp: Int64, heard: NIODeadline)]())
+
+    /// Whether a beacon of `node` with this timestamp would be new; nothing is remembered.
+    func isNew(_ node: NodeID, timestamp: Int64) -> Bool {
+        lastAccepted.withLockedValue { last in last[node].map { timestamp > $0.timestamp } ?? true }
+    }
 
     /// Whether the beacon is new; if so, remembered as the last accepted from its key.
-    func accept(_ beacon: Beacon) -> Bool {
+    func accept(_ beacon: Beacon, now: NIODeadline = .now()) -> Bool {
         lastAccepted.withLockedValue { last in
-            if let previous = last[beacon.node], beacon.timestamp <= previous { return false }
+            if let previous = last[beacon.node], beacon.timestamp <= previous.timestamp { return false }
             if last[beacon.node] == nil, last.count >= Self.maxRememberedNodes,
-                let oldest = last.min(by: { $0.value < $1.value })?.key
+                let oldest = last.min(by: { $0.value.heard < $1.value.heard })?.key
             {
                 last[oldest] = nil
             }
-            last[beacon.node] = beacon.timestamp
+            last[beacon.node] = (beacon.timestamp, now)
             return true
         }
+    }
+
+    /// How many keys had a beacon accepted within `window` before `now`.
+    func keysHeard(within window: TimeAmount, now: NIODeadline = .now()) -> Int {
+        lastAccepted.withLockedValue { last in last.values.reduce(0) { $0 + (now - $1.heard <= window ? 1 : 0) } }
     }
 }

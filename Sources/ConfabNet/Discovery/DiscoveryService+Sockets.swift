@@ -79,6 +79,7 @@ extension DiscoveryService {
         let configuration = self.configuration
         let onBeacon = self.onBeacon
         let replays = self.replays
+        let counters = self.counters
         let v6 = slot.family == .inet6
         let targets = targets.filter { $0.protocol == slot.family }
         var bootstrap = DatagramBootstrap(group: group)
@@ -104,12 +105,13 @@ extension DiscoveryService {
                         BeaconAnnouncer(
                             identity: configuration.identity, networkKey: configuration.networkKey,
                             tcpPort: configuration.tcpPort, role: configuration.role, targets: targets,
-                            schedule: configuration.schedule, logger: configuration.logger))
+                            schedule: configuration.schedule, logger: configuration.logger, counters: counters,
+                            keysHeard: { replays.keysHeard(within: BeaconSchedule.hearingWindow) }))
                 } else {
                     try channel.pipeline.syncOperations.addHandler(
                         BeaconReceiver(
                             ownNode: NodeID(configuration.identity.publicKey), networkKey: configuration.networkKey,
-                            logger: configuration.logger, replays: replays, onBeacon: onBeacon))
+                            logger: configuration.logger, replays: replays, counters: counters, onBeacon: onBeacon))
                 }
             }
         }

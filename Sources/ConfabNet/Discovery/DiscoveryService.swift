@@ -59,6 +59,8 @@ public final class DiscoveryService: Sendable {
     let state = NIOLockedValueBox(State.idle)
     /// Shared by every receiving socket, reopened ones included.
     let replays = BeaconReplayGuard()
+    /// What discovery did since it started.
+    public let counters = DiscoveryCounters()
     /// Sockets being opened again; `stop` ends them and waits, so that nothing binds on an
     /// event loop group its owner shuts down next.
     let reopening = NIOLockedValueBox([Slot: Task<Void, Never>]())

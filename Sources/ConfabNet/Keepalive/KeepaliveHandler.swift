@@ -3,7 +3,7 @@ import NIOCore
 
 /// Keeps a quiet session provably alive, and ends one whose peer has gone.
 ///
-/// After `pingInterval` without anything written it sends a Ping; it answers a Ping with a
+/// After `pingInterval` (less a random part of a fifth) without anything written it sends a Ping; it answers a Ping with a
 /// Pong carrying the same nonce; it swallows both, so the layers above never see them.
 /// While the channel is not writable (the peer is not taking what it is sent) no Pong is
 /// written: only the latest Ping is answered once it is writable again, so a peer that
@@ -100,12 +100,26 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         silenceTimer = nil
     }
 
+    /// How long after the last write the next Ping goes: a random part of the last fifth
+    /// of the interval. Both sides of a quiet session started their clocks together, and with
+    /// one fixed interval both pinged and both answered every interval; now one side's Ping
+    /// usually arrives first, its Pong is the other side's write, and a quiet session costs
+    /// one Ping and one Pong per interval, not two of each.
+    private var pingDelay = TimeAmount.zero
+
+    private func drawPingDelay() {
+        let nanoseconds = pingInterval.nanoseconds
+        pingDelay = .nanoseconds(Int64.random(in: (nanoseconds * 4 / 5)...nanoseconds))
+    }
+
     // Each timer re-checks against the latest activity rather than being reset on every
     // message, so busy sessions cost no timer churn.
     private func schedulePing(context: ChannelHandlerContext) {
-        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastWrite + pingInterval) {
+        if pingDelay == .zero { drawPingDelay() }
+        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastWrite + pingDelay) {
             guard self.armed else { return }
-            if context.eventLoop.now >= self.lastWrite + self.pingInterval {
+            if context.eventLoop.now >= self.lastWrite + self.pingDelay {
+                self.drawPingDelay()
                 self.lastWrite = context.eventLoop.now
                 context.writeAndFlush(Self.wrapOutboundOut(.ping(UInt64.random(in: .min ... .max))), promise: nil)
             }

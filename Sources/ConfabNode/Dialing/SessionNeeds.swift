@@ -16,9 +16,11 @@ import ConfabWire
 /// A pure value, driven by the caller's clock.
 struct SessionNeeds {
     /// Sessions with strangers (either direction) beyond which a stranger's beacon makes
-    /// this node dial no more. HyParView keeps 5 for thousands of nodes; 16 keeps a LAN of up
-    /// to 17 strangers a full mesh, as before, and an office of 200 well below the 64 slots.
-    static let strangerSessions = 16
+    /// this node dial no more. HyParView keeps 5 for thousands of nodes; 8 keeps a LAN of up
+    /// to 9 strangers a full mesh, and an office of 200 well below the 64 slots. Each
+    /// session costs a Ping and a Pong every 15 s or so: at 16, an office of 200 held about
+    /// 32 sessions per node, and their keepalives were a fifth of an idle node's CPU.
+    static let strangerSessions = 8
     /// A peer a write is for is dialled at most this often.
     static let reachCooldown: Duration = .seconds(5)
     /// Beacon hints and reach attempts kept; the oldest go beyond this.

@@ -1,9 +1,19 @@
 /// The node's timed duties, each named with its own period, on one clock that ticks every
 /// 300 ms: which duties are due at a tick is decided here, what each does is the node's.
 /// Pure, so the schedule is tested tick by tick without waiting.
+///
+/// While nothing waits on a timer (no receipt paced, no transfer, no one typing, nothing
+/// received for a few seconds) the node sleeps `idleTicks` ticks at once, and anything that
+/// happens wakes it: on an office LAN each wake-up of each of 200 processes costs a context
+/// switch on a shared core, and the ticks were a quarter of an idle node's CPU.
 struct Housekeeping: Sendable {
     /// One tick: the shortest period, and how late a duty may run.
     static let tick = Duration.milliseconds(300)
+    /// Ticks slept at once while the node is idle.
+    static let idleTicks = 4
+    /// How long after the last thing that happened (a session message, a write) the node
+    /// keeps ticking at the full pace.
+    static let quietAfter = Duration.seconds(3)
 
     enum Duty: CaseIterable, Sendable {
         /// Delivered receipts that came due, and what the engine waits on (grafts, pushes).
@@ -15,7 +25,8 @@ struct Housekeeping: Sendable {
         case syncReceived
         /// The log goes into the database file while nothing is being written.
         case checkpoint
-        /// Who counts as chosen changes only by hand or with a new conversation.
+        /// Who counts as chosen changes only by hand or with a new conversation: both are
+        /// commits to the store.
         case chosenPeers
         /// Another process committed to the store.
         case externalWrites
@@ -37,7 +48,8 @@ struct Housekeeping: Sendable {
             case .syncReceived: .milliseconds(900)
             // A block takes effect at once through the control socket or the external-write
             // signal; this poll is the backstop, and reading the block list every tick was a
-            // good part of an idle node's CPU.
+            // good part of an idle node's CPU. Both it and the chosen peers are read only
+            // after the store moved (`readsOnlyTheStore`).
             case .chosenPeers, .storageFigures, .trust: .seconds(3)
             case .pruneStrangers: .seconds(300)
             }
@@ -47,13 +59,42 @@ struct Housekeeping: Sendable {
         var everyTicks: Int {
             max(1, Int((period / Housekeeping.tick).rounded()))
         }
+
+        /// Whether the duty only re-reads what the store holds, so that it has nothing to
+        /// catch while the store's generation stands still (`ConfabStore.generation`).
+        var readsOnlyTheStore: Bool {
+            switch self {
+            case .chosenPeers, .trust: true
+            default: false
+            }
+        }
     }
 
-    private(set) var ticks = 0
+    /// A duty that reads only the store runs at its period only if the store moved since
+    /// it last ran, and in any case once in this many of its periods: a backstop should
+    /// something reach the store that the generation does not count.
+    static let backstopPeriods = 20
 
-    /// Advances one tick and says which duties are due, in the order they run.
-    mutating func next() -> [Duty] {
-        ticks += 1
-        return Duty.allCases.filter { ticks % $0.everyTicks == 0 }
+    private(set) var ticks = 0
+    /// The store's generation when each duty that reads only the store last ran, and how
+    /// many of its periods it has skipped since.
+    private var ranAt: [Duty: (generation: Int, skipped: Int)] = [:]
+
+    /// Advances `elapsed` ticks (more than one after an idle sleep) and says which duties
+    /// are due, in the order they run: each whose period ended in them, once; `store` is
+    /// the store's generation now.
+    mutating func next(store generation: Int = 0, elapsed: Int = 1) -> [Duty] {
+        let before = ticks
+        ticks += max(1, elapsed)
+        return Duty.allCases.filter { duty in
+            guard ticks / duty.everyTicks != before / duty.everyTicks else { return false }
+            guard duty.readsOnlyTheStore else { return true }
+            if let last = ranAt[duty], last.generation == generation, last.skipped + 1 < Self.backstopPeriods {
+                ranAt[duty] = (generation, last.skipped + 1)
+                return false
+            }
+            ranAt[duty] = (generation, 0)
+            return true
+        }
     }
 }

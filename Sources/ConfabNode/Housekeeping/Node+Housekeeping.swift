@@ -7,9 +7,37 @@ extension Node {
     func housekeeping() async {
         var schedule = Housekeeping()
         while !Task.isCancelled {
-            try? await Task.sleep(for: Housekeeping.tick)
-            for duty in schedule.next() { perform(duty) }
+            let started = ContinuousClock.now
+            if housekeepingMayNap {
+                // A sleep of its own, so that `wakeHousekeeping` can end it early.
+                let nap = Task { _ = try? await Task.sleep(for: Housekeeping.tick * Housekeeping.idleTicks) }
+                housekeepingNap = nap
+                await withTaskCancellationHandler {
+                    await nap.value
+                } onCancel: {
+                    nap.cancel()
+                }
+                housekeepingNap = nil
+            } else {
+                try? await Task.sleep(for: Housekeeping.tick)
+            }
+            let elapsed = Int(((ContinuousClock.now - started) / Housekeeping.tick).rounded())
+            for duty in schedule.next(store: local.store.generation, elapsed: elapsed) { perform(duty) }
         }
+    }
+
+    /// Whether no duty has anything due within a few ticks: nothing happened lately, and
+    /// neither the engine, the file exchange, typing nor the disk waits on a timer.
+    private var housekeepingMayNap: Bool {
+        ContinuousClock.now - lastActivity > Housekeeping.quietAfter && !engine.hasTimers && !files.hasTimers
+            && typingTable.isEmpty && !local.store.commitStatistics.pendingSync
+    }
+
+    /// Something happened that a duty may have to follow up within a tick (a message read,
+    /// a write, a session opened or closed): the full pace again, from now.
+    func wakeHousekeeping() {
+        lastActivity = .now
+        housekeepingNap?.cancel()
     }
 
     private func perform(_ duty: Housekeeping.Duty) {

@@ -7,14 +7,16 @@ import Foundation
 /// its pace. A pure value: every change takes the time as a parameter and returns the
 /// events it causes, so timeouts are tested without waiting.
 ///
-/// Beacons slow down on an idle LAN (every 1.5 s at first, up to every 30 s), so "recently
-/// enough" follows each peer's own pace: three times the gap between its last two beacons,
-/// at least `offlineAfter`, at most `maxOfflineAfter` (Protocol.md §11.5).
+/// Beacons slow down on an idle LAN (every 1.5 s at first, up to every 30 s, and up to
+/// every 75 s on a LAN of hundreds), so "recently enough" follows each peer's own pace:
+/// three times the gap between its last two beacons, at least `offlineAfter`, at most
+/// `maxOfflineAfter` (Protocol.md §11.5).
 struct PresenceTable {
     /// A peer is offline after this long without a beacon or a session, at the least.
     static let offlineAfter: TimeInterval = 4.5
-    /// … and at the most, however slowly it beacons.
-    static let maxOfflineAfter: TimeInterval = 100
+    /// … and at the most, however slowly it beacons: three of the longest gaps a crowded
+    /// LAN's pace allows (75 s, drawn up to ×1.25).
+    static let maxOfflineAfter: TimeInterval = 300
     /// Keys held at most; the least recently seen without a session give way.
     static let capacity = 1024
 

@@ -17,6 +17,10 @@ struct ExternalWrites {
     /// The peers worth dialling at a known address (`ConfabStore.redialCandidates`), as
     /// last read.
     var dialable: Set<NodeID> = []
+    /// Checks since the counter itself was last read: it is read when the write-ahead log
+    /// looks changed, and at least every `counterReadEvery` checks whatever it looks like.
+    var checksSinceRead = 0
+    static let counterReadEvery = 10
 
     /// The conversations whose head in the outbox is above what was read before, or new:
     /// those another process wrote entries of mine to. The node's own entries since the
@@ -46,6 +50,10 @@ extension Node {
     /// moving through the attached chat cost each peer a Clocks message per conversation
     /// opened.
     func noticeExternalWrites() {
+        externalWrites.checksSinceRead += 1
+        guard local.store.writeAheadLogChanged() || externalWrites.checksSinceRead >= ExternalWrites.counterReadEvery
+        else { return }
+        externalWrites.checksSinceRead = 0
         guard let counter = try? local.store.externalChangeCounter(), counter != externalWrites.counter else {
             return
         }

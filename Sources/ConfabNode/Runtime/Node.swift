@@ -43,6 +43,10 @@ public actor Node {
     var presence = PresenceTable()
     /// Who peers say is typing where, and when this node last said its person is.
     var typingTable = TypingTable()
+    /// When something last happened that housekeeping may have to follow up, and its
+    /// sleep while idle (`wakeHousekeeping`).
+    var lastActivity = ContinuousClock.now
+    var housekeepingNap: Task<Void, Never>?
     var typingPacer = TypingPacer(interval: TypingPacer.enforcedInterval)
     private var beaconAnswers = BeaconAnswerPolicy()
     /// Peers this node's person chose or shares a conversation with (the store's redial
@@ -123,6 +127,7 @@ public actor Node {
             defer { if case .message(let session, let message, _) = input { session.consumed(message) } }
             // An answer to Want can wait: one the peer is not reading is not written.
             if case .message(let session, .want, _) = input, !session.isWritable { continue }
+            if case .beacon = input {} else { wakeHousekeeping() }
             do {
                 try handle(input)
             } catch {
@@ -213,6 +218,7 @@ public actor Node {
     /// Sends what the engine decided and publishes what happened; `shown`: messages of mine
     /// it stored, as the store wrote them (published without reading them back).
     func apply(_ output: SyncOutput, replyTo session: PeerSession? = nil, shown: [ChatMessage] = []) {
+        if !output.isEmpty { wakeHousekeeping() }
         if let session, !output.replies.isEmpty { session.send(output.replies) }
         for (peer, messages) in output.pushes {
             sessions.session(with: peer)?.send(messages)
@@ -333,6 +339,18 @@ public actor Node {
         status.versionNotices = notices.isEmpty ? nil : notices
         let statistics = sessions.statistics
         status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)
+        var activity = NodeStatus.Activity()
+        if let counts = discovery?.counters.snapshot {
+            activity.beaconsReceived = counts.datagrams
+            activity.beaconsChecked = counts.verified
+            activity.beaconsAccepted = counts.accepted
+            activity.beaconsSent = counts.sent
+        }
+        activity.connectionsAccepted = statistics.accepted
+        activity.connectionsRefused = statistics.refused
+        activity.handshakeFailures = statistics.handshakeFailures
+        activity.sessionsOpened = statistics.opened
+        status.activity = activity
         let commits = local.store.commitStatistics
         status.commits = .init(
             transactions: commits.transactions, writes: commits.writes, largestBatch: commits.largestBatch,

@@ -2,6 +2,7 @@ import ConfabCrypto
 import ConfabModel
 import Foundation
 import GRDB
+import Synchronization
 
 /// The node's SQLite database: every conversation, entry and bit of local state. It is the
 /// one owner of the database connection and its migrations; everything else goes through
@@ -24,6 +25,12 @@ public final class ConfabStore: Sendable {
     let clocks = ClockCache()
     /// Conversations' membership logs as last committed here (`membershipLog`).
     let membershipLogs = MembershipLogCache()
+    /// How often another connection's commit was noticed (`forgetCaches`), for `generation`.
+    let externalChangesNoticed = Atomic<Int>(0)
+    /// A file store's write-ahead log, and how it looked when last asked
+    /// (`writeAheadLogChanged`).
+    let writeAheadLog: String?
+    let writeAheadLogSeen = Mutex<FileStamp?>(nil)
     /// Files' encrypted content, beside the database (Protocol.md §17.6).
     public let content: ContentStore
     /// The entry signatures this node checked.
@@ -71,6 +78,7 @@ public final class ConfabStore: Sendable {
     ) throws {
         self.writer = writer
         self.memoryQueue = writer as? DatabaseQueue
+        writeAheadLog = readerPath.map { $0 + "-wal" }
         self.commits = GroupCommit(writer: writer, beforeCommit: Self.indexNewMessages)
         self.identity = identity
         self.content =

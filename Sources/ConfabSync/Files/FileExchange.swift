@@ -46,6 +46,8 @@ public final class FileExchange {
     var wholeFiles: [FileID: FileRecord] = [:]
     var penalized: [NodeID: ContinuousClock.Instant] = [:]
     private var lastRefresh: ContinuousClock.Instant?
+    /// The store's generation at the last refresh (`ConfabStore.generation`).
+    private var generationAtRefresh: Int?
     let logger: Logger
 
     public init(
@@ -110,6 +112,7 @@ public final class FileExchange {
     /// content to fetch.
     public func refresh() throws -> FileOutput {
         lastRefresh = now()
+        generationAtRefresh = store.generation
         let autoLimit = try store.autoDownloadLimit()
         var output = FileOutput()
         for record in try store.incompleteFiles() where transfers[record.id] == nil {
@@ -219,6 +222,28 @@ public final class FileExchange {
         return output
     }
 
+    /// Whether `tick` has anything to do before the next look for files: transfers under
+    /// way, requests awaiting answers, progress owed, peers penalised. While it has not,
+    /// the node's housekeeping may sleep longer between ticks.
+    public var hasTimers: Bool {
+        !transfers.isEmpty || !penalized.isEmpty || writeBacklog > 0
+            || peers.values.contains { !$0.asked.isEmpty || !$0.askedManifest.isEmpty || !$0.haveDue.isEmpty }
+    }
+
+    /// A look for files to fetch every few seconds while the store changes (a file entry
+    /// another process wrote, a limit raised), and once a minute while it does not, for
+    /// what a failure left (a disk that had no room may have some now). Reading the store
+    /// every few seconds regardless was a twentieth of an idle node's CPU.
+    private func isRefreshDue(at instant: ContinuousClock.Instant) -> Bool {
+        guard let lastRefresh else { return true }
+        let since = instant - lastRefresh
+        return since > Self.refreshInterval
+            && (store.generation != generationAtRefresh || since > Self.idleRefreshInterval)
+    }
+
+    static let refreshInterval: Duration = .seconds(5)
+    static let idleRefreshInterval: Duration = .seconds(60)
+
     /// Timers: requests that went unanswered, progress owed to interested peers, and a
     /// look for files to fetch every few seconds.
     public func tick() throws -> FileOutput {
@@ -246,7 +271,7 @@ public final class FileExchange {
         }
         for (peer, until) in penalized where until < instant { penalized[peer] = nil }
         output.merge(try sendDueHaves())
-        if lastRefresh.map({ instant - $0 > .seconds(5) }) ?? true {
+        if isRefreshDue(at: instant) {
             output.merge(try refresh())
         } else {
             output.merge(try schedule())

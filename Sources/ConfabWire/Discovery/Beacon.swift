@@ -53,9 +53,19 @@ public enum BeaconCodec {
     /// Decodes and verifies a datagram. Returns nil for a valid beacon of another network
     /// (not an error: several networks may share a LAN); throws for anything malformed or
     /// badly signed.
-    public static func decode(_ datagram: [UInt8], networkKey: NetworkKey) throws(WireError) -> Beacon? {
+    ///
+    /// `worthVerifying`, given the key and timestamp the beacon claims, says whether it
+    /// could change anything (it is not the receiver's own, nor older than the last one
+    /// accepted from that key); one that could not is dropped, as nil, before its
+    /// signature is checked, which is most of a beacon's cost (Protocol.md §11.4). Only a
+    /// beacon returned may be remembered as accepted.
+    public static func decode(
+        _ datagram: [UInt8], networkKey: NetworkKey,
+        worthVerifying: (NodeID, _ timestamp: Int64) -> Bool = { _, _ in true }
+    ) throws(WireError) -> Beacon? {
         let (signed, content) = try frame(datagram)
         guard [UInt8](content.networkTag) == networkKey.tag else { return nil }
+        if let claimed = NodeID(bytes: content.nodeKey), !worthVerifying(claimed, content.timestampMs) { return nil }
         return try verify(signed, content)
     }
 

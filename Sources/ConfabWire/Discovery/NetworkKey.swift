@@ -13,23 +13,28 @@ public struct NetworkKey: Sendable, Equatable {
         unchecked: Hash.sha256(Array("confab/default-network/v1".utf8)))
 
     public let bytes: [UInt8]
+    /// 8 bytes that identify the network in beacons without revealing the key:
+    /// the first 8 bytes of HMAC-SHA-512-256(key, "confab/network-tag/v1"). Computed once:
+    /// every beacon received is compared with it.
+    public let tag: [UInt8]
 
     private init(unchecked bytes: [UInt8]) {
         self.bytes = bytes
+        tag = Self.tag(of: bytes)
     }
 
     public init?(bytes: [UInt8]) {
         guard bytes.count == Self.length else { return nil }
-        self.bytes = bytes
+        self.init(unchecked: bytes)
     }
 
     /// Parses 64 hex characters or standard base64 of 32 bytes.
     public init?(text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let hex = Hex.decode(trimmed), hex.count == Self.length {
-            self.bytes = hex
+            self.init(unchecked: hex)
         } else if let data = Data(base64Encoded: trimmed), data.count == Self.length {
-            self.bytes = [UInt8](data)
+            self.init(unchecked: [UInt8](data))
         } else {
             return nil
         }
@@ -40,9 +45,7 @@ public struct NetworkKey: Sendable, Equatable {
     public var hex: String { Hex.encode(bytes) }
     public var base64: String { Data(bytes).base64EncodedString() }
 
-    /// 8 bytes that identify the network in beacons without revealing the key:
-    /// the first 8 bytes of HMAC-SHA-512-256(key, "confab/network-tag/v1").
-    public var tag: [UInt8] {
-        Array(try! HMAC.authenticate(Array("confab/network-tag/v1".utf8), key: bytes).prefix(8))
+    private static func tag(of key: [UInt8]) -> [UInt8] {
+        Array(try! HMAC.authenticate(Array("confab/network-tag/v1".utf8), key: key).prefix(8))
     }
 }

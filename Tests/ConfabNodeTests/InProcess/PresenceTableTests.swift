@@ -33,6 +33,16 @@ import Testing
         #expect(late.map(isOnline) == [false])
     }
 
+    /// On a LAN of hundreds beacons come up to 94 s apart (75 s, ×1.25): such a peer
+    /// stays online between them, and a missed beacon or two does not make it flicker.
+    @Test func aPeerAtTheCrowdedPaceStaysOnline() {
+        var table = PresenceTable()
+        _ = table.update(bob, known: nil, seen: true, now: start)
+        _ = table.update(bob, known: nil, seen: true, now: start + 94)
+        #expect(table.expire(known: [:], now: start + 94 + 280).isEmpty)
+        #expect(table.expire(known: [:], now: start + 94 + 282).map(isOnline) == [false])
+    }
+
     @Test func theTimeoutIsBoundedBothWays() {
         var table = PresenceTable()
         _ = table.update(bob, known: nil, seen: true, now: start)
