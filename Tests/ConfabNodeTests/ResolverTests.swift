@@ -117,5 +117,9 @@ import Testing
         }
         try store.deleteConversation(group)
         #expect(try store.conversationName(group) == nil && store.conversation(group) == nil)
+        // A thread deleted here is written in again when the person writes to the peer, and
+        // the send names the peer, not the thread's id.
+        try store.deleteConversation(thread)
+        #expect(try resolver.namedMessageTarget("bob") == (.conversation(thread), "Bob"))
     }
 }

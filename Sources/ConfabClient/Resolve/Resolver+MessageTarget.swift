@@ -36,7 +36,10 @@ extension Resolver {
             throw error
         }
         if let conversation = try store.latestConversation(with: peer) {
-            return (.conversation(conversation), try conversationName(conversation))
+            // A thread deleted here is written in again (its id stays the pair's), and has
+            // no name of its own until then: the peer's is the one the person asked for.
+            let name = try store.conversationName(conversation).map(TextSanitizer.line) ?? peerName(peer)
+            return (.conversation(conversation), name)
         }
         return (.newConversation(with: peer), try peerName(peer))
     }
