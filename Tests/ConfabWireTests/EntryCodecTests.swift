@@ -254,6 +254,36 @@ struct EntryCodecTests {
         expectRejected(signRaw(content, by: Keys.alice), .malformed, mentioning: "author key")
     }
 
+    /// Protocol.md §4.2 (issue 34, point 11): a body member this node does not know is no
+    /// body for it, and of several known ones the last on the wire counts, as protobuf
+    /// reads a oneof; the signature covers the bytes, so every node reads them alike.
+    @Test func theLastKnownBodyMemberCountsAndAnUnknownOneIsNone() throws {
+        let message: [UInt8] = try rawMessageContent().serializedBytes()
+        // Field 30, length-delimited, 3 bytes: a body of a kind from a newer version.
+        let unknown: [UInt8] = [0xF2, 0x01, 0x03, 1, 2, 3]
+        let messageAndUnknown = try EntryCodec.decode(signRaw(message + unknown, by: Keys.alice))
+        guard case .message = messageAndUnknown.body else {
+            Issue.record("a known body beside an unknown one: \(messageAndUnknown.body)")
+            return
+        }
+        var receipt = Confab_V1_EntryContent()
+        receipt.receipt = Confab_V1_ReceiptBody()
+        let receiptField: [UInt8] = try receipt.serializedBytes()
+        #expect(receiptField == [0x92, 0x01, 0x00])
+        let messageThenReceipt = try EntryCodec.decode(signRaw(message + receiptField, by: Keys.alice))
+        guard case .receipt = messageThenReceipt.body else {
+            Issue.record("the last known body should count: \(messageThenReceipt.body)")
+            return
+        }
+        var bare = rawMessageContent()
+        bare.body = nil
+        let onlyUnknown = try EntryCodec.decode(signRaw(try bare.serializedBytes() + unknown, by: Keys.alice))
+        guard case .unknown = onlyUnknown.body else {
+            Issue.record("an entry with only an unknown body is unknown: \(onlyUnknown.body)")
+            return
+        }
+    }
+
     @Test func theRawFixtureItselfIsValid() {
         // The tests above break one field of this content; it must be accepted unbroken.
         #expect(decodeError(signRaw(rawMessageContent(), by: Keys.alice)) == nil)
