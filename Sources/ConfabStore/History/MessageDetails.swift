@@ -80,6 +80,9 @@ struct MessageDetails {
         var groups: [[UInt8]: (emoji: String, first: Int64, reactors: [NodeID])] = [:]
         for row in rows {
             let emoji: String = row["emoji"]
+            // Applied on every node alike, drawn only where this platform knows it as one
+            // emoji (Protocol.md §4.5): text, or two emoji, are not shown as a reaction.
+            guard ReactionEmoji.isOneEmoji(emoji) else { continue }
             let key = Array(emoji.utf8)
             if groups[key] == nil { groups[key] = (emoji, row["timestamp"], []) }
             groups[key]?.reactors.append(row.nodeID("reactor"))
