@@ -1,0 +1,124 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabWire
+
+/// The entry vectors of Protocol.md §16, read out of the document itself and checked as a
+/// second implementation would use them: each encoded entry decodes, its content, signature
+/// and hash are the document's and the JSON file's, its signature verifies (or it is the
+/// one left unsigned, §4.3), and encoding it again gives the same bytes. Every entry of the
+/// JSON file is in the document. A stale vector fails here (issue 34: the members vector
+/// had drifted to field 21 and another previous hash).
+@Suite struct DocumentedEntryVectorTests {
+    struct Documented {
+        var encoded: [UInt8] = []
+        var content: [UInt8] = []
+        var signature: [UInt8] = []
+        var hash: [UInt8] = []
+    }
+
+    struct FixtureEntry: Decodable {
+        var encoded: String
+        var content: String
+        var signature: String
+        var hash: String
+    }
+
+    struct Fixture: Decodable {
+        var entries: [FixtureEntry]
+    }
+
+    /// §16 of Protocol.md at the repository's root.
+    static func section() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Protocol.md"), encoding: .utf8)
+        let start = try #require(text.range(of: "## 16. Test vectors"))
+        let end = try #require(text.range(of: "## 17. Files"))
+        return String(text[start.lowerBound..<end.lowerBound])
+    }
+
+    /// Every `name = hex` line of the section, with its continuation lines (indented hex).
+    static func fields(_ section: String) -> [(name: String, bytes: [UInt8])] {
+        var fields: [(name: String, hex: String)] = []
+        var open = false
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let equals = line.firstIndex(of: "="), !line.hasPrefix(" ") {
+                let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+                let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                open = !value.isEmpty && value.allSatisfy(\.isHexDigit)
+                if open { fields.append((name, value)) }
+            } else if open, line.hasPrefix(" "), !trimmed.isEmpty, trimmed.allSatisfy(\.isHexDigit) {
+                fields[fields.count - 1].hex += trimmed
+            } else {
+                open = false
+            }
+        }
+        return fields.compactMap { field in Hex.decode(field.hex).map { (field.name, $0) } }
+    }
+
+    /// The entries: each `encoded` with the `content`, `signature` and `hash` after it.
+    static func entries() throws -> [Documented] {
+        var entries: [Documented] = []
+        for (name, bytes) in fields(try section()) {
+            switch name {
+            case "encoded": entries.append(Documented(encoded: bytes))
+            case "content": entries[entries.count - 1].content = bytes
+            case "signature": entries[entries.count - 1].signature = bytes
+            case "hash": entries[entries.count - 1].hash = bytes
+            default: continue
+            }
+        }
+        return entries
+    }
+
+    @Test func everyDocumentedEntryIsTheBytesItSaysAndTheJSONFilesToo() throws {
+        let documented = try Self.entries()
+        let url = try #require(
+            Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
+        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        #expect(documented.count == fixture.entries.count)
+        for (index, vector) in documented.enumerated() {
+            let entry = try EntryCodec.decodeUnverified(vector.encoded)
+            #expect(entry.content == vector.content, "entry \(index): content")
+            #expect(entry.signature == vector.signature, "entry \(index): signature")
+            #expect(entry.hash.bytes == vector.hash, "entry \(index): hash")
+            #expect(Hash.blake2b(vector.content, length: 32) == vector.hash, "entry \(index): hash of the content")
+            #expect(EntryCodec.hasValidSignature(entry) || EntryCodec.isUnsigned(entry), "entry \(index): signature")
+            #expect(EntryCodec.encode(entry) == vector.encoded, "entry \(index): encoded again")
+            if index < fixture.entries.count {
+                let json = fixture.entries[index]
+                #expect(
+                    [json.encoded, json.content, json.signature, json.hash]
+                        == [vector.encoded, vector.content, vector.signature, vector.hash].map(Hex.encode),
+                    "entry \(index): not the JSON file's")
+            }
+        }
+    }
+
+    /// The members entry (§4.8): a members body (field 22), at the creator's seq 4 after its
+    /// reaction, with the documented epoch commitment.
+    @Test func theMembersEntryIsAMembersEntryWhereTheTextSays() throws {
+        let documented = try Self.entries()
+        let members = try #require(documented.last)
+        let entry = try EntryCodec.decode(members.encoded)
+        guard case .members(let body) = entry.body else {
+            Issue.record("the last entry vector is not a members entry: \(entry.body)")
+            return
+        }
+        #expect(entry.seq == 4)
+        let reaction = try EntryCodec.decode(documented[documented.count - 2].encoded)
+        #expect(reaction.author == entry.author && reaction.seq == 3 && entry.previous == reaction.hash)
+        let marker = try #require(members.content.firstRange(of: [0xB2, 0x01]), "field 22, length-delimited")
+        #expect(marker.lowerBound > 0)
+        let fields = Self.fields(try Self.section())
+        let epochKey = SecureBytes(try #require(fields.first { $0.name == "epoch key" }?.bytes))
+        let commitment = MembershipCipher.epochCommitment(
+            epochKey, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+        #expect(body.keyCommitment == commitment)
+        #expect(try Self.section().contains(Hex.encode(commitment)))
+    }
+}
