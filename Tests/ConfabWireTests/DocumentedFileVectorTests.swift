@@ -1,0 +1,43 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabWire
+
+/// The file-content vectors of Protocol.md §16 (§17.1), read out of the document and
+/// checked against the code: chunk 1's ciphertext, both chunk names, the file id, and the
+/// id of an empty file. (They were first computed with PyNaCl and hashlib from the text of
+/// §17.1 alone.)
+@Suite struct DocumentedFileVectorTests {
+    static func documented(_ name: String) throws -> [UInt8] {
+        let fields = DocumentedEntryVectorTests.fields(try DocumentedEntryVectorTests.section())
+        return try #require(fields.first { $0.name == name }?.bytes, "Protocol.md §16 has no \(name)")
+    }
+
+    @Test func aTwoChunkFileAndAnEmptyOne() throws {
+        let key = SecureBytes([UInt8](repeating: 0x44, count: 32))
+        let plaintext = (0..<16_389).map { UInt8($0 % 251) }
+        let layout = try #require(FileLayout(size: UInt64(plaintext.count), chunkSize: 16_384))
+        #expect(layout.chunkCount == 2)
+        let chunks = try (0..<layout.chunkCount).map { index in
+            let start = Int(layout.plainOffset(of: index))
+            return try FileCipher.encryptChunk(
+                plaintext[start..<start + layout.plainLength(of: index)], index: index, layout: layout, key: key)
+        }
+        #expect(chunks[0].count == 16_400)
+        #expect(chunks[1] == (try Self.documented("file c_1")))
+        #expect(FileCipher.chunkName(chunks[0]) == (try Self.documented("file h_0")))
+        #expect(FileCipher.chunkName(chunks[1]) == (try Self.documented("file h_1")))
+        let manifest = chunks.flatMap { FileCipher.chunkName($0) }
+        #expect(FileCipher.fileID(layout: layout, manifest: manifest).bytes == (try Self.documented("file id")))
+        // And back: the documented chunk opens to the plaintext's last five bytes.
+        #expect(
+            try FileCipher.decryptChunk(try Self.documented("file c_1"), index: 1, layout: layout, key: key)
+                == Array(plaintext.suffix(5)))
+
+        let empty = try #require(FileLayout(size: 0, chunkSize: 16_384))
+        #expect(empty.chunkCount == 0)
+        #expect(FileCipher.fileID(layout: empty, manifest: []).bytes == (try Self.documented("empty file id")))
+    }
+}
