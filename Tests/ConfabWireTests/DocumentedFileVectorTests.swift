@@ -40,4 +40,28 @@ import Testing
         #expect(empty.chunkCount == 0)
         #expect(FileCipher.fileID(layout: empty, manifest: []).bytes == (try Self.documented("empty file id")))
     }
+
+    /// A create's sealed names (issue 34, point 3): the additional data is the create's
+    /// position, and the documented bytes open to the names, and only there.
+    @Test func aCreatesSealedNames() throws {
+        let conversationBytes = try #require(Hex.decode("1fdc2412de905f73dd429f8f5ca8c25f"))
+        let conversation = try #require(ConversationID(bytes: conversationBytes))
+        let creator = NodeID(try SigningKeyPair(seed: [UInt8](repeating: 0xA1, count: 32)).publicKey)
+        let member = NodeID(try SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32)).publicKey)
+        let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
+        var position = conversation.bytes + creator.bytes
+        withUnsafeBytes(of: UInt64(1).bigEndian) { position.append(contentsOf: $0) }
+        #expect(EntryDomain.names + position == (try Self.documented("names ad")))
+        let sealed = try Self.documented("names sealed")
+        let again = try AEAD.seal(
+            try Self.documented("names plaintext"), key: key, additionalData: try Self.documented("names ad"),
+            nonce: [UInt8](repeating: 0x24, count: 24))
+        #expect(again == sealed)
+        let names = MembershipCipher.openNames(sealed, key: key, conversationID: conversation, author: creator, seq: 1)
+        #expect(names.map(\.key) == [creator, member])
+        #expect(names.map(\.name) == ["Alice", "Bob"])
+        // Another position (seq 2) does not open them.
+        #expect(
+            MembershipCipher.openNames(sealed, key: key, conversationID: conversation, author: creator, seq: 2).isEmpty)
+    }
 }
