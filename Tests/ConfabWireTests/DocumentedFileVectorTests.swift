@@ -1,14 +1,16 @@
 import ConfabCrypto
 import ConfabModel
 import Foundation
+import SwiftProtobuf
 import Testing
 
 @testable import ConfabWire
 
-/// The file-content vectors of Protocol.md §16 (§17.1), read out of the document and
-/// checked against the code: chunk 1's ciphertext, both chunk names, the file id, and the
-/// id of an empty file. (They were first computed with PyNaCl and hashlib from the text of
-/// §17.1 alone.)
+/// The vectors of Protocol.md §16 for what is sealed or derived beside entries, read out of
+/// the document and checked against the code: file content (§17.1: chunk 1's ciphertext,
+/// both chunk names, the file id, an empty file's id), a create's sealed names (§4.8.6) and
+/// a shared history (§4.8.5). They were first computed with PyNaCl and hashlib from the
+/// text alone.
 @Suite struct DocumentedFileVectorTests {
     static func documented(_ name: String) throws -> [UInt8] {
         let fields = DocumentedEntryVectorTests.fields(try DocumentedEntryVectorTests.section())
@@ -63,5 +65,26 @@ import Testing
         // Another position (seq 2) does not open them.
         #expect(
             MembershipCipher.openNames(sealed, key: key, conversationID: conversation, author: creator, seq: 2).isEmpty)
+    }
+
+    /// Shared history (issue 34, point 7): the documented sealed bytes open, with the
+    /// added member's key only, to the documented EpochKeys: the create's key.
+    @Test func aSharedHistoryOpensToTheCreatesKey() throws {
+        let creator = NodeID(try SigningKeyPair(seed: [UInt8](repeating: 0xA1, count: 32)).publicKey)
+        let third = try SigningKeyPair(seed: [UInt8](repeating: 0xC3, count: 32))
+        let sealed = try Self.documented("history sealed")
+        let opened = MembershipCipher.openHistory(sealed, with: third)
+        #expect(opened.map(\.epoch) == [EntryRef(author: creator, seq: 1)])
+        #expect(opened.first?.key.unsafeCopy == [UInt8](repeating: 0x42, count: 32))
+        var plaintext = Confab_V1_EpochKeys()
+        var key = Confab_V1_EpochKey()
+        key.author = Data(creator.bytes)
+        key.seq = 1
+        key.key = Data(repeating: 0x42, count: 32)
+        plaintext.keys = [key]
+        #expect(try plaintext.serializedBytes() == (try Self.documented("history plaintext")))
+        // Nobody else opens it.
+        let member = try SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32))
+        #expect(MembershipCipher.openHistory(sealed, with: member).isEmpty)
     }
 }
