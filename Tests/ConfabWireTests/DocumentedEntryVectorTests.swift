@@ -40,21 +40,30 @@ import Testing
         return String(text[start.lowerBound..<end.lowerBound])
     }
 
-    /// Every `name = hex` line of the section, with its continuation lines (indented hex).
+    /// Every `name = hex` line of the section, with its continuation lines (indented hex),
+    /// and every `name = formula` followed by an indented `= hex` (the formula's value).
     static func fields(_ section: String) -> [(name: String, bytes: [UInt8])] {
         var fields: [(name: String, hex: String)] = []
         var open = false
+        var formula: String?
         for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if let equals = line.firstIndex(of: "="), !line.hasPrefix(" ") {
                 let name = line[..<equals].trimmingCharacters(in: .whitespaces)
                 let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
                 open = !value.isEmpty && value.allSatisfy(\.isHexDigit)
+                formula = open ? nil : name
                 if open { fields.append((name, value)) }
+            } else if line.hasPrefix(" "), trimmed.hasPrefix("="), let name = formula {
+                let value = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
+                open = !value.isEmpty && value.allSatisfy(\.isHexDigit)
+                if open { fields.append((name, value)) }
+                formula = nil
             } else if open, line.hasPrefix(" "), !trimmed.isEmpty, trimmed.allSatisfy(\.isHexDigit) {
                 fields[fields.count - 1].hex += trimmed
             } else {
                 open = false
+                formula = nil
             }
         }
         return fields.compactMap { field in Hex.decode(field.hex).map { (field.name, $0) } }
@@ -120,5 +129,27 @@ import Testing
             epochKey, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
         #expect(body.keyCommitment == commitment)
         #expect(try Self.section().contains(Hex.encode(commitment)))
+    }
+
+    /// The conversation id, key commitment and beacon of §16, out of the document: derived
+    /// again from the documented inputs, and the beacon decoded back (both ways).
+    @Test func theConversationAndTheBeaconAreWhatTheDocumentSays() throws {
+        let fields = Self.fields(try Self.section())
+        func field(_ name: String) throws -> [UInt8] {
+            try #require(fields.first { $0.name == name }?.bytes, "Protocol.md §16 has no \(name)")
+        }
+        let creator = try SigningKeyPair(seed: try field("creator seed"))
+        #expect(creator.publicKey.bytes == (try field("creator key")))
+        let id = ConversationGenesis.conversationID(creator: NodeID(creator.publicKey), nonce: try field("nonce"))
+        #expect(id.bytes == (try field("conversation_id")))
+        let key = SecureBytes(try field("conversation key"))
+        #expect(ConversationGenesis.keyCommitment(key, conversationID: id) == (try field("key_commitment")))
+
+        #expect(NetworkKey.default.bytes == (try field("network key")))
+        #expect(NetworkKey.default.tag == (try field("network tag")))
+        let beacon = Beacon(node: NodeID(creator.publicKey), tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
+        let datagram = try field("datagram")
+        #expect(BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default) == datagram)
+        #expect(try BeaconCodec.decode(datagram, networkKey: .default) == beacon)
     }
 }
