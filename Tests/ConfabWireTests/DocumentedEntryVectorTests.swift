@@ -108,27 +108,36 @@ import Testing
         }
     }
 
-    /// The members entry (§4.8): a members body (field 22), at the creator's seq 4 after its
-    /// reaction, with the documented epoch commitment.
-    @Test func theMembersEntryIsAMembersEntryWhereTheTextSays() throws {
+    /// The members entries (§4.8): the add, a members body (field 22) at the creator's seq 4
+    /// after its reaction, and the rekey after it, adding and removing nobody; each with
+    /// the documented epoch commitment.
+    @Test func theMembersEntriesAreWhatTheTextSays() throws {
         let documented = try Self.entries()
-        let members = try #require(documented.last)
-        let entry = try EntryCodec.decode(members.encoded)
-        guard case .members(let body) = entry.body else {
-            Issue.record("the last entry vector is not a members entry: \(entry.body)")
+        #expect(documented.count >= 3)
+        let reaction = try EntryCodec.decode(documented[documented.count - 3].encoded)
+        let add = try EntryCodec.decode(documented[documented.count - 2].encoded)
+        let rekey = try EntryCodec.decode(documented[documented.count - 1].encoded)
+        guard case .members(let added) = add.body, case .members(let rekeyed) = rekey.body else {
+            Issue.record("the last two entry vectors are not members entries: \(add.body), \(rekey.body)")
             return
         }
-        #expect(entry.seq == 4)
-        let reaction = try EntryCodec.decode(documented[documented.count - 2].encoded)
-        #expect(reaction.author == entry.author && reaction.seq == 3 && entry.previous == reaction.hash)
-        let marker = try #require(members.content.firstRange(of: [0xB2, 0x01]), "field 22, length-delimited")
-        #expect(marker.lowerBound > 0)
+        #expect(add.seq == 4 && rekey.seq == 5)
+        #expect(reaction.author == add.author && reaction.seq == 3 && add.previous == reaction.hash)
+        // The text names the reaction's hash by its first bytes.
+        #expect(try Self.section().contains("`" + Hex.encode(Array(reaction.hash.bytes.prefix(4))) + "…`"))
+        #expect(rekey.author == add.author && rekey.previous == add.hash)
+        #expect(added.add.count == 1 && added.remove.isEmpty)
+        #expect(rekeyed.add.isEmpty && rekeyed.remove.isEmpty && rekeyed.keys.count == 3, "a rekey")
+        let marker = try #require(documented[documented.count - 2].content.firstRange(of: [0xB2, 0x01]))
+        #expect(marker.lowerBound > 0, "field 22, length-delimited")
         let fields = Self.fields(try Self.section())
-        let epochKey = SecureBytes(try #require(fields.first { $0.name == "epoch key" }?.bytes))
-        let commitment = MembershipCipher.epochCommitment(
-            epochKey, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
-        #expect(body.keyCommitment == commitment)
-        #expect(try Self.section().contains(Hex.encode(commitment)))
+        for (entry, body, name) in [(add, added, "epoch key"), (rekey, rekeyed, "rekey epoch key")] {
+            let key = SecureBytes(try #require(fields.first { $0.name == name }?.bytes, "no \(name)"))
+            let commitment = MembershipCipher.epochCommitment(
+                key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+            #expect(body.keyCommitment == commitment, "\(name)")
+            #expect(try Self.section().contains(Hex.encode(commitment)), "\(name)'s commitment in the document")
+        }
     }
 
     /// The conversation id, key commitment and beacon of §16, out of the document: derived

@@ -78,6 +78,7 @@ import Testing
     static let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
     static let third = try! SigningKeyPair(seed: [UInt8](repeating: 0xC3, count: 32))
     static let epochKey = SecureBytes([UInt8](repeating: 0x43, count: 32))
+    static let rekeyEpochKey = SecureBytes([UInt8](repeating: 0x45, count: 32))
 
     @Test func theVectorsHold() throws {
         if let path = ProcessInfo.processInfo.environment["CONFAB_WRITE_VECTORS"] {
@@ -159,8 +160,10 @@ import Testing
                 #expect(members.keyCommitment == commitment)
                 #expect(
                     members.keys.map(\.id) == [
-                        NodeID(Self.creator.publicKey), NodeID(Self.member.publicKey), members.add[0],
+                        NodeID(Self.creator.publicKey), NodeID(Self.member.publicKey), NodeID(Self.third.publicKey),
                     ])
+                #expect(members.remove.isEmpty)
+                #expect(members.add == (entry.seq == 4 ? [NodeID(Self.third.publicKey)] : []), "an add, then a rekey")
                 let names = MembershipCipher.openNames(
                     members.sealedNames, key: epochKey, conversationID: id, author: entry.author, seq: entry.seq)
                 #expect(names.map(\.name).joined(separator: ", ") == vector.plaintext)
@@ -239,6 +242,16 @@ import Testing
                         reactionContent, key: key, conversationID: id, author: creatorID, seq: 3))),
             with: creator)
         let run = try unsignedRun(after: unsend)
+        let thirdID = NodeID(third.publicKey)
+        let add = try membersEntry(
+            after: react, holding: VectorClock([creatorID: 3, memberID: 3]), add: [thirdID], epochKey: epochKey,
+            names: [(creatorID, "Alice"), (thirdID, "Carol")], timestamp: 1_800_000_240_000,
+            description: "the creator adds a third member (seed c3…c3): a new epoch, with names")
+        // A rekey: a members entry that adds and removes nobody, and starts an epoch.
+        let rekey = try membersEntry(
+            after: add.0, holding: VectorClock([creatorID: 4, memberID: 3]), add: [], epochKey: rekeyEpochKey,
+            names: [(creatorID, "Alice")], timestamp: 1_800_000_300_000,
+            description: "the creator rekeys: a new epoch for the same three members, adding and removing nobody")
         return Vectors(
             conversation: .init(
                 creatorSeed: [UInt8](repeating: 0xA1, count: 32).hexString, creatorKey: creatorID.hex,
@@ -262,7 +275,7 @@ import Testing
                     vector.reaction = .init(target: "\(memberID.hex)/1", emoji: "👍", remove: false)
                     return vector
                 }(),
-                try membersVector(after: react, holding: VectorClock([creatorID: 3, memberID: 3])),
+                add.1, rekey.1,
             ],
             beacon: beaconVector())
     }
@@ -298,35 +311,35 @@ import Testing
         ]
     }
 
-    /// The creator's members entry adding the key of seed `c3…c3`, with names, after its
-    /// create entry, holding `clock` of the others.
-    static func membersVector(after previous: Entry, holding clock: VectorClock) throws -> Vectors.EntryVector {
+    /// A members entry of the creator after `previous`, holding `clock` of the others:
+    /// adding `add`, its epoch key `epochKey` sealed to the creator, the member and the
+    /// third key, with `names` sealed under it.
+    static func membersEntry(
+        after previous: Entry, holding clock: VectorClock, add: [NodeID], epochKey: SecureBytes,
+        names: [(key: NodeID, name: String)], timestamp: Int64, description: String
+    ) throws -> (Entry, Vectors.EntryVector) {
         let creatorID = NodeID(creator.publicKey)
-        let thirdID = NodeID(third.publicKey)
         let id = previous.conversationID
         let seq = previous.seq + 1
-        let members = [creatorID, NodeID(member.publicKey), thirdID]
+        let members = [creatorID, NodeID(member.publicKey), NodeID(third.publicKey)]
         let commitment = MembershipCipher.epochCommitment(epochKey, conversationID: id, author: creatorID, seq: seq)
         let entry = EntryCodec.sign(
             EntryDraft(
-                conversationID: id, seq: seq, previous: previous.hash, timestamp: 1_800_000_240_000,
-                clock: clock,
+                conversationID: id, seq: seq, previous: previous.hash, timestamp: timestamp, clock: clock,
                 body: .members(
                     MembersBody(
-                        add: [thirdID],
+                        add: add,
                         keys: try members.map {
                             .init(id: $0, sealedKey: try ConversationCipher.sealKey(epochKey, to: $0))
                         },
                         keyCommitment: commitment,
                         sealedNames: try MembershipCipher.sealNames(
-                            [(creatorID, "Alice"), (thirdID, "Carol")], key: epochKey, conversationID: id,
-                            author: creatorID, seq: seq)))),
+                            names, key: epochKey, conversationID: id, author: creatorID, seq: seq)))),
             with: creator)
-        var result = vector(
-            entry, "the creator adds a third member (seed c3…c3): a new epoch, with names", "Alice, Carol")
+        var result = vector(entry, description, names.map(\.name).joined(separator: ", "))
         result.epochKey = epochKey.unsafeCopy.hexString
         result.epochCommitment = commitment.hexString
-        return result
+        return (entry, result)
     }
 
     static func vector(_ entry: Entry, _ description: String, _ plaintext: String?) -> Vectors.EntryVector {
