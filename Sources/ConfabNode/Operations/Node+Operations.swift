@@ -40,9 +40,6 @@ extension Node {
                 address, "cannot serve metrics there (\(error)); choose another --metrics HOST:PORT")
         }
         operations.metricsServer = server
-        logger.info(
-            "metrics at http://\(server.address?.display ?? address)/metrics",
-            metadata: ["event": "metrics_listening"])
         return server
     }
 

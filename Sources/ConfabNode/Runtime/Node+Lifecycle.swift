@@ -81,7 +81,12 @@ extension Node {
             services.append(
                 BeaconService(discovery: try await startDiscovery(tcpPort: address.port ?? options.listenPort)))
         }
-        if let metrics = try await startOperations() { services.append(MetricsService(server: metrics)) }
+        if let metrics = try await startOperations() {
+            services.append(
+                MetricsService(
+                    server: metrics, logger: logger,
+                    address: metrics.address?.display ?? options.metricsAddress ?? ""))
+        }
         let control = try await ControlServer.bind(local.directory, group: group)
         self.control = control
         try startWatchingExternalWrites()
