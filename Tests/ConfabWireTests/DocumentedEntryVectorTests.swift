@@ -19,60 +19,10 @@ import Testing
         var hash: [UInt8] = []
     }
 
-    struct FixtureEntry: Decodable {
-        var encoded: String
-        var content: String
-        var signature: String
-        var hash: String
-    }
-
-    struct Fixture: Decodable {
-        var entries: [FixtureEntry]
-    }
-
-    /// §16 of Protocol.md at the repository's root.
-    static func section() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let text = try String(contentsOf: root.appendingPathComponent("Protocol.md"), encoding: .utf8)
-        let start = try #require(text.range(of: "## 16. Test vectors"))
-        let end = try #require(text.range(of: "## 17. Files"))
-        return String(text[start.lowerBound..<end.lowerBound])
-    }
-
-    /// Every `name = hex` line of the section, with its continuation lines (indented hex),
-    /// and every `name = formula` followed by an indented `= hex` (the formula's value).
-    static func fields(_ section: String) -> [(name: String, bytes: [UInt8])] {
-        var fields: [(name: String, hex: String)] = []
-        var open = false
-        var formula: String?
-        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if let equals = line.firstIndex(of: "="), !line.hasPrefix(" ") {
-                let name = line[..<equals].trimmingCharacters(in: .whitespaces)
-                let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-                open = !value.isEmpty && value.allSatisfy(\.isHexDigit)
-                formula = open ? nil : name
-                if open { fields.append((name, value)) }
-            } else if line.hasPrefix(" "), trimmed.hasPrefix("="), let name = formula {
-                let value = trimmed.dropFirst().trimmingCharacters(in: .whitespaces)
-                open = !value.isEmpty && value.allSatisfy(\.isHexDigit)
-                if open { fields.append((name, value)) }
-                formula = nil
-            } else if open, line.hasPrefix(" "), !trimmed.isEmpty, trimmed.allSatisfy(\.isHexDigit) {
-                fields[fields.count - 1].hex += trimmed
-            } else {
-                open = false
-                formula = nil
-            }
-        }
-        return fields.compactMap { field in Hex.decode(field.hex).map { (field.name, $0) } }
-    }
-
     /// The entries: each `encoded` with the `content`, `signature` and `hash` after it.
     static func entries() throws -> [Documented] {
         var entries: [Documented] = []
-        for (name, bytes) in fields(try section()) {
+        for (name, bytes) in ProtocolDocument.fields(try ProtocolDocument.vectors()) {
             switch name {
             case "encoded": entries.append(Documented(encoded: bytes))
             case "content": entries[entries.count - 1].content = bytes
@@ -88,7 +38,7 @@ import Testing
         let documented = try Self.entries()
         let url = try #require(
             Bundle.module.url(forResource: "confab-vectors", withExtension: "json", subdirectory: "Fixtures"))
-        let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
+        let fixture = try JSONDecoder().decode(ProtocolVectorTests.Vectors.self, from: Data(contentsOf: url))
         #expect(documented.count == fixture.entries.count)
         for (index, vector) in documented.enumerated() {
             let entry = try EntryCodec.decodeUnverified(vector.encoded)
@@ -124,40 +74,40 @@ import Testing
         #expect(add.seq == 4 && rekey.seq == 5)
         #expect(reaction.author == add.author && reaction.seq == 3 && add.previous == reaction.hash)
         // The text names the reaction's hash by its first bytes.
-        #expect(try Self.section().contains("`" + Hex.encode(Array(reaction.hash.bytes.prefix(4))) + "…`"))
+        #expect(try ProtocolDocument.vectors().contains("`" + Hex.encode(Array(reaction.hash.bytes.prefix(4))) + "…`"))
         #expect(rekey.author == add.author && rekey.previous == add.hash)
         #expect(added.add.count == 1 && added.remove.isEmpty)
         #expect(rekeyed.add.isEmpty && rekeyed.remove.isEmpty && rekeyed.keys.count == 3, "a rekey")
         let marker = try #require(documented[documented.count - 2].content.firstRange(of: [0xB2, 0x01]))
         #expect(marker.lowerBound > 0, "field 22, length-delimited")
-        let fields = Self.fields(try Self.section())
+        let fields = ProtocolDocument.fields(try ProtocolDocument.vectors())
         for (entry, body, name) in [(add, added, "epoch key"), (rekey, rekeyed, "rekey epoch key")] {
             let key = SecureBytes(try #require(fields.first { $0.name == name }?.bytes, "no \(name)"))
             let commitment = MembershipCipher.epochCommitment(
                 key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
             #expect(body.keyCommitment == commitment, "\(name)")
-            #expect(try Self.section().contains(Hex.encode(commitment)), "\(name)'s commitment in the document")
+            #expect(
+                try ProtocolDocument.vectors().contains(Hex.encode(commitment)), "\(name)'s commitment in the document")
         }
     }
 
     /// The conversation id, key commitment and beacon of §16, out of the document: derived
     /// again from the documented inputs, and the beacon decoded back (both ways).
     @Test func theConversationAndTheBeaconAreWhatTheDocumentSays() throws {
-        let fields = Self.fields(try Self.section())
-        func field(_ name: String) throws -> [UInt8] {
-            try #require(fields.first { $0.name == name }?.bytes, "Protocol.md §16 has no \(name)")
-        }
-        let creator = try SigningKeyPair(seed: try field("creator seed"))
-        #expect(creator.publicKey.bytes == (try field("creator key")))
-        let id = ConversationGenesis.conversationID(creator: NodeID(creator.publicKey), nonce: try field("nonce"))
-        #expect(id.bytes == (try field("conversation_id")))
-        let key = SecureBytes(try field("conversation key"))
-        #expect(ConversationGenesis.keyCommitment(key, conversationID: id) == (try field("key_commitment")))
+        let creator = try SigningKeyPair(seed: try ProtocolDocument.vector("creator seed"))
+        #expect(creator.publicKey.bytes == (try ProtocolDocument.vector("creator key")))
+        let id = ConversationGenesis.conversationID(
+            creator: NodeID(creator.publicKey), nonce: try ProtocolDocument.vector("nonce"))
+        #expect(id.bytes == (try ProtocolDocument.vector("conversation_id")))
+        let key = SecureBytes(try ProtocolDocument.vector("conversation key"))
+        #expect(
+            ConversationGenesis.keyCommitment(key, conversationID: id)
+                == (try ProtocolDocument.vector("key_commitment")))
 
-        #expect(NetworkKey.default.bytes == (try field("network key")))
-        #expect(NetworkKey.default.tag == (try field("network tag")))
+        #expect(NetworkKey.default.bytes == (try ProtocolDocument.vector("network key")))
+        #expect(NetworkKey.default.tag == (try ProtocolDocument.vector("network tag")))
         let beacon = Beacon(node: NodeID(creator.publicKey), tcpPort: 7461, role: .person, timestamp: 1_800_000_000_123)
-        let datagram = try field("datagram")
+        let datagram = try ProtocolDocument.vector("datagram")
         #expect(BeaconCodec.encode(beacon, signedBy: creator, networkKey: .default) == datagram)
         #expect(try BeaconCodec.decode(datagram, networkKey: .default) == beacon)
     }

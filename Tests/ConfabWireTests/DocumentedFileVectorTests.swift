@@ -12,11 +12,6 @@ import Testing
 /// a shared history (§4.8.5). They were first computed with PyNaCl and hashlib from the
 /// text alone.
 @Suite struct DocumentedFileVectorTests {
-    static func documented(_ name: String) throws -> [UInt8] {
-        let fields = DocumentedEntryVectorTests.fields(try DocumentedEntryVectorTests.section())
-        return try #require(fields.first { $0.name == name }?.bytes, "Protocol.md §16 has no \(name)")
-    }
-
     @Test func aTwoChunkFileAndAnEmptyOne() throws {
         let key = SecureBytes([UInt8](repeating: 0x44, count: 32))
         let plaintext = (0..<16_389).map { UInt8($0 % 251) }
@@ -28,19 +23,19 @@ import Testing
                 plaintext[start..<start + layout.plainLength(of: index)], index: index, layout: layout, key: key)
         }
         #expect(chunks[0].count == 16_400)
-        #expect(chunks[1] == (try Self.documented("file c_1")))
-        #expect(FileCipher.chunkName(chunks[0]) == (try Self.documented("file h_0")))
-        #expect(FileCipher.chunkName(chunks[1]) == (try Self.documented("file h_1")))
+        #expect(chunks[1] == (try ProtocolDocument.vector("file c_1")))
+        #expect(FileCipher.chunkName(chunks[0]) == (try ProtocolDocument.vector("file h_0")))
+        #expect(FileCipher.chunkName(chunks[1]) == (try ProtocolDocument.vector("file h_1")))
         let manifest = chunks.flatMap { FileCipher.chunkName($0) }
-        #expect(FileCipher.fileID(layout: layout, manifest: manifest).bytes == (try Self.documented("file id")))
+        #expect(FileCipher.fileID(layout: layout, manifest: manifest).bytes == (try ProtocolDocument.vector("file id")))
         // And back: the documented chunk opens to the plaintext's last five bytes.
         #expect(
-            try FileCipher.decryptChunk(try Self.documented("file c_1"), index: 1, layout: layout, key: key)
+            try FileCipher.decryptChunk(try ProtocolDocument.vector("file c_1"), index: 1, layout: layout, key: key)
                 == Array(plaintext.suffix(5)))
 
         let empty = try #require(FileLayout(size: 0, chunkSize: 16_384))
         #expect(empty.chunkCount == 0)
-        #expect(FileCipher.fileID(layout: empty, manifest: []).bytes == (try Self.documented("empty file id")))
+        #expect(FileCipher.fileID(layout: empty, manifest: []).bytes == (try ProtocolDocument.vector("empty file id")))
     }
 
     /// A create's sealed names (issue 34, point 3): the additional data is the create's
@@ -53,10 +48,11 @@ import Testing
         let key = SecureBytes([UInt8](repeating: 0x42, count: 32))
         var position = conversation.bytes + creator.bytes
         withUnsafeBytes(of: UInt64(1).bigEndian) { position.append(contentsOf: $0) }
-        #expect(EntryDomain.names + position == (try Self.documented("names ad")))
-        let sealed = try Self.documented("names sealed")
+        #expect(EntryDomain.names + position == (try ProtocolDocument.vector("names ad")))
+        let sealed = try ProtocolDocument.vector("names sealed")
         let again = try AEAD.seal(
-            try Self.documented("names plaintext"), key: key, additionalData: try Self.documented("names ad"),
+            try ProtocolDocument.vector("names plaintext"), key: key,
+            additionalData: try ProtocolDocument.vector("names ad"),
             nonce: [UInt8](repeating: 0x24, count: 24))
         #expect(again == sealed)
         let names = MembershipCipher.openNames(sealed, key: key, conversationID: conversation, author: creator, seq: 1)
@@ -72,7 +68,7 @@ import Testing
     @Test func aSharedHistoryOpensToTheCreatesKey() throws {
         let creator = NodeID(try SigningKeyPair(seed: [UInt8](repeating: 0xA1, count: 32)).publicKey)
         let third = try SigningKeyPair(seed: [UInt8](repeating: 0xC3, count: 32))
-        let sealed = try Self.documented("history sealed")
+        let sealed = try ProtocolDocument.vector("history sealed")
         let opened = MembershipCipher.openHistory(sealed, with: third)
         #expect(opened.map(\.epoch) == [EntryRef(author: creator, seq: 1)])
         #expect(opened.first?.key.unsafeCopy == [UInt8](repeating: 0x42, count: 32))
@@ -82,7 +78,7 @@ import Testing
         key.seq = 1
         key.key = Data(repeating: 0x42, count: 32)
         plaintext.keys = [key]
-        #expect(try plaintext.serializedBytes() == (try Self.documented("history plaintext")))
+        #expect(try plaintext.serializedBytes() == (try ProtocolDocument.vector("history plaintext")))
         // Nobody else opens it.
         let member = try SigningKeyPair(seed: [UInt8](repeating: 0xB2, count: 32))
         #expect(MembershipCipher.openHistory(sealed, with: member).isEmpty)

@@ -88,6 +88,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         armed = true
         lastRead = context.eventLoop.now
         lastWrite = context.eventLoop.now
+        drawPingDelay()
         schedulePing(context: context)
         scheduleSilenceCheck(context: context)
     }
@@ -115,7 +116,6 @@ final class KeepaliveHandler: ChannelDuplexHandler {
     // Each timer re-checks against the latest activity rather than being reset on every
     // message, so busy sessions cost no timer churn.
     private func schedulePing(context: ChannelHandlerContext) {
-        if pingDelay == .zero { drawPingDelay() }
         pingTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastWrite + pingDelay) {
             guard self.armed else { return }
             if context.eventLoop.now >= self.lastWrite + self.pingDelay {
