@@ -156,12 +156,38 @@ struct BeaconHandlerTests {
 
     func announcer(
         targets: [SocketAddress], schedule: BeaconSchedule = .constant(.milliseconds(1500)),
-        clock: @escaping () -> Int64 = { 1000 }
+        keysHeard: @escaping () -> Int = { 0 }, clock: @escaping () -> Int64 = { 1000 }
     ) -> EmbeddedChannel {
         EmbeddedChannel(
             handler: BeaconAnnouncer(
                 identity: Keys.alice, networkKey: .default, tcpPort: 7461, role: .relay, targets: targets,
-                schedule: schedule, logger: quietLogger(), clock: clock))
+                schedule: schedule, logger: quietLogger(), keysHeard: keysHeard, clock: clock))
+    }
+
+    /// The lie: made-up keys, each validly signed and free to make, inflate the count of keys
+    /// heard. The announcer slows down for them, but beacons at least every 75 s (×1.25), so
+    /// its peers still see it present; with few keys heard it keeps the 30 s pace.
+    @Test func aFloodOfMadeUpKeysSlowsTheAnnouncerOnlyToItsBound() throws {
+        let target = try SocketAddress(ipAddress: "127.0.0.1", port: 7470)
+        let flooded = announcer(targets: [target], schedule: .standard, keysHeard: { 1_000_000 })
+        let quiet = announcer(targets: [target], schedule: .standard)
+        for channel in [flooded, quiet] {
+            try channel.activate()
+            // Past the fast phase and the doubling (15 s + 3 + 6 + 12 + 24 + 48 s, ×1.25 at most).
+            channel.embeddedEventLoop.advanceTime(by: .seconds(140))
+            _ = try sent(channel)
+        }
+        var times: [Int64] = []
+        for second in 1...1200 {
+            flooded.embeddedEventLoop.advanceTime(by: .seconds(1))
+            if try !sent(flooded).isEmpty { times.append(Int64(second)) }
+        }
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(times.count >= 12, "at least one beacon per 94 s over 20 minutes")
+        #expect(gaps.allSatisfy { $0 <= 94 }, "gaps \(gaps)")
+        #expect(gaps.contains { $0 > 38 }, "slower than the 30 s pace (×1.25): gaps \(gaps)")
+        quiet.embeddedEventLoop.advanceTime(by: .seconds(1200))
+        #expect(try sent(quiet).count >= 32, "the plain pace: one beacon per 37.5 s at most")
     }
 
     func sent(_ channel: EmbeddedChannel) throws -> [(SocketAddress, Beacon)] {
@@ -202,7 +228,7 @@ struct BeaconHandlerTests {
     }
 
     @Test func timestampsIncreaseStrictlyEvenWhenTheClockDoesNot() throws {
-        let channel = announcer(targets: [try SocketAddress(ipAddress: "127.0.0.1", port: 7470)]) { 5000 }
+        let channel = announcer(targets: [try SocketAddress(ipAddress: "127.0.0.1", port: 7470)], clock: { 5000 })
         try channel.activate()
         let announcer = try channel.pipeline.syncOperations.handler(type: BeaconAnnouncer.self)
         announcer.announceNow()
