@@ -56,6 +56,10 @@ struct PeerSyncState {
     /// When the peer last pushed entries of its own that were stored here: while it does,
     /// what this node lacks of its log is on its way (§12.5).
     var lastOwnPush: ContinuousClock.Instant?
+    /// The rooms it said it has joined, as ids (Protocol.md §18.4): the rooms held here
+    /// among them are shared with it. Its word is enough: anyone on the network may read a
+    /// room, so a peer that lies gets only what it could have joined.
+    var rooms: Set<ConversationID> = []
 
     var helloReceived: Bool { role != nil }
 }

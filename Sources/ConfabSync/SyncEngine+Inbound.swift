@@ -48,9 +48,10 @@ extension SyncEngine {
             // more authors, so a peer whose clocks add up to more lies.
             let held = peers[peer]?.theirs[conversation] ?? VectorClock()
             let merged = held.merging(item.clock)
-            guard merged.width <= Limits.maxClockWidth else {
-                return misbehaving(
-                    "clocks of conversation \(conversation.shortHex) name more than \(Limits.maxClockWidth) authors")
+            // A room has no member list: its clock may name many more authors (§18.3).
+            let width = heldRooms.contains(conversation) ? Limits.maxRoomAuthors : Limits.maxClockWidth
+            guard merged.width <= width else {
+                return misbehaving("clocks of conversation \(conversation.shortHex) name more than \(width) authors")
             }
             let sharing = try sharing(conversation, with: peer)
             let mine = sharing.capping(try store.clock(of: conversation))

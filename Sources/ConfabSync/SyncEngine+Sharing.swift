@@ -33,7 +33,10 @@ extension SyncEngine {
     }
 
     func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
-        try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
+        var clocks = try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
+        for room in heldRooms { clocks[room] = nil }
+        for room in heldRooms.intersection(peers[peer]?.rooms ?? []) { clocks[room] = try store.clock(of: room) }
+        return clocks
     }
 
     /// Participants get their conversations, former members theirs up to their removal;
@@ -43,6 +46,9 @@ extension SyncEngine {
     }
 
     func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
+        if heldRooms.contains(conversation) {
+            return peers[peer]?.rooms.contains(conversation) == true ? .everything : .none
+        }
         if peers[peer]?.isTrustedRelay == true { return .everything }
         return try store.sharing(conversation, with: peer)
     }
@@ -58,6 +64,7 @@ extension SyncEngine {
     /// files, not positions in the log, so it could not be held to what came before its
     /// removal.
     public func sharesFiles(of conversation: ConversationID, with peer: NodeID) throws -> Bool {
+        if heldRooms.contains(conversation) { return peers[peer]?.rooms.contains(conversation) == true }
         if peers[peer]?.isTrustedRelay == true { return true }
         return try store.participants(of: conversation).contains(peer)
     }

@@ -44,6 +44,9 @@ public final class SyncEngine {
     var deferred = DeferredEntries()
     /// Fork proofs already passed on from this node (conversation and author).
     var spreadProofs: Set<[UInt8]> = []
+    /// The rooms this node holds (`holdRooms`): each is shared with the peers that said
+    /// they joined it, and with nobody else (Protocol.md §18.4).
+    var heldRooms: Set<ConversationID> = []
     let logger: Logger
 
     public init(
@@ -117,8 +120,9 @@ public final class SyncEngine {
                 output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
-        case .ping, .pong, .bye, .typing, .fileWant, .fileManifest, .fileChunk, .fileHave:
-            // Typing is not sync: the node handles it before the engine (never stored). File
+        case .ping, .pong, .bye, .typing, .rooms, .fileWant, .fileManifest, .fileChunk, .fileHave:
+            // Typing is not sync: the node handles it before the engine (never stored), and
+            // rooms' names, which only the node can turn into ids (`peerRooms`). File
             // messages are the file exchange's (FileExchange).
             return SyncOutput()
         }

@@ -18,7 +18,7 @@ struct Confab: AsyncParsableCommand {
         subcommands: [
             Chat.self, Init.self, WhoAmI.self, Up.self, Relay.self, Status.self, Resync.self, Peers.self, New.self,
             Send.self, SendFile.self, Files.self, Save.self, Edit.self, Unsend.self, React.self, Watch.self,
-            Members.self, Add.self, Remove.self, Leave.self,
+            Members.self, Add.self, Remove.self, Leave.self, Rooms.self, Join.self,
             List.self,
             History.self, Search.self,
             Archive.self, Unarchive.self, Pin.self, Unpin.self, Mute.self, Unmute.self, MarkRead.self, MarkUnread.self,

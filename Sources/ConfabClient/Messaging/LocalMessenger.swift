@@ -1,5 +1,6 @@
 import ConfabModel
 import ConfabStore
+import ConfabWire
 import Foundation
 
 /// The messenger of this process: writes go straight into the store, and the node running
@@ -15,11 +16,16 @@ public struct LocalMessenger: Messenger {
     public let node: (any RunningNode)?
     /// Whether `close()` stops the node (it was started for this messenger).
     private let ownsNode: Bool
+    /// The network a room is joined on while no node runs here (a node knows its own).
+    private let network: NetworkKey?
 
-    public init(local: Profile, node: (any RunningNode)? = nil, ownsNode: Bool = false) {
+    public init(
+        local: Profile, node: (any RunningNode)? = nil, ownsNode: Bool = false, network: NetworkKey? = nil
+    ) {
         self.local = local
         self.node = node
         self.ownsNode = ownsNode
+        self.network = network
     }
 
     private var store: ConfabStore { local.store }
@@ -92,7 +98,29 @@ public struct LocalMessenger: Messenger {
         return MembershipChange(conversation: operation.conversation, seq: entry.seq, status: .sending)
     }
 
+    public func perform(_ operation: Operations.Join) async throws -> JoinedRoom {
+        if let node { return JoinedRoom(room: operation.room, conversation: try await node.joinRoom(operation.room)) }
+        guard let network else {
+            throw StoreError.invalidInput("joining a room needs this machine's network key; run \"confab up\" first")
+        }
+        let id = try store.joinRoom(RoomGenesis(name: operation.room, network: network))
+        return JoinedRoom(room: operation.room, conversation: id)
+    }
+
+    public func perform(_ operation: Operations.Rooms) async throws -> [RoomListing] {
+        if let node { return try await node.rooms() }
+        return try store.joinedRooms().map { RoomListing(room: $0.key, conversation: $0.value, peers: 0) }
+            .sorted { $0.room < $1.room }
+    }
+
     public func perform(_ operation: Operations.Leave) async throws -> MembershipChange {
+        // Leaving a room writes nothing: it goes from this machine, and peers are told.
+        if try store.isRoom(operation.conversation) {
+            try store.leaveRoom(operation.conversation)
+            try await node?.roomsChanged()
+            node?.emit(.changed(operation.conversation))
+            return MembershipChange(conversation: operation.conversation, seq: 0, status: .sent)
+        }
         let entry = try store.leave(operation.conversation)
         try await node?.didWrite([entry])
         return MembershipChange(conversation: operation.conversation, seq: entry.seq, status: .sending)

@@ -38,6 +38,10 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.Peers) async throws -> [PeerPresence]
     func perform(_ operation: Operations.Status) async throws -> NodeStatus
     func perform(_ operation: Operations.TypingSetting) async throws -> TypingIndicators
+    /// Joins a room by name (Protocol.md §18); leaving is `Leave` of its conversation.
+    func perform(_ operation: Operations.Join) async throws -> JoinedRoom
+    /// The rooms joined here and those peers say they are in.
+    func perform(_ operation: Operations.Rooms) async throws -> [RoomListing]
 
     // Reads (`ReadOperation`): the store's answer, whether or not a node runs.
     func perform(_ operation: Operations.Conversations) async throws -> [ConversationSummary]

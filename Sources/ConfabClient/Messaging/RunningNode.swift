@@ -22,6 +22,12 @@ public protocol RunningNode: Sendable {
     func status() async throws -> NodeStatus
     func events() -> AsyncStream<NodeEvent>
     func stop() async
+    /// Joins a room of the node's network and tells its peers.
+    func joinRoom(_ room: RoomName) async throws -> ConversationID
+    /// A room was left here (its conversation is gone from the store): peers are told.
+    func roomsChanged() async throws
+    /// Joined rooms and those peers in session said they joined.
+    func rooms() async throws -> [RoomListing]
     /// No larger file is sent or fetched (Protocol.md §17.3).
     var maxFileSize: UInt64 { get }
 }

@@ -59,6 +59,8 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case knownPeers = "known_peers"
     case saveFile = "save_file"
     case typingSetting = "typing_setting"
+    case join
+    case rooms
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -93,6 +95,8 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .knownPeers: Operations.KnownPeers.self
         case .saveFile: Operations.SaveFile.self
         case .typingSetting: Operations.TypingSetting.self
+        case .join: Operations.Join.self
+        case .rooms: Operations.Rooms.self
         }
     }
 }

@@ -15,6 +15,7 @@ extension Resolver {
     /// one pass: the peer the text names is looked up once, whether it has a thread or not.
     public func namedMessageTarget(_ text: String) throws -> (target: MessageTarget, name: String) {
         let query = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let room = try room(query) { return (.conversation(room), try conversationName(room)) }
         if query.count >= 4, Hex.isHexPrefix(query) {
             let matches = try store.conversationIDs().filter { $0.hex.hasPrefix(query) }
             if matches.count == 1 { return (.conversation(matches[0]), try conversationName(matches[0])) }
@@ -32,6 +33,7 @@ extension Resolver {
             if let titled = try conversation(titled: query) {
                 return (.conversation(titled), try conversationName(titled))
             }
+            if let room = try joinedRoom(query) { return (.conversation(room), try conversationName(room)) }
             // Neither: the peer error, listing known peers, is the helpful one.
             throw error
         }

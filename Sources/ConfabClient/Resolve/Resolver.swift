@@ -44,6 +44,7 @@ public struct Resolver: Sendable {
 
     public func conversation(_ text: String) throws -> ConversationID {
         let query = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let room = try room(query) { return room }
         if query.count >= 4, Hex.isHexPrefix(query) {
             let matches = try store.conversationIDs().filter { $0.hex.hasPrefix(query) }
             if matches.count == 1 { return matches[0] }
@@ -57,12 +58,27 @@ public struct Resolver: Sendable {
             peer = try self.peer(text)
         } catch let error as ResolveError where error.isUnknown {
             if let titled = try conversation(titled: query) { return titled }
+            if let room = try joinedRoom(query) { return room }
             throw ResolveError.unknownConversation(text, known: try store.conversations(.all).map(\.displayName))
         }
         guard let conversation = try store.latestConversation(with: peer) else {
             throw ResolveError.noConversation(with: text)
         }
         return conversation
+    }
+
+    /// `#general`: a room joined here (Protocol.md §18), or, when not joined, an error that
+    /// says how to join it; nil for text that does not start with `#`.
+    func room(_ query: String) throws -> ConversationID? {
+        guard query.hasPrefix("#"), let name = RoomName(typed: query) else { return nil }
+        guard let room = try store.joinedRooms()[name] else { throw ResolveError.notInRoom(name) }
+        return room
+    }
+
+    /// A room joined here named without its `#`, tried after every peer's name and title.
+    func joinedRoom(_ query: String) throws -> ConversationID? {
+        guard let name = RoomName(typed: query) else { return nil }
+        return try store.joinedRooms()[name]
     }
 
     /// The conversation whose title is `query`, as the list shows it (case and look-alike
@@ -83,6 +99,7 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         case unknownConversation(String, known: [String])
         case ambiguous(String, candidates: [String])
         case noConversation(String)
+        case notInRoom(RoomName)
         case unknownMessage(String, why: String)
     }
 
@@ -98,6 +115,7 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
         ResolveError(reason: .ambiguous(name, candidates: candidates))
     }
     static func noConversation(with name: String) -> ResolveError { ResolveError(reason: .noConversation(name)) }
+    static func notInRoom(_ room: RoomName) -> ResolveError { ResolveError(reason: .notInRoom(room)) }
     static func unknownMessage(_ text: String, why: String) -> ResolveError {
         ResolveError(reason: .unknownMessage(text, why: why))
     }
@@ -124,6 +142,9 @@ public struct ResolveError: Error, Equatable, CustomStringConvertible {
                 + "type more of the key or id"
         case .noConversation(let name):
             return "no conversation with \(name) yet — start one with \"confab new \(name)\""
+        case .notInRoom(let room):
+            return
+                "you have not joined \(room) — join it with \"confab join \(room.text)\" (\"confab rooms\" lists rooms)"
         case .unknownMessage(let text, let why):
             return "no message \"\(text)\" to act on: \(why)"
         }

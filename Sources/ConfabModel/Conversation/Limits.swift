@@ -21,6 +21,12 @@ public enum Limits {
     public static let maxParticipantsWithReceipts = 32
     /// Authors in one vector clock; a clock only ever names participants.
     public static let maxClockWidth = maxParticipants
+    /// Authors a room's clock may name in a session (Protocol.md §18.3): a room has no
+    /// member list, anyone on the network may write in it.
+    public static let maxRoomAuthors = 4096
+    /// Other authors a room entry's causal clock names besides its own log and the room's
+    /// create (Protocol.md §18.2): a few of the latest it saw, whatever the room's size.
+    public static let maxRoomClockOthers = 8
     /// Display names chosen by people.
     public static let maxNameBytes = 64
     /// Highest seq in a log or a clock. Far beyond any real log, and low enough that a clock

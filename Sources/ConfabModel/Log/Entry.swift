@@ -68,6 +68,8 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case members = 7
     /// A file: what it is and how to check it; its content travels in chunks outside the log.
     case file = 8
+    /// A room's create entry: its name, signed by the room's own key (Protocol.md §18).
+    case room = 9
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -91,6 +93,8 @@ public enum EntryBody: Sendable, Equatable {
     /// A file (Protocol.md §17.2): its sealed description and the layout and id of its
     /// content.
     case file(FileBody)
+    /// A room's create entry (Protocol.md §18.1): the name its id and keys derive from.
+    case room(RoomName)
     case unknown
 
     public var kind: EntryKind {
@@ -103,6 +107,7 @@ public enum EntryBody: Sendable, Equatable {
         case .react: return .react
         case .members: return .members
         case .file: return .file
+        case .room: return .room
         case .unknown: return .unknown
         }
     }

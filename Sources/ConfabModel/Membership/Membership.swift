@@ -22,6 +22,17 @@ public struct Membership: Sendable, Equatable {
     /// For each key that was a member and is not now, the change that last removed it.
     public private(set) var removedBy: [NodeID: MembershipEvent] = [:]
     public private(set) var applied: [Applied] = []
+    /// A room's (Protocol.md §18.2): nobody is listed, anyone may write, and the key of the
+    /// create is in force for good.
+    public let isOpen: Bool
+
+    /// A room's membership: open, its create's key in force.
+    public init(room create: MembershipEvent) {
+        creator = create.author
+        members = []
+        epochInForce = create.ref
+        isOpen = true
+    }
 
     /// Folds `create` and then `changes`, which must be in display order. A change written
     /// by a key concurrently with that key's removal (the removal had not seen it, and it
@@ -49,6 +60,7 @@ public struct Membership: Sendable, Equatable {
     }
 
     private init(folding create: MembershipEvent, changes: [MembershipEvent], voided: Set<EntryRef>) {
+        isOpen = false
         creator = create.author
         members = [create.author] + create.add.filter { $0 != create.author }
         var epochs: [(ref: EntryRef, recipients: Set<NodeID>)] = [(create.ref, Set(create.add))]
@@ -72,9 +84,10 @@ public struct Membership: Sendable, Equatable {
     }
 
     /// The admin: the creator while a member, else the member who joined first.
-    public var admin: NodeID? { members.contains(creator) ? creator : members.first }
+    public var admin: NodeID? { isOpen ? nil : members.contains(creator) ? creator : members.first }
 
-    public func contains(_ key: NodeID) -> Bool { members.contains(key) }
+    /// Whether `key` may write: a member, or anyone but the room's own key in a room.
+    public func contains(_ key: NodeID) -> Bool { isOpen ? key != creator : members.contains(key) }
 
     private static func effect(of change: MembershipEvent, on members: [NodeID], admin: NodeID?) -> Applied {
         let void = Applied(event: change, isVoid: true, added: [], removed: [])

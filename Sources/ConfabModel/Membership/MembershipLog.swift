@@ -14,6 +14,19 @@ public struct MembershipLog: Sendable, Equatable {
     /// entry of a batch does not fold the changes again.
     private let createOnly: Membership
 
+    /// A room's log (Protocol.md §18.2): its create alone, open to every writer; a room has
+    /// no members entries.
+    public init(room create: MembershipEvent) {
+        self.create = create
+        changes = []
+        createOnly = Membership(room: create)
+        current = createOnly
+        everMembers = []
+    }
+
+    /// Whether this is a room's: anyone may write, nobody is listed.
+    public var isOpen: Bool { current.isOpen }
+
     public init(create: MembershipEvent, changes: [MembershipEvent] = []) {
         self.create = create
         self.changes = changes.sorted { $0.order < $1.order }

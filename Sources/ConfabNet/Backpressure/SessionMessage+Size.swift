@@ -19,6 +19,8 @@ extension SessionMessage {
             return 16 + reason.rawValue.utf8.count
         case .want, .typing:
             return 64
+        case .rooms(let names):
+            return 16 + names.count * 48
         case .fileWant(let want):
             return 64 + want.chunks.count * 8
         case .fileManifest(_, let manifest):

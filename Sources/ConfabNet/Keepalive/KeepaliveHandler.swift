@@ -49,7 +49,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             break
-        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .fileWant, .fileManifest,
+        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .fileWant, .fileManifest,
             .fileChunk,
             .fileHave:
             context.fireChannelRead(data)

@@ -12,7 +12,11 @@ extension Profile {
             if await attached.isServed() { return attached }
             await attached.close()
         }
-        guard let options else { return LocalMessenger(local: self) }
+        guard let options else {
+            // Rooms joined with no node running are joined on the network `confab up` would use.
+            return LocalMessenger(
+                local: self, network: try? NetworkKeySetting.resolve(flag: nil, directory: directory).key)
+        }
         let node = try Node(options: options, local: self)
         try await node.start()
         return LocalMessenger(local: self, node: node, ownsNode: true)

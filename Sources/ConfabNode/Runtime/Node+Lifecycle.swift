@@ -70,6 +70,7 @@ extension Node {
         // node serves anything (Protocol.md §8.0).
         if !local.store.scrub() { logger.warning("could not scrub the store's log: another process holds it open") }
         try reloadTrust()
+        _ = try engine.holdRooms(Set(local.store.joinedRooms().values))
         let address = try await listen()
         listenAddress = address
         let name = try local.displayName()

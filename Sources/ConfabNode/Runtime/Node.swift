@@ -43,6 +43,8 @@ public actor Node {
     var presence = PresenceTable()
     /// Who peers say is typing where, and when this node last said its person is.
     var typingTable = TypingTable()
+    /// The rooms peers in session said they joined.
+    var roomDirectory = RoomDirectory()
     /// When something last happened that housekeeping may have to follow up, and its
     /// sleep while idle (`wakeHousekeeping`).
     var lastActivity = ContinuousClock.now
@@ -154,6 +156,12 @@ public actor Node {
         case .message(let session, let message, let decoded):
             guard !blockList.contains(session.remote), !isRefused(session), !isIncompatible(session) else { return }
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
+            if case .rooms(let rooms) = message {
+                guard engine.hasGreeted(session.remote) else {
+                    return apply(try engine.peerRooms([], of: session.remote), replyTo: session)
+                }
+                return try receiveRooms(rooms, from: session)
+            }
             if case .bye(let reason) = message {
                 noteBye(reason, from: session)
                 if reason == .shutdown { peerLeaving(session.remote) }
@@ -167,12 +175,16 @@ public actor Node {
                 applyFiles(try files.handle(message, from: session.remote))
             default:
                 apply(try engine.handle(message, from: session.remote, decoded: decoded), replyTo: session)
-                if case .hello = message { applyFiles(try files.peerReady(session.remote)) }
+                if case .hello(let hello) = message {
+                    applyFiles(try files.peerReady(session.remote))
+                    try greetRooms(hello, session: session)
+                }
             }
         case .closed(let session, let error):
             guard !forgetRefused(session) else { return }
             forgetIncompatible(session)
             engine.peerDisconnected(session.remote)
+            roomDirectory.peerGone(session.remote)
             for key in typingTable.peerGone(session.remote) { emitTyping(key, active: false) }
             applyFiles(try files.peerDisconnected(session.remote))
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }

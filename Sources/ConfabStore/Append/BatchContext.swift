@@ -1,5 +1,6 @@
 import ConfabCrypto
 import ConfabModel
+import ConfabWire
 import Foundation
 import GRDB
 
@@ -35,6 +36,10 @@ final class BatchContext {
     /// that does not name it may be taken for them, since a members entry may add it
     /// (Protocol.md §7 step 4, invitations).
     let invitations: Set<ConversationID>
+    /// The room this batch joins: its create is taken only so, made here from the name and
+    /// the network key (Protocol.md §18.1), never from a peer.
+    var joining: RoomGenesis?
+    private var rooms: [ConversationID: Bool] = [:]
 
     /// The store the batch writes to, whose committed membership logs it starts from.
     private let store: ConfabStore
@@ -213,6 +218,19 @@ final class BatchContext {
     var grownClocks: [ConversationID: VectorClock] {
         Dictionary(uniqueKeysWithValues: grown.compactMap { id in heads[id].map { (id, VectorClock($0)) } })
     }
+
+    /// Whether the conversation is a room (Protocol.md §18).
+    func isRoom(_ conversation: ConversationID, db: Database) throws -> Bool {
+        if let cached = rooms[conversation] { return cached }
+        let fetched =
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT room FROM conversation WHERE id = ?"), arguments: [conversation.bytes])
+            != nil
+        rooms[conversation] = fetched
+        return fetched
+    }
+
+    func noteRoom(_ conversation: ConversationID) { rooms[conversation] = true }
 
     /// The conversation's creator, whose create entry every other entry's clock covers.
     func creator(_ conversation: ConversationID, db: Database) throws -> NodeID? {

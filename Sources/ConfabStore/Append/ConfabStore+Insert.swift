@@ -9,6 +9,10 @@ extension ConfabStore {
     func insert(_ entry: Entry, raw: [UInt8], db: Database, now: Date, context: BatchContext) throws -> AppendOutcome {
         let conversation = entry.conversationID.bytes
         let author = entry.author.bytes
+        let isRoom = try context.isRoom(entry.conversationID, db: db)
+        if isRoom, try entry.author == context.creator(entry.conversationID, db: db) {
+            return try roomKeyEntry(entry, db: db)
+        }
 
         var previousFrontier: VectorClock?
         if let held = try head(of: entry, db: db, context: context) {
@@ -58,7 +62,8 @@ extension ConfabStore {
         try validateOwnClock(entry)
         // Clocks only grow: an author's entry covers what its previous entry had seen
         // (Protocol.md §7 step 4), so nobody can sort a new message above older ones.
-        if let previousFrontier, !entry.clock.covers(previousFrontier) {
+        // A room's clocks name a few authors each (Protocol.md §18.2), not all it saw.
+        if !isRoom, let previousFrontier, !entry.clock.covers(previousFrontier) {
             throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
         }
 
@@ -83,6 +88,13 @@ extension ConfabStore {
             {
                 throw AppendRejection.notMember
             }
+        } else if case .room = entry.body {
+            // Made by this node when it joins, from the name and the network key; a peer's
+            // copy of a room this node has not joined is no reason to hold it.
+            guard context.joining?.conversationID == entry.conversationID,
+                context.joining?.create.content == entry.content
+            else { throw AppendRejection.notMember }
+            everMembers = []
         } else {
             guard let log = try context.membershipLog(entry.conversationID, db: db) else {
                 throw AppendRejection.unknownConversation
@@ -99,9 +111,15 @@ extension ConfabStore {
         try requireCausalPast(entry, heads: heads, forked: forked)
         // Only a key that was ever a member can have written here; whether it was one when
         // it wrote is checked below, against its view.
-        if membershipLog != nil, !everMembers.contains(entry.author) { throw AppendRejection.notParticipant }
-        try validateClockNames(
-            entry, participants: everMembers, creator: try context.creator(entry.conversationID, db: db))
+        if let membershipLog, !membershipLog.isOpen, !everMembers.contains(entry.author) {
+            throw AppendRejection.notParticipant
+        }
+        if isRoom {
+            try validateRoomClock(entry, creator: try context.creator(entry.conversationID, db: db))
+        } else if entry.kind != .room {
+            try validateClockNames(
+                entry, participants: everMembers, creator: try context.creator(entry.conversationID, db: db))
+        }
         // Who the author believed were members when writing: its causal past, held here now
         // (the clocks were checked above: an entry whose past is not all held waits, and is
         // never judged on a part of it), Protocol.md §4.8.3.
@@ -113,10 +131,15 @@ extension ConfabStore {
             view = seen
         }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
-        let order = Self.orderingSum(of: entry, heads: heads, forked: forked)
+        let order =
+            isRoom
+            ? try roomOrder(of: entry, db: db) : Self.orderingSum(of: entry, heads: heads, forked: forked)
 
         if case .create(let create) = entry.body {
             try insertConversation(entry, create: create, db: db, context: context)
+        }
+        if case .room(let name) = entry.body, let genesis = context.joining {
+            try insertRoom(entry, name: name, genesis: genesis, db: db, context: context)
         }
         try db.cachedStatement(
             sql: """
@@ -150,7 +173,7 @@ extension ConfabStore {
         case .file(let file):
             try insertFileMessage(
                 entry, file: file, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
-        case .create, .unknown:
+        case .create, .room, .unknown:
             break
         }
         return .appended(entry)

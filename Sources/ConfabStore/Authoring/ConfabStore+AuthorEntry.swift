@@ -60,10 +60,14 @@ extension ConfabStore {
             }
         }
         let seq = (held[me] ?? 0) + 1
-        return AuthorPosition(
-            seq: seq, previous: head?.hash,
-            clock: try causalClock(in: conversation, nextSeq: seq, held: held, merged: merged, db: db),
-            held: held, head: head)
+        var clock = try causalClock(in: conversation, nextSeq: seq, held: held, merged: merged, db: db)
+        if let room = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ? AND room IS NOT NULL"),
+            arguments: [conversation.bytes])
+        {
+            clock = try roomClock(in: conversation, creator: room.nodeID("creator"), nextSeq: seq, db: db)
+        }
+        return AuthorPosition(seq: seq, previous: head?.hash, clock: clock, held: held, head: head)
     }
 
     /// Authored entries go through the same validation as received ones, then the outbox;

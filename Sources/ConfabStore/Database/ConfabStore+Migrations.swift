@@ -384,6 +384,10 @@ extension ConfabStore {
         migrator.registerMigration("v11-protocol-1-members") { db in
             try backfillMembership(db)
         }
+        // Rooms (Protocol.md §18): a conversation whose create is a room's carries its name.
+        migrator.registerMigration("v12-rooms") { db in
+            try db.execute(sql: "ALTER TABLE conversation ADD COLUMN room TEXT")
+        }
         return migrator
     }
 }

@@ -49,6 +49,18 @@ extension ConfabStore {
         {
             names[row.nodeID("nodeId")] = row["name"]
         }
+        // A room lists nobody: its writers are named as this node knows them (Protocol.md §18).
+        for row in try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT h.author, peer.name FROM head h JOIN peer ON peer.id = h.author
+                    JOIN conversation c ON c.id = h.conversationId AND c.room IS NOT NULL
+                    WHERE h.conversationId = ?
+                    """),
+            arguments: [conversation.bytes])
+        {
+            names[row.nodeID("author")] = row["name"]
+        }
         names[me] = "You"
         return names
     }

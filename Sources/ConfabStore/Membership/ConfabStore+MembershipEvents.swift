@@ -39,10 +39,13 @@ extension ConfabStore {
     }
 
     static func fetchMembershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
-        let creator = try [UInt8].fetchOne(
-            db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ?"), arguments: [conversation.bytes]
-        ).flatMap(NodeID.init(bytes:))
-        guard let creator else { return nil }
+        guard
+            let conversationRow = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT creator, room FROM conversation WHERE id = ?"),
+                arguments: [conversation.bytes]),
+            let creator = NodeID(bytes: conversationRow["creator"] as [UInt8])
+        else { return nil }
+        let isRoom = (conversationRow["room"] as String?) != nil
         var create: MembershipEvent?
         var changes: [MembershipEvent] = []
         for row in try Row.fetchAll(
@@ -60,7 +63,8 @@ extension ConfabStore {
                 frontier: try VectorClock(json: row["frontier"]))
             if author == creator, seq == 1 { create = event } else { changes.append(event) }
         }
-        return create.map { MembershipLog(create: $0, changes: changes) }
+        guard let create else { return nil }
+        return isRoom ? MembershipLog(room: create) : MembershipLog(create: create, changes: changes)
     }
 
     /// Writes what the fold of everything held decides: the current members, and the

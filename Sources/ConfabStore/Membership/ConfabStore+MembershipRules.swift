@@ -5,6 +5,15 @@ extension ConfabStore {
     /// beyond being written by a member of it: a change that view allows, and a sealed text
     /// written under an epoch in force. Relays check the same: every input is plaintext.
     static func checkMembership(_ entry: Entry, view: Membership, log: MembershipLog) throws {
+        if log.isOpen {
+            // A room has no members to change and writes no receipts (Protocol.md §18.2).
+            switch entry.body {
+            case .members, .receipt:
+                throw AppendRejection.badMembership("a room takes no \(entry.kind) entries")
+            default:
+                return
+            }
+        }
         switch entry.body {
         case .members(let body):
             if let problem = view.problem(

@@ -22,6 +22,11 @@ final class ClockCache: Sendable {
         clocks.withLock { $0[conversation, default: VectorClock()].merge(clock) }
     }
 
+    /// A room left: its heads went with it (the one place heads are deleted).
+    func forget(_ conversation: ConversationID) {
+        clocks.withLock { $0[conversation] = nil }
+    }
+
     func removeAll() {
         clocks.withLock { $0.removeAll() }
     }

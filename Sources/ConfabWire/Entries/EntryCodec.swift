@@ -66,6 +66,10 @@ public enum EntryCodec {
             body.chunkSize = UInt32(file.layout.chunkSize)
             body.fileID = Data(file.fileID.bytes)
             content.file = body
+        case .room(let name):
+            var body = Confab_V1_RoomBody()
+            body.name = name.text
+            content.room = body
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -208,6 +212,11 @@ public enum EntryCodec {
                 read: try decodeClock(receipt.read, what: "read clock"))
         case .file(let file):
             body = .file(try decodeFile(file))
+        case .room(let room):
+            body = .room(
+                try decodeRoom(
+                    room, conversationID: conversationID, author: author, seq: content.seq,
+                    timestamp: content.timestampMs, clock: clock))
         case .none:
             body = .unknown
         }
@@ -246,6 +255,27 @@ public enum EntryCodec {
             throw .malformed("file id (\(file.fileID.count) bytes, want 32)")
         }
         return FileBody(sealed: [UInt8](file.sealed), layout: layout, fileID: fileID)
+    }
+
+    /// A room's create (Protocol.md §18.1) as far as it can be checked without the network
+    /// key: a valid name, the first entry of its author, at time 0, having seen nothing, and
+    /// an id derived from its author. That the author is the key the name derives from is
+    /// checked by the node that joins (it makes the same entry itself).
+    private static func decodeRoom(
+        _ room: Confab_V1_RoomBody, conversationID: ConversationID, author: NodeID, seq: UInt64, timestamp: Int64,
+        clock: VectorClock
+    ) throws(WireError) -> RoomName {
+        guard room.name.utf8.count <= RoomName.maxBytes else {
+            throw .tooLarge("room name", limit: RoomName.maxBytes, actual: room.name.utf8.count)
+        }
+        guard let name = RoomName(exactly: room.name) else { throw .malformed("room name") }
+        guard seq == 1, timestamp == 0, clock.isEmpty else {
+            throw .malformed("room create entry with seq \(seq), timestamp \(timestamp) or a clock")
+        }
+        guard RoomGenesis.conversationID(author: author) == conversationID else {
+            throw .malformed("room id is not derived from the room's key")
+        }
+        return name
     }
 
     /// An edit or an unsend names an earlier entry of its own author's log: seq 1 is the
@@ -305,10 +335,12 @@ public enum EntryCodec {
         }
     }
 
-    static func decodeClock(_ items: [Confab_V1_ClockEntry], what: String) throws(WireError) -> VectorClock {
-        guard items.count <= Limits.maxClockWidth else {
-            throw .tooLarge(what, limit: Limits.maxClockWidth, actual: items.count)
-        }
+    /// `limit`: authors the clock may name; an entry's clocks name at most 64, a session's
+    /// clock of a room more (Protocol.md §18.3).
+    static func decodeClock(
+        _ items: [Confab_V1_ClockEntry], what: String, limit: Int = Limits.maxClockWidth
+    ) throws(WireError) -> VectorClock {
+        guard items.count <= limit else { throw .tooLarge(what, limit: limit, actual: items.count) }
         var entries: [NodeID: UInt64] = [:]
         for item in items {
             guard let author = NodeID(bytes: item.author) else { throw .malformed("\(what) author key") }

@@ -12,4 +12,8 @@ enum EntryDomain {
     static let fileMessage: [UInt8] = Array("confab/file-message/v1".utf8) + [0]
     static let fileChunk: [UInt8] = Array("confab/file-chunk/v1".utf8) + [0]
     static let fileID: [UInt8] = Array("confab/file-id/v1".utf8) + [0]
+    static let room: [UInt8] = Array("confab/room/v1".utf8) + [0]
+    static let roomSigning: [UInt8] = Array("confab/room-sign/v1".utf8) + [0]
+    static let roomKey: [UInt8] = Array("confab/room-key/v1".utf8) + [0]
+    static let roomID: [UInt8] = Array("confab/room-id/v1".utf8) + [0]
 }

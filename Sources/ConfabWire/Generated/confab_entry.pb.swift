@@ -152,6 +152,14 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     set {body = .file(newValue)}
   }
 
+  var room: Confab_V1_RoomBody {
+    get {
+      if case .room(let v)? = body {return v}
+      return Confab_V1_RoomBody()
+    }
+    set {body = .room(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -163,6 +171,7 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     case react(Confab_V1_ReactBody)
     case members(Confab_V1_MembersBody)
     case file(Confab_V1_FileBody)
+    case room(Confab_V1_RoomBody)
 
   }
 
@@ -548,6 +557,22 @@ nonisolated struct Confab_V1_FilePlaintext: Sendable {
   init() {}
 }
 
+/// A room's create entry (Protocol.md §18): the room's name, nothing else. Its author is the
+/// room's own key, derived with its id from the network key and the name; every node that
+/// joins makes the same bytes.
+nonisolated struct Confab_V1_RoomBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 1-32 bytes of [a-z0-9._-], starting with a letter or digit
+  var name: String = String()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "confab.v1"
@@ -624,7 +649,7 @@ nonisolated extension Confab_V1_SignedEntry: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0\u{2}\u{2}file\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0\u{2}\u{2}file\0\u{1}room\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -742,6 +767,19 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
           self.body = .file(v)
         }
       }()
+      case 25: try {
+        var v: Confab_V1_RoomBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .room(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .room(v)
+        }
+      }()
       default: break
       }
     }
@@ -802,6 +840,10 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
     case .file?: try {
       guard case .file(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 24)
+    }()
+    case .room?: try {
+      guard case .room(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 25)
     }()
     case nil: break
     }
@@ -1554,6 +1596,36 @@ nonisolated extension Confab_V1_FilePlaintext: SwiftProtobuf.Message, SwiftProto
     if lhs.sha256 != rhs.sha256 {return false}
     if lhs.width != rhs.width {return false}
     if lhs.height != rhs.height {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_RoomBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".RoomBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_RoomBody, rhs: Confab_V1_RoomBody) -> Bool {
+    if lhs.name != rhs.name {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -147,6 +147,14 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .typing(newValue)}
   }
 
+  var rooms: Confab_V1_Rooms {
+    get {
+      if case .rooms(let v)? = kind {return v}
+      return Confab_V1_Rooms()
+    }
+    set {kind = .rooms(newValue)}
+  }
+
   var fileWant: Confab_V1_FileWant {
     get {
       if case .fileWant(let v)? = kind {return v}
@@ -191,6 +199,7 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case bye(Confab_V1_Bye)
     case forkProof(Confab_V1_ForkProof)
     case typing(Confab_V1_Typing)
+    case rooms(Confab_V1_Rooms)
     case fileWant(Confab_V1_FileWant)
     case fileManifest(Confab_V1_FileManifest)
     case fileChunk(Confab_V1_FileChunk)
@@ -373,6 +382,21 @@ nonisolated struct Confab_V1_Typing: Sendable {
   init() {}
 }
 
+/// The rooms the sender has joined, all of them: sent after Hello to a peer that has the
+/// "rooms" feature, and again whenever the list changes (Protocol.md §18.4).
+nonisolated struct Confab_V1_Rooms: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// at most 64, each a room name
+  var names: [String] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Asks for a file's manifest and chunks by index (Protocol.md §17.5).
 nonisolated struct Confab_V1_FileWant: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -496,7 +520,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{4}\u{7}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{1}rooms\0\u{4}\u{6}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -621,6 +645,19 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .typing(v)
         }
       }()
+      case 10: try {
+        var v: Confab_V1_Rooms?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .rooms(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .rooms(v)
+        }
+      }()
       case 16: try {
         var v: Confab_V1_FileWant?
         var hadOneofValue = false
@@ -719,6 +756,10 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .typing?: try {
       guard case .typing(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .rooms?: try {
+      guard case .rooms(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
     }()
     case .fileWant?: try {
       guard case .fileWant(let v)? = self.kind else { preconditionFailure() }
@@ -1103,6 +1144,36 @@ nonisolated extension Confab_V1_Typing: SwiftProtobuf.Message, SwiftProtobuf._Me
   static func ==(lhs: Confab_V1_Typing, rhs: Confab_V1_Typing) -> Bool {
     if lhs.conversationID != rhs.conversationID {return false}
     if lhs.active != rhs.active {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_Rooms: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Rooms"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}names\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.names) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.names.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.names, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_Rooms, rhs: Confab_V1_Rooms) -> Bool {
+    if lhs.names != rhs.names {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -11,7 +11,7 @@ public enum SessionCodec {
     /// Protocol 1 (Confab 0.1.0) nodes are still synced with, in part (Protocol.md §12.1).
     public static let oldestProtocolVersion: UInt32 = 1
     /// What this implementation says it understands in its Hello (Protocol.md §10.2).
-    public static let features = [requestsFeature, partialClocksFeature]
+    public static let features = [requestsFeature, partialClocksFeature, roomsFeature]
     /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
     /// `request` set are answered with other authors' entries (Protocol.md §12.5).
     public static let requestsFeature = "requests"
@@ -19,6 +19,11 @@ public enum SessionCodec {
     /// its announcements and acknowledgements name only the authors that moved, so what a
     /// clock costs follows what changed, not the group's size (Protocol.md §10.2).
     public static let partialClocksFeature = "partial-clocks"
+    /// The peer takes part in rooms: it reads `Rooms` messages and clocks of rooms, which
+    /// may name up to `Limits.maxRoomAuthors` authors (Protocol.md §18.4).
+    public static let roomsFeature = "rooms"
+    /// Rooms one `Rooms` message may name.
+    public static let maxRooms = 64
     /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
     /// hostile peer cannot make a node buffer much.
     public static let maxMessageBytes = 1024 * 1024
@@ -112,6 +117,10 @@ public enum SessionCodec {
             t.conversationID = Data(typing.conversation.bytes)
             t.active = typing.active
             wire.typing = t
+        case .rooms(let names):
+            var r = Confab_V1_Rooms()
+            r.names = names.map(\.text)
+            wire.rooms = r
         case .fileWant(let want):
             var w = Confab_V1_FileWant()
             w.fileID = Data(want.file.bytes)
@@ -246,7 +255,8 @@ public enum SessionCodec {
                 guard !(c.request && item.partial) else { throw .malformed("partial clock in a request") }
                 clocks.append(
                     .init(
-                        conversation: id, clock: try EntryCodec.decodeClock(item.clock, what: "clock"),
+                        conversation: id,
+                        clock: try EntryCodec.decodeClock(item.clock, what: "clock", limit: Limits.maxRoomAuthors),
                         partial: item.partial))
             }
             return c.request ? .request(clocks) : .clocks(clocks)
@@ -278,6 +288,17 @@ public enum SessionCodec {
         case .typing(let t):
             guard let id = ConversationID(bytes: t.conversationID) else { throw .malformed("conversation id") }
             return .typing(.init(conversation: id, active: t.active))
+        case .rooms(let r):
+            guard r.names.count <= maxRooms else {
+                throw .tooLarge("rooms message", limit: maxRooms, actual: r.names.count)
+            }
+            var names: [RoomName] = []
+            for text in r.names {
+                guard let name = RoomName(exactly: text) else { throw .malformed("room name") }
+                names.append(name)
+            }
+            guard Set(names).count == names.count else { throw .malformed("rooms message names a room twice") }
+            return .rooms(names.sorted())
         case .fileWant(let w):
             guard w.chunks.count <= maxChunksPerWant else {
                 throw .tooLarge("file want", limit: maxChunksPerWant, actual: w.chunks.count)

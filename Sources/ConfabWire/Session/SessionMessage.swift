@@ -19,6 +19,9 @@ public enum SessionMessage: Sendable, Equatable {
     /// The sender's person is typing in a conversation (or stopped): ephemeral, for a
     /// direct session only (Protocol.md §10.2).
     case typing(Typing)
+    /// Every room the sender has joined (Protocol.md §18.4), sorted; replaces what it said
+    /// before.
+    case rooms([RoomName])
     /// Asks for a file's manifest and chunks (Protocol.md §17.5).
     case fileWant(FileWant)
     /// A file's chunk names, in order.

@@ -95,10 +95,11 @@ extension Confab {
 
     struct Leave: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Leave a group conversation.",
+            abstract: "Leave a group conversation or a room.",
             discussion: """
                 The others are told, and nothing written after reaches you. What you hold \
-                stays on this machine (confab delete removes it).
+                stays on this machine (confab delete removes it). A room (#NAME) is removed \
+                from this machine altogether; join it again to see what its members hold.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -110,7 +111,12 @@ extension Confab {
         func run() async throws {
             let local = try global.open()
             let id = try Resolver(store: local.store).conversation(conversation)
+            let room = try local.store.isRoom(id)
             let done = try await local.messenger().leave(id)
+            if room, !output.json {
+                Console.out("You left the room (\(id.shortHex)); it is no longer on this machine.")
+                return
+            }
             try report(done, output: output, local: local, "You left")
         }
     }

@@ -1,0 +1,38 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+
+/// Rooms (Protocol.md §18.4): a room is shared with every peer that says it joined it, and
+/// a peer learns which rooms this node holds from its `Rooms` message. The node turns the
+/// names into ids (they derive from the network key) and tells the engine.
+extension SyncEngine {
+    /// The rooms this node holds, after it started, joined or left one. Peers that said they
+    /// are in a room just joined here are asked for it at once.
+    public func holdRooms(_ rooms: Set<ConversationID>) throws -> SyncOutput {
+        let joined = rooms.subtracting(heldRooms)
+        heldRooms = rooms
+        var output = SyncOutput()
+        for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
+            output.push(try roomAnnouncement(joined.intersection(peers[peer]?.rooms ?? []), to: peer), to: peer)
+        }
+        return output
+    }
+
+    /// The rooms a peer says it has joined, all of them (its `Rooms` message): those held
+    /// here that it did not name before are announced to it, asking for what it holds.
+    public func peerRooms(_ rooms: Set<ConversationID>, of peer: NodeID) throws -> SyncOutput {
+        guard let state = peers[peer], state.helloReceived else { return misbehaving("rooms before hello") }
+        let new = rooms.subtracting(state.rooms).intersection(heldRooms)
+        peers[peer]?.rooms = rooms
+        var output = SyncOutput()
+        output.replies = try roomAnnouncement(new, to: peer)
+        return output
+    }
+
+    private func roomAnnouncement(_ rooms: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
+        guard !rooms.isEmpty else { return [] }
+        var clocks: [ConversationID: VectorClock] = [:]
+        for room in rooms { clocks[room] = try store.clock(of: room) }
+        return announcement(clocks, to: peer)
+    }
+}

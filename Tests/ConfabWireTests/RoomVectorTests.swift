@@ -1,0 +1,80 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import Testing
+
+@testable import ConfabWire
+
+/// Protocol.md §18.6: the room `general` on the default network, read out of the document
+/// and made again by the code; and what a decoder refuses of a room create and a `Rooms`
+/// message.
+@Suite struct RoomVectorTests {
+    private func documented() throws -> [String: [UInt8]] {
+        let text = try ProtocolDocument.text()
+        let start = try #require(text.range(of: "### 18.6 Test vector"))
+        return Dictionary(
+            ProtocolDocument.fields(String(text[start.lowerBound...])).map { ($0.name, $0.bytes) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func theDocumentedRoomIsTheOneTheCodeDerives() throws {
+        let vector = try documented()
+        #expect(vector["network_key"] == NetworkKey.default.bytes)
+        let genesis = RoomGenesis(name: RoomName(exactly: "general")!, network: .default)
+        #expect(vector["room_author"] == genesis.author.bytes)
+        #expect(vector["room_key"] == genesis.key.unsafeCopy)
+        #expect(vector["room_id"] == genesis.conversationID.bytes)
+        #expect(vector["room_create"] == genesis.create.content)
+        #expect(vector["room_signature"] == genesis.create.signature)
+        #expect(vector["room_hash"] == genesis.create.hash.bytes)
+        let decoded = try EntryCodec.decode(EntryCodec.encode(genesis.create))
+        #expect(decoded.body == .room(RoomName(exactly: "general")!))
+    }
+
+    @Test func aRoomCreateThatIsNotItsAuthorsIsMalformed() throws {
+        let genesis = RoomGenesis(name: RoomName(exactly: "general")!, network: .default)
+        let other = SigningKeyPair.generate()
+        // Another key claiming the room's id, a second entry, a timestamp: each malformed.
+        let drafts = [
+            (
+                other,
+                EntryDraft(
+                    conversationID: genesis.conversationID, seq: 1, previous: nil, timestamp: 0, clock: VectorClock(),
+                    body: .room(genesis.name))
+            ),
+            (
+                genesis.signing,
+                EntryDraft(
+                    conversationID: genesis.conversationID, seq: 1, previous: nil, timestamp: 5, clock: VectorClock(),
+                    body: .room(genesis.name))
+            ),
+        ]
+        for (key, draft) in drafts {
+            #expect(throws: WireError.self) {
+                try EntryCodec.decode(EntryCodec.encode(EntryCodec.sign(draft, with: key)))
+            }
+        }
+    }
+
+    @Test func roomsMessagesRoundTripAndBadOnesAreMalformed() throws {
+        let names = ["design", "general"].map { RoomName(exactly: $0)! }
+        #expect(try SessionCodec.decode(SessionCodec.encode(.rooms(names))) == .rooms(names))
+        for bad in [
+            ["General"], ["a", "a"], ["#x"], Array(repeating: "x", count: 65).enumerated().map { "x\($0.offset)" },
+        ] {
+            var wire = Confab_V1_SessionMessage()
+            var rooms = Confab_V1_Rooms()
+            rooms.names = bad
+            wire.rooms = rooms
+            #expect(throws: WireError.self) { try SessionCodec.decode(try wire.serializedBytes() as [UInt8]) }
+        }
+    }
+
+    @Test func typedNamesAreReadAsPeopleMeanThem() {
+        #expect(RoomName(typed: " #General ")?.text == "general")
+        #expect(RoomName(typed: "#") == nil)
+        #expect(RoomName(typed: "-x") == nil)
+        #expect(RoomName(typed: String(repeating: "a", count: 33)) == nil)
+        #expect(RoomName(exactly: "é") == nil)
+    }
+}
