@@ -51,7 +51,7 @@ import Testing
             Operations.Members(of: conversation), Operations.Files(),
             Operations.Files(in: conversation, matching: "ab12"),
             Operations.KnownPeers(), Operations.SaveFile(file, into: "/tmp/saved files"), Operations.TypingSetting(),
-            Operations.TypingSetting(false),
+            Operations.TypingSetting(false), Operations.Join(RoomName(exactly: "general")!), Operations.Rooms(),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
