@@ -118,6 +118,39 @@ import Testing
     }
 }
 
+extension PlainChatInProcessTests {
+    /// `/rooms` and `/join NAME` in the plain chat: the room Bob joined is listed, joining
+    /// opens it, and a line goes to Bob in it.
+    @Test func roomsAreListedJoinedAndWrittenIn() async throws {
+        let pair = try await PlainChatPair()
+        defer { pair.remove() }
+        let (bob, bobEvents, input) = (pair.bob, pair.bobEvents, pair.input)
+        let waitFor = pair.waitFor
+        try await waitFor("* bob is online")
+        let room = try await bob.messenger.perform(Operations.Join(RoomName(exactly: "general")!))
+        // Bob's list reaches alice's node on its own time: asked again until it did (a
+        // bounded poll of a positive event).
+        let listed = "#general  not joined, 1 in session in it"
+        for _ in 0..<100 where !pair.written.withLockedValue({ $0.contains(listed) }) {
+            input.yield("/rooms")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await waitFor(listed)
+        input.yield("/join nope!")
+        try await waitFor("a room name is")
+        input.yield("/join general")
+        try await waitFor("joined #general")
+        input.yield("hello room")
+        for await event in bobEvents {
+            if case .message(let message) = event, message.text == "hello room" {
+                #expect(message.conversationID == room.conversation)
+                break
+            }
+        }
+        await pair.quit()
+    }
+}
+
 /// Alice in the plain chat (with a node of its own) and Bob's node, in this process on
 /// loopback, Alice dialling Bob; what the chat writes is collected.
 struct PlainChatPair {

@@ -47,6 +47,10 @@ public enum ChatEffect: Equatable, Sendable {
     case setTypingIndicators(Bool)
     /// A membership command typed in the input bar, for the open conversation.
     case members(ConversationID, MembersCommand)
+    /// Join the room of this name (`/join NAME`, or `#NAME` as the title in Ctrl+K).
+    case joinRoom(RoomName)
+    /// The rooms joined and those peers are in (`/rooms`).
+    case loadRooms
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
     /// Who is known and who is online (the full-screen chat asks every second, the plain

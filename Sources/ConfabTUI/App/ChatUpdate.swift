@@ -38,6 +38,8 @@ public enum ChatUpdate: Sendable {
     case filePeer(ConversationID, seq: UInt64, peer: NodeID, held: UInt64, complete: Bool)
     /// The members of a conversation, its admin and former members (`/members`).
     case memberList(MemberList)
+    /// The rooms joined here and those peers in session are in.
+    case rooms([RoomListing])
     /// The files of a conversation, oldest first (`/files`).
     case files(ConversationID, [FileInfo])
     /// A file was written out (`savedTo`), or is being fetched first (nil).

@@ -104,6 +104,11 @@ struct ChatEffectPerformer: Sendable {
             return []
         case .members(let id, let command):
             return try await members(command, in: id)
+        case .joinRoom(let name):
+            let joined = try await messenger.perform(Operations.Join(name))
+            return [.created(joined.conversation), .notice("Joined \(name): anyone on your network can read it")]
+        case .loadRooms:
+            return [.rooms(try await messenger.perform(Operations.Rooms()))]
         case .resync:
             guard messenger.reachesNode else { return [.notice("Offline: no node is running yet")] }
             try await messenger.resync()

@@ -68,6 +68,12 @@ extension PlainChat {
         case "leave":
             guard let open else { return .say(Self.noneOpen) }
             return .perform([.members(open, .leave)])
+        case "rooms", "join":
+            switch RoomCommand(line: trimmed)?.effect {
+            case .success(let effect)?: return .perform([effect])
+            case .failure(let error)?: return .say(error.message)
+            case nil: return .say("/rooms, or /join NAME — \(RoomName.rule)")
+            }
         case "peers": return .perform([.loadPeers])
         case "resync": return .perform([.resync])
         case "quit", "exit", "q": return .quit

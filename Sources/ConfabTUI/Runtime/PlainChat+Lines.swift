@@ -66,6 +66,16 @@ extension PlainChat {
             return ["— new conversation with \(echo.names.joined(separator: ", ")) — type to send"]
         case (.members, .memberList(let list)):
             return memberLines(list)
+        case (.loadRooms, .rooms(let rooms)):
+            guard !rooms.isEmpty else { return ["no rooms yet — /join general"] }
+            return rooms.map { room in
+                "\(room.room)  " + (room.joined ? "joined" : "not joined") + ", \(room.peers) in session in it"
+            }
+        case (.joinRoom(let name), .created(let id)):
+            open = id
+            return ["— joined \(name) (anyone on your network can read it) — type to send"]
+        case (.joinRoom, .notice):
+            return []
         case (.members(_, let command), .notice):
             switch command {
             case .add(let names, _): return ["* You added \(names.map(TextSanitizer.line).joined(separator: ", "))"]

@@ -146,6 +146,8 @@ public final class PlainChat {
           /add NAME… [--history]  add people here (--history: they can read what came before)
           /remove NAME…      remove people here (the admin only)
           /leave             leave the open conversation
+          /rooms             rooms joined, and those peers are in
+          /join NAME         join a room (#general): anyone on your network can read it
           /peers             who is online
           /resync            re-announce to every peer now
           /quit              leave (Ctrl+D too)

@@ -122,6 +122,15 @@ extension ChatState {
             input.clear()
             return stopTyping() + [.members(chat.id, command)]
         }
+        if let command = RoomCommand(line: text) {
+            input.clear()
+            switch command.effect {
+            case .success(let effect): return stopTyping() + [effect]
+            case .failure(let error):
+                notice = error.message
+                return stopTyping()
+            }
+        }
         input.clear()
         chat.scroll = 0
         chat.newBelow = 0

@@ -80,11 +80,20 @@ extension ChatState {
         case .tab, .shiftTab:
             panel.field = panel.field == .people ? .title : .people
         case .enter:
+            let title = panel.title.text.trimmingCharacters(in: .whitespaces)
+            // `#general` as the title, nobody chosen: the room of that name (Protocol.md §18).
+            if panel.chosen.isEmpty, title.hasPrefix("#") {
+                guard let room = RoomName(typed: title) else {
+                    notice = RoomName.rule
+                    return []
+                }
+                overlay = nil
+                return [.joinRoom(room)]
+            }
             guard !panel.chosen.isEmpty else {
-                notice = "Choose at least one person with Space"
+                notice = "Choose at least one person with Space, or type #NAME as the title to join a room"
                 return []
             }
-            let title = panel.title.text.trimmingCharacters(in: .whitespaces)
             overlay = nil
             return [.createConversation(participants: panel.chosen, title: title.isEmpty ? nil : title)]
         default:

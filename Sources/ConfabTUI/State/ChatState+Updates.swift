@@ -57,6 +57,13 @@ extension ChatState {
             self.chat = chat
         case .memberList(let list):
             notice = membersNotice(list)
+        case .rooms(let rooms):
+            notice =
+                rooms.isEmpty
+                ? "No rooms yet — /join general"
+                : "Rooms: "
+                    + rooms.map { "\($0.room) (\($0.joined ? "joined" : "\($0.peers) in session"))" }.joined(
+                        separator: ", ") + " — /join NAME"
         case .files:
             // Files show in their messages here; a list of them is for the plain chat.
             break

@@ -56,7 +56,9 @@ enum KeyBindings {
                 Binding(keys: "/members", action: "Who is in the group, and its admin"),
                 Binding(keys: "/add NAME…", action: "Add people (--history: with the past)"),
                 Binding(keys: "/remove NAME…", action: "Remove people (the admin only)"),
-                Binding(keys: "/leave", action: "Leave the group"),
+                Binding(keys: "/leave", action: "Leave the group or room"),
+                Binding(keys: "/rooms", action: "The rooms joined and those peers are in"),
+                Binding(keys: "/join NAME", action: "Join a room (also: Ctrl+K, title #NAME)"),
                 Binding(keys: "Esc", action: "Drop the reply being written, else back to the list"),
             ]),
         Section(

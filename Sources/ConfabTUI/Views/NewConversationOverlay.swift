@@ -4,7 +4,7 @@ import ConfabModel
 /// Ctrl+K: choose people from the known peers (online first) and, if wanted, a title.
 struct NewConversationOverlay {
     static let title = "New conversation"
-    static let instructions = "↑/↓ and Space choose people · Tab: title · Enter: create"
+    static let instructions = "↑/↓ and Space choose people · Tab: title · Enter: create · title #NAME: join a room"
     static let noPeers = ["No peers known yet. Add one with:", "confab peers add KEY --name NAME"]
     static let titlePrompt = "Title (optional): "
 
