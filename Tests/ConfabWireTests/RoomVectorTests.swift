@@ -78,3 +78,44 @@ import Testing
         #expect(RoomName(exactly: "é") == nil)
     }
 }
+
+/// Protocol.md §18.7: room tags in beacons.
+@Suite struct BeaconRoomTagTests {
+    private let identity = SigningKeyPair.generate()
+
+    @Test func tagsTravelInTheSignedBeaconAndTooManyAreMalformed() throws {
+        let tags = (0..<3).map { _ in RoomTag(room: .random()) }
+        let beacon = Beacon(node: NodeID(identity.publicKey), tcpPort: 7461, role: .person, timestamp: 1, rooms: tags)
+        let decoded = try BeaconCodec.decode(
+            BeaconCodec.encode(beacon, signedBy: identity, networkKey: .default), networkKey: .default)
+        #expect(decoded?.rooms == tags)
+        // An encoder keeps the first 8; a datagram with 9, or with bytes that are no whole
+        // tag, is malformed.
+        for bytes in [72, 12] {
+            var content = Confab_V1_BeaconContent()
+            content.version = 2
+            content.networkTag = Data(NetworkKey.default.tag)
+            content.nodeKey = Data(identity.publicKey.bytes)
+            content.tcpPort = 7461
+            content.timestampMs = 1
+            content.rooms = Data(repeating: 7, count: bytes)
+            let contentBytes: [UInt8] = try content.serializedBytes()
+            var signed = Confab_V1_Beacon()
+            signed.content = Data(contentBytes)
+            signed.signature = Data(identity.sign(Array("confab/beacon/v1".utf8) + [0] + contentBytes))
+            let datagram = BeaconCodec.magic + (try signed.serializedBytes() as [UInt8])
+            #expect(throws: WireError.self) { try BeaconCodec.decode(datagram, networkKey: .default) }
+        }
+    }
+
+    @Test func theDocumentedTagIsTheCodes() throws {
+        let text = try ProtocolDocument.text()
+        let start = try #require(text.range(of: "### 18.6 Test vector"))
+        let fields = ProtocolDocument.fields(String(text[start.lowerBound...]))
+        let documented = try #require(fields.first { $0.name == "room_tag" }?.bytes)
+        #expect(
+            documented
+                == RoomTag(room: RoomGenesis(name: RoomName(exactly: "general")!, network: .default).conversationID)
+                .bytes)
+    }
+}

@@ -96,5 +96,47 @@ fi
 delivered() { cli 1 history last --json --no-mark-read | json "d[-1].get('status')" | grep -q delivered; }
 check "and host 1 sees it delivered" wait_for 30 "the delivered mark" delivered
 
+# Rooms (Protocol.md §18): two hosts with no session between them and no peer in common that
+# is in the room meet through the room tags in their beacons (§18.7), and a room of every
+# host carries a message to all of them over the sessions kept by need.
+pair=""
+for a in $(seq 2 "$hosts"); do
+    a_peers=" $(cli "$a" status --json | json "' '.join(s['peer'] for s in d['sessions'])") "
+    for b in $(seq $((a + 1)) "$hosts"); do
+        b_key=$(cli "$b" whoami --json | json "d['id']")
+        [[ $a_peers == *" $b_key "* ]] && continue
+        pair="$a $b"
+        break
+    done
+    [[ -n $pair ]] && break
+done
+read -r room_a room_b <<<"$pair"
+log "hosts $room_a and $room_b (no session between them) join #design"
+cli "$room_a" join design >/dev/null
+cli "$room_b" join design >/dev/null
+cli "$room_a" send '#design' "design review at 3" >/dev/null
+in_room() { cli "$1" history '#design' --json --no-mark-read | json "any(m.get('text') == '$2' for m in d)" | grep -q True; }
+check "a message in a room reaches its one other member, met by the room's beacon tag" \
+    wait_for 60 "host $room_b to get it" in_room "$room_b" "design review at 3"
+
+for i in $(seq 1 "$hosts"); do cli "$i" join general >/dev/null; done
+started=$(date +%s.%N)
+cli 1 send '#general' "all hands at 4" >/dev/null
+everyone() {
+    local i
+    for i in $(seq 2 "$hosts"); do in_room_general "$i" || return 1; done
+}
+declare -A got=()
+in_room_general() {
+    [[ -n ${got[$1]:-} ]] && return 0
+    cli "$1" history '#general' --json --no-mark-read | json "any(m.get('text') == 'all hands at 4' for m in d)" \
+        | grep -q True || return 1
+    got[$1]=1
+}
+check "a message in a room of all $hosts hosts reaches every one" wait_for 180 "every host to get it" everyone
+if everyone; then
+    log "the room's message reached all $hosts hosts in $(python3 -c "import time; print(f'{time.time() - $started:.1f}')") s (polled through the CLI)"
+fi
+
 log "$passed passed, $failed failed"
 ((failed == 0))

@@ -33,6 +33,8 @@ final class BeaconAnnouncer: ChannelInboundHandler {
     private let counters: DiscoveryCounters
     /// Other keys heard lately, which stretch the slow pace on a crowded LAN.
     private let keysHeard: () -> Int
+    /// Tags of the rooms joined, read for each beacon.
+    private let rooms: () -> [RoomTag]
     private let clock: () -> Int64
     private var lastTimestamp = Int64.min
     private var timer: Scheduled<Void>?
@@ -42,8 +44,9 @@ final class BeaconAnnouncer: ChannelInboundHandler {
         identity: SigningKeyPair, networkKey: NetworkKey, tcpPort: UInt16, role: NodeRole,
         targets: [SocketAddress], schedule: BeaconSchedule, logger: Logger,
         counters: DiscoveryCounters = DiscoveryCounters(), keysHeard: @escaping () -> Int = { 0 },
-        clock: @escaping () -> Int64 = BeaconAnnouncer.wallClockMilliseconds
+        rooms: @escaping () -> [RoomTag] = { [] }, clock: @escaping () -> Int64 = BeaconAnnouncer.wallClockMilliseconds
     ) {
+        self.rooms = rooms
         self.counters = counters
         self.keysHeard = keysHeard
         self.identity = identity
@@ -129,7 +132,8 @@ final class BeaconAnnouncer: ChannelInboundHandler {
         guard !targets.isEmpty else { return }
         counters.sent.add(1, ordering: .relaxed)
         lastTimestamp = max(clock(), lastTimestamp &+ 1)
-        let beacon = Beacon(node: NodeID(identity.publicKey), tcpPort: tcpPort, role: role, timestamp: lastTimestamp)
+        let beacon = Beacon(
+            node: NodeID(identity.publicKey), tcpPort: tcpPort, role: role, timestamp: lastTimestamp, rooms: rooms())
         let datagram = context.channel.allocator.buffer(
             bytes: BeaconCodec.encode(beacon, signedBy: identity, networkKey: networkKey))
         for target in targets {

@@ -79,6 +79,7 @@ extension DiscoveryService {
         let configuration = self.configuration
         let onBeacon = self.onBeacon
         let replays = self.replays
+        let roomTags = self.roomTags
         let counters = self.counters
         let v6 = slot.family == .inet6
         let targets = targets.filter { $0.protocol == slot.family }
@@ -106,7 +107,8 @@ extension DiscoveryService {
                             identity: configuration.identity, networkKey: configuration.networkKey,
                             tcpPort: configuration.tcpPort, role: configuration.role, targets: targets,
                             schedule: configuration.schedule, logger: configuration.logger, counters: counters,
-                            keysHeard: { replays.keysHeard(within: BeaconSchedule.hearingWindow) }))
+                            keysHeard: { replays.keysHeard(within: BeaconSchedule.hearingWindow) },
+                            rooms: { roomTags.withLockedValue { $0 } }))
                 } else {
                     try channel.pipeline.syncOperations.addHandler(
                         BeaconReceiver(

@@ -61,6 +61,8 @@ public final class DiscoveryService: Sendable {
     let replays = BeaconReplayGuard()
     /// What discovery did since it started.
     public let counters = DiscoveryCounters()
+    /// Tags of the rooms this node joined, which its beacons carry (Protocol.md §18.7).
+    let roomTags = NIOLockedValueBox<[RoomTag]>([])
     /// Sockets being opened again; `stop` ends them and waits, so that nothing binds on an
     /// event loop group its owner shuts down next.
     let reopening = NIOLockedValueBox([Slot: Task<Void, Never>]())
@@ -181,6 +183,16 @@ public final class DiscoveryService: Sendable {
         for task in tasks { await task.value }
         // A socket reopened before it saw the stop closes itself once it sees it.
         for channel in running?.channels ?? [] { try? await channel.close() }
+    }
+
+    /// The rooms this node joined changed: its beacons say so from now on, the next at once,
+    /// so that members of a room just joined find it (Protocol.md §18.7).
+    public func announce(rooms: [RoomTag]) {
+        let changed = roomTags.withLockedValue { tags in
+            defer { tags = rooms }
+            return tags != rooms
+        }
+        if changed { announceNow() }
     }
 
     /// Sends a beacon at once, outside the schedule (for example on a resync).

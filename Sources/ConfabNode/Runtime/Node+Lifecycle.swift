@@ -81,6 +81,7 @@ extension Node {
         if options.discovery {
             services.append(
                 BeaconService(discovery: try await startDiscovery(tcpPort: address.port ?? options.listenPort)))
+            announceRooms(try local.store.joinedRooms())
         }
         if let metrics = try await startOperations() {
             services.append(

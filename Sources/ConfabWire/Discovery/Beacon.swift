@@ -14,16 +14,20 @@ public struct Beacon: Sendable, Equatable {
     /// The protocol version the sender speaks (Protocol.md §12.1): a node does not dial a
     /// peer again on beacons of the version it could not talk with.
     public let version: UInt32
+    /// Tags of rooms the sender joined (Protocol.md §18.7): members of a room find each
+    /// other by them. A claim like the rest of the beacon: only a hint whom to dial.
+    public let rooms: [RoomTag]
 
     public init(
         node: NodeID, tcpPort: UInt16, role: NodeRole, timestamp: Int64,
-        version: UInt32 = SessionCodec.protocolVersion
+        version: UInt32 = SessionCodec.protocolVersion, rooms: [RoomTag] = []
     ) {
         self.node = node
         self.tcpPort = tcpPort
         self.role = role
         self.timestamp = timestamp
         self.version = version
+        self.rooms = rooms
     }
 }
 
@@ -43,6 +47,7 @@ public enum BeaconCodec {
         content.tcpPort = UInt32(beacon.tcpPort)
         content.role = beacon.role == .relay ? .relay : .person
         content.timestampMs = beacon.timestamp
+        content.rooms = Data(beacon.rooms.prefix(RoomTag.maxInBeacon).flatMap(\.bytes))
         let contentBytes: [UInt8] = try! content.serializedBytes()
         var signed = Confab_V1_Beacon()
         signed.content = Data(contentBytes)
@@ -120,9 +125,14 @@ public enum BeaconCodec {
         else {
             throw .badSignature
         }
+        guard content.rooms.count <= RoomTag.maxInBeacon * RoomTag.length, content.rooms.count % RoomTag.length == 0
+        else { throw .malformed("beacon room tags (\(content.rooms.count) bytes)") }
+        let rooms = stride(from: 0, to: content.rooms.count, by: RoomTag.length).map {
+            RoomTag(bytes: [UInt8](content.rooms[$0..<$0 + RoomTag.length]))
+        }
         return Beacon(
             node: node, tcpPort: UInt16(content.tcpPort), role: content.role == .relay ? .relay : .person,
-            timestamp: content.timestampMs, version: content.version)
+            timestamp: content.timestampMs, version: content.version, rooms: rooms)
     }
 }
 

@@ -489,6 +489,9 @@ nonisolated struct Confab_V1_BeaconContent: Sendable {
 
   var timestampMs: Int64 = 0
 
+  /// tags of rooms the sender joined, 8 bytes each, at most 8 (Protocol.md §18.7)
+  var rooms: Data = Data()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -1336,7 +1339,7 @@ nonisolated extension Confab_V1_FileHave: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Confab_V1_BeaconContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".BeaconContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}network_tag\0\u{3}node_key\0\u{3}tcp_port\0\u{1}role\0\u{3}timestamp_ms\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}network_tag\0\u{3}node_key\0\u{3}tcp_port\0\u{1}role\0\u{3}timestamp_ms\0\u{1}rooms\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1350,6 +1353,7 @@ nonisolated extension Confab_V1_BeaconContent: SwiftProtobuf.Message, SwiftProto
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.tcpPort) }()
       case 5: try { try decoder.decodeSingularEnumField(value: &self.role) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.timestampMs) }()
+      case 7: try { try decoder.decodeSingularBytesField(value: &self.rooms) }()
       default: break
       }
     }
@@ -1374,6 +1378,9 @@ nonisolated extension Confab_V1_BeaconContent: SwiftProtobuf.Message, SwiftProto
     if self.timestampMs != 0 {
       try visitor.visitSingularInt64Field(value: self.timestampMs, fieldNumber: 6)
     }
+    if !self.rooms.isEmpty {
+      try visitor.visitSingularBytesField(value: self.rooms, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1384,6 +1391,7 @@ nonisolated extension Confab_V1_BeaconContent: SwiftProtobuf.Message, SwiftProto
     if lhs.tcpPort != rhs.tcpPort {return false}
     if lhs.role != rhs.role {return false}
     if lhs.timestampMs != rhs.timestampMs {return false}
+    if lhs.rooms != rhs.rooms {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
