@@ -8,7 +8,8 @@
 # store commits per node (writes per commit, and the share that waited for fsync), and the CPU
 # a node spends in the IDLE seconds after converging (default 5; receipts may still move).
 #
-#   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build;
+#   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build; ROOM=1: a room
+#                                    of all N rather than a group;
 #                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs and stores)
 #
 # Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
@@ -101,10 +102,14 @@ connected() { cli "$1" status --json | python3 -c 'import json,sys; print(len(js
 # every stranger by itself (Protocol.md §10.6, sessions by need). The others need only be
 # reachable: the group reaches them through anyone who holds it, and then they seek each
 # other as fellow members.
-for i in $(seq 2 "$nodes"); do
-    key=$(cli "$i" whoami --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-    cli 1 peers add "$key" --name "host$i" >/dev/null
-done
+# ROOM=1: a room of all N instead (Protocol.md §18): nobody adds anyone, every host joins
+# #bench, and the room goes over the sessions kept by need and those its beacon tags seek.
+if [[ -z ${ROOM:-} ]]; then
+    for i in $(seq 2 "$nodes"); do
+        key=$(cli "$i" whoami --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+        cli 1 peers add "$key" --name "host$i" >/dev/null
+    done
+fi
 mesh_start=$SECONDS
 deadline=$((SECONDS + 300))
 for i in $(seq 1 "$nodes"); do
@@ -116,8 +121,14 @@ done
 sessions=0
 for i in $(seq 1 "$nodes"); do sessions=$((sessions + $(connected "$i"))); done
 echo "lan-group: $nodes nodes up, each with a session in $((SECONDS - mesh_start)) s; $((sessions / 2)) sessions of $((nodes * (nodes - 1) / 2)) possible"
-others=$(seq -s ' ' 2 "$nodes" | sed 's/[0-9]\+/host&/g')
-conversation=$(cli 1 new $others --title group --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+if [[ -n ${ROOM:-} ]]; then
+    for i in $(seq 1 "$nodes"); do
+        conversation=$(cli "$i" join bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["conversation"])')
+    done
+else
+    others=$(seq -s ' ' 2 "$nodes" | sed 's/[0-9]\+/host&/g')
+    conversation=$(cli 1 new $others --title group --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+fi
 has_group() { python3 - "$work/h$1/confab.sqlite" "$conversation" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=5)
@@ -182,7 +193,7 @@ rss, received, duplicates, stored, transactions, writes, synced = map(int, sys.a
 idle, idle_seconds = float(sys.argv[15]), float(sys.argv[16])
 distinct = n * m
 entries = stored / n  # distinct entries a node stored: the messages, receipts, the create entry
-print(f"lan group: {n} nodes, {m} lines each, {distinct} messages ({entries:.0f} distinct entries per node)")
+print(f"lan {'room' if __import__('os').environ.get('ROOM') else 'group'}: {n} nodes, {m} lines each, {distinct} messages ({entries:.0f} distinct entries per node)")
 print(f"  last message written     {written - start:8.2f} s after the first")
 print(f"  every node holds all     {converged - start:8.2f} s after the first write ({converged - written:.2f} s after the last)")
 print(f"  CPU per distinct entry per node {cpu / max(stored, 1) * 1000:8.3f} ms   ({cpu:.1f} CPU-s in all)")
