@@ -51,9 +51,13 @@ public final class Simulation {
     public let setupSeconds: Double
 
     public init(_ config: SimulationConfig) throws {
-        guard config.nodes >= 2, (2...Limits.maxParticipants).contains(config.groupSize) else {
+        let largest = config.room ? Limits.maxRoomAuthors : Limits.maxParticipants
+        guard config.nodes >= 2, (2...largest).contains(config.groupSize),
+            !config.room || (config.groupSize == config.nodes && config.groupsPerNode == 1)
+        else {
             throw SimulationError.configuration(
-                "groups have 2 to \(Limits.maxParticipants) members (Protocol.md §4.6) and need 2 nodes or more")
+                "groups have 2 to \(Limits.maxParticipants) members (Protocol.md §4.6), a room is one of all nodes, "
+                    + "and either needs 2 nodes or more")
         }
         guard config.groupSize <= config.nodes, config.nodes % config.groupSize == 0, config.groupsPerNode >= 1 else {
             throw SimulationError.configuration(
@@ -83,9 +87,10 @@ public final class Simulation {
     /// conversation; then counts from zero while the writers write and the partitions come
     /// and go, until the network is quiet.
     public func run() throws -> SimulationReport {
+        if config.room { try joinRoom() }
         for link in topology.links { open(link) }
         try runUntilQuiet(limit: config.timeLimit)
-        for group in topology.groups {
+        for group in topology.groups where !config.room {
             let creator = nodes[group[0]]
             let others = group.dropFirst().map { nodes[$0].id }
             let (id, _) = try creator.store.createConversation(with: others, title: "group \(conversations.count)")
@@ -106,6 +111,17 @@ public final class Simulation {
             start: start, lastWrite: start + lastPlannedWrite, lastHeal: partitions.map { start + $0.end }.max(),
             quiet: quiet, diverged: try divergedGroups(), wallSeconds: Date().timeIntervalSince(wall),
             setupSeconds: setupSeconds, residentMiB: memory, peakMiB: ProcessMemory.peakMiB)
+    }
+
+    /// Every node joins the room before any session opens: it holds the room's create,
+    /// made from the name as a person's node makes it.
+    private func joinRoom() throws {
+        let genesis = RoomGenesis(name: RoomName(exactly: "everyone")!, network: .default)
+        for node in nodes {
+            try node.store.joinRoom(genesis)
+            _ = try node.engine.holdRooms([genesis.conversationID])
+        }
+        conversations = [genesis.conversationID]
     }
 
     /// Takes events until nothing is in flight and nothing happened for the quiet span, or
@@ -180,7 +196,13 @@ public final class Simulation {
             var entries = 0
             if case .entries(let list) = arrival.message { entries = list.count }
             cost = config.costPerMessage + config.costPerEntry * entries
-            output = try node.engine.handle(arrival.message, from: nodes[arrival.from].id)
+            var handled = try node.engine.handle(arrival.message, from: nodes[arrival.from].id)
+            // The node tells the engine which rooms a peer is in from its Rooms message,
+            // which follows its Hello (Protocol.md §18.4).
+            if config.room, case .hello = arrival.message {
+                handled.merge(try node.engine.peerRooms(Set(conversations), of: nodes[arrival.from].id))
+            }
+            output = handled
             replyTo = arrival.from
         case .tick:
             cost = .zero

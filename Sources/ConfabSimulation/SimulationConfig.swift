@@ -55,6 +55,9 @@ public struct SimulationConfig: Sendable {
     /// A run that has not gone quiet by this virtual time is reported as not converged.
     public var timeLimit: Duration
     public var seed: UInt64
+    /// One room of every node (Protocol.md §18) instead of groups: `groupSize` is then the
+    /// node count and `groupsPerNode` 1; no receipts are written in a room.
+    public var room: Bool
 
     public init(
         nodes: Int, groupSize: Int, groupsPerNode: Int = 1, topology: Topology = .members,
@@ -63,8 +66,9 @@ public struct SimulationConfig: Sendable {
         latency: ClosedRange<Duration> = .microseconds(200) ... .milliseconds(1),
         costPerMessage: Duration = .microseconds(20), costPerEntry: Duration = .microseconds(80),
         tickInterval: Duration = .milliseconds(300), quietSpan: Duration = .seconds(10),
-        timeLimit: Duration = .seconds(600), seed: UInt64 = 1
+        timeLimit: Duration = .seconds(600), seed: UInt64 = 1, room: Bool = false
     ) {
+        self.room = room
         self.nodes = nodes
         self.groupSize = groupSize
         self.groupsPerNode = groupsPerNode

@@ -54,7 +54,10 @@ public struct SimulationReport: Sendable {
         let kinds = tally.messages.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
         let written = tally.written.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)s" }
         var lines = [
-            "\(config.nodes) nodes, \(groups) groups of \(config.groupSize) (\(config.groupsPerNode) per node), "
+            "\(config.nodes) nodes, "
+                + (config.room
+                    ? "one room of all "
+                    : "\(groups) groups of \(config.groupSize) (\(config.groupsPerNode) per node), ")
                 + "\(config.topology): \(sessions) sessions, \(degrees.min() ?? 0)–\(degrees.max() ?? 0) per node; "
                 + "\(config.partitions) partitions of \(percent(config.partitionShare)) for \(seconds(config.partitionLength))",
             "  written \(written.joined(separator: ", ")) in \(seconds(config.writeWindow)); "

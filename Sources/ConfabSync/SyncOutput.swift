@@ -48,7 +48,8 @@ public struct SyncOutput: Sendable {
         pushes[peer, default: []] += messages
     }
 
-    mutating func merge(_ other: SyncOutput) {
+    /// Both outputs as one: what a driver that asked the engine twice for one input sends.
+    public mutating func merge(_ other: SyncOutput) {
         replies += other.replies
         for (peer, messages) in other.pushes { push(messages, to: peer) }
         appended += other.appended

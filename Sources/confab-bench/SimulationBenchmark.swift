@@ -11,7 +11,7 @@ enum SimulationBenchmark {
     /// scenario.
     static func run(verifyRate: Double, only: Set<String>? = nil) throws {
         print("simulation: real engines and in-memory stores over in-memory links, virtual time")
-        for config in scenarios where only.map({ selects($0, config) }) ?? true {
+        for config in scenarios where only.map({ selects($0, config) }) ?? !config.room {
             let report = try Simulation(config).run()
             for line in report.lines(verifyRate: verifyRate) { print(line) }
             // A run takes minutes: show each as it ends, even into a pipe.
@@ -26,6 +26,7 @@ enum SimulationBenchmark {
             case .members: "members"
             case .bounded: "bounded"
             }
+        if config.room { return only.contains("\(config.nodes)/room") }
         return only.contains("\(config.nodes)") || only.contains("\(config.nodes)/\(topology)")
     }
 
@@ -40,5 +41,9 @@ enum SimulationBenchmark {
         SimulationConfig(nodes: 200, groupSize: 50, groupsPerNode: 2, topology: .bounded(3)),
         SimulationConfig(nodes: 1000, groupSize: 50, groupsPerNode: 2, topology: .members, writerShare: 0.01),
         SimulationConfig(nodes: 1000, groupSize: 50, groupsPerNode: 2, topology: .bounded(3), writerShare: 0.01),
+        // One room of everyone (Protocol.md §18), over bounded sessions: run only when asked
+        // for (`CONFAB_BENCH_SIM=1000/room`).
+        SimulationConfig(nodes: 200, groupSize: 200, topology: .bounded(3), room: true),
+        SimulationConfig(nodes: 1000, groupSize: 1000, topology: .bounded(3), writerShare: 0.05, room: true),
     ]
 }

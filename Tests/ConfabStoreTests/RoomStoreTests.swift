@@ -136,6 +136,24 @@ import Testing
         #expect(refused?.category == .badMembership)
     }
 
+    /// Anyone may write in a room, and blocking someone hides what they write there as
+    /// everywhere (their entries are still stored, so the logs stay whole).
+    @Test func aBlockedWritersMessagesAreNotShownInTheRoom() throws {
+        let alice = try makeStore(Keys.alice)
+        let mallory = try makeStore(Keys.mallory)
+        let bob = try makeStore(Keys.bob)
+        let id = try alice.joinRoom(general, now: at(0))
+        for store in [mallory, bob] { try store.joinRoom(general, now: at(0)) }
+        _ = try mallory.sendMessage("buy my stuff", to: id, now: at(1))
+        _ = try bob.sendMessage("hello", to: id, now: at(2))
+        try alice.savePeer(Keys.mallory.id, name: "mallory")
+        try alice.setTrust(Keys.mallory.id, .blocked)
+        try sync(id, from: mallory, to: alice)
+        try sync(id, from: bob, to: alice)
+        #expect(try alice.history(id).map(\.text) == ["hello"])
+        #expect(try alice.clock(of: id)[Keys.mallory.id] == 1)
+    }
+
     @Test func leavingForgetsTheRoomAndJoiningAgainFetchesItsHistory() throws {
         let alice = try makeStore(Keys.alice)
         let bob = try makeStore(Keys.bob)
