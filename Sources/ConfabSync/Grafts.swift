@@ -13,10 +13,6 @@ struct Grafts {
         /// so a peer that claims what it never sends costs one request per claim.
         var asked: Set<NodeID> = []
         var lastAsked: ContinuousClock.Instant?
-        /// When the peer asked last sent entries of the conversation that were stored: its
-        /// answer is coming, however slowly a busy peer sends it, and asking another holder
-        /// now would bring the same entries twice.
-        var lastProgress: ContinuousClock.Instant?
         /// Requests since the last news to peers that had all been asked already: an answer
         /// that did not take (an entry refused, lost with a session of another peer, or
         /// pushed out while it waited) is asked for again, each time after twice the wait.
@@ -50,10 +46,10 @@ struct Grafts {
     }
 
     /// The conversations whose lack is older than `delay` and whose last request, if any,
-    /// had `retry` to be answered since it was made or last brought something.
+    /// had `retry` to be answered.
     func due(at now: ContinuousClock.Instant, delay: Duration, retry: Duration) -> [(ConversationID, Lack)] {
         lacking.filter { _, lack in
-            now - lack.since >= delay && lack.lastAsked.map { now - max($0, lack.lastProgress ?? $0) >= retry } ?? true
+            now - lack.since >= delay && lack.lastAsked.map { now - $0 >= retry } ?? true
         }
         .sorted { $0.key < $1.key }
     }
@@ -111,13 +107,6 @@ struct Grafts {
         lack.askedAt[peer] = now
         lack.lastRequest = (peer, mine, claim)
         lacking[conversation] = lack
-    }
-
-    /// `peer` sent entries of `conversation` that were stored: when it is the peer asked
-    /// last, its answer is under way.
-    mutating func progress(_ conversation: ConversationID, from peer: NodeID, at now: ContinuousClock.Instant) {
-        guard lacking[conversation]?.lastRequest?.peer == peer else { return }
-        lacking[conversation]?.lastProgress = now
     }
 
     /// Nothing is missing any more, or no connected peer holds it.

@@ -136,10 +136,6 @@ extension SyncEngine {
             }
         }
         if output.appended.contains(where: { $0.author == peer }) { peers[peer]?.lastOwnPush = now() }
-        // A request being answered: nobody else is asked for the same while it brings more.
-        for conversation in Set(output.appended.map(\.conversationID)) {
-            grafts.progress(conversation, from: peer, at: now())
-        }
         output.replies += try acknowledgement(touched, to: peer)
         // Others' entries are not pushed on: their authors push to everyone they reach,
         // and the other peers are told lazily, by a clock at the next tick (§12.5).
