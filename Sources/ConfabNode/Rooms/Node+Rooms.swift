@@ -67,7 +67,7 @@ extension Node {
     /// with it those held here.
     func receiveRooms(_ rooms: [RoomName], from session: PeerSession) throws {
         roomDirectory.peer(session.remote, joined: rooms)
-        let ids = Set(rooms.map { RoomGenesis(name: $0, network: options.networkKey).conversationID })
+        let ids = Set(rooms.map { roomDirectory.id(of: $0, network: options.networkKey) })
         apply(try engine.peerRooms(ids, of: session.remote), replyTo: session)
     }
 }

@@ -1,4 +1,5 @@
 import ConfabModel
+import ConfabWire
 
 /// Which rooms the peers in session said they joined (their `Rooms` messages, Protocol.md
 /// §18.4), for `confab rooms`. Each peer's word counts for itself only: a count here is of
@@ -12,6 +13,19 @@ struct RoomDirectory {
     private var byPeer: [NodeID: [RoomName]] = [:]
     /// Peers whose Hello lists the rooms feature: they are told this node's rooms.
     private(set) var speakers: Set<NodeID> = []
+
+    /// Room ids by name on this node's network, so that a peer repeating its list costs no
+    /// key derivation (an Ed25519 key pair per name); bounded, as names come from peers.
+    private var ids: [RoomName: ConversationID] = [:]
+    static let maxRememberedIDs = 4096
+
+    mutating func id(of room: RoomName, network: NetworkKey) -> ConversationID {
+        if let known = ids[room] { return known }
+        if ids.count >= Self.maxRememberedIDs { ids.removeAll(keepingCapacity: true) }
+        let id = RoomGenesis(name: room, network: network).conversationID
+        ids[room] = id
+        return id
+    }
 
     mutating func peerSpeaksRooms(_ peer: NodeID) { speakers.insert(peer) }
 
