@@ -8,7 +8,24 @@ ARGS ?=
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
 TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils
 
-.PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto format clean
+# Installing (docs/install.md). `make install` copies into $(DESTDIR)$(PREFIX) what
+# `make release` staged: the release binary with the Swift runtime linked in, so it runs on a
+# machine without Swift; a man page per command; bash, zsh and fish completions; the relay's
+# systemd unit (in $(UNITDIR)). It builds first when the stage is out of date, so build as
+# yourself and install as root: `make release && sudo make install`. `make uninstall` (same
+# PREFIX and DESTDIR) removes exactly what the install listed in
+# $(PREFIX)/share/confab/install-manifest. `make deb` packages the same files, PREFIX=/usr.
+# The release is built in a directory of its own ($(INSTALL_SCRATCH)): --static-swift-stdlib
+# would otherwise rebuild everything in .build each time `make run` went back without it.
+PREFIX ?= /usr/local
+DESTDIR ?=
+UNITDIR ?= $(PREFIX)/share/confab
+ZSHDIR ?= $(PREFIX)/share/zsh/site-functions
+INSTALL_SCRATCH := .build/install
+STAGE := .build/stage
+STAGE_SOURCES := Package.swift $(wildcard Package.resolved) $(shell find Sources -type f) Packaging/stage.sh
+
+.PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto format clean release install uninstall deb
 
 # Installs only what is missing; needs root (or sudo) the first time.
 deps:
@@ -90,5 +107,29 @@ format:
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Fuzz/Sources Package.swift
 
+release: deps $(STAGE)/bin/confab
+
+$(STAGE)/bin/confab: $(STAGE_SOURCES)
+	@command -v $(SWIFT) >/dev/null || { echo "$(SWIFT) is not on this PATH (sudo's?): run make release as yourself, then sudo make install" >&2; exit 1; }
+	$(SWIFT) build --scratch-path $(INSTALL_SCRATCH) -c release --static-swift-stdlib --product confab
+	SWIFT=$(SWIFT) SCRATCH=$(INSTALL_SCRATCH) Packaging/stage.sh $(INSTALL_SCRATCH)/release/confab $(STAGE)
+
+install: release
+	STAGE=$(STAGE) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) UNITDIR=$(UNITDIR) ZSHDIR=$(ZSHDIR) Packaging/install.sh
+
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) Packaging/uninstall.sh
+
+# dist/confab_<version>_<arch>.deb: the files `make install` puts, with PREFIX=/usr, the relay's
+# unit where systemd looks (not enabled: `systemctl enable --now confab-relay`) and the zsh
+# completion where Debian's zsh looks for packages' completions.
+DEB_ROOT := .build/deb/root
+deb: release
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES=dpkg-dev
+	rm -rf $(DEB_ROOT)
+	@$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr UNITDIR=/lib/systemd/system \
+	    ZSHDIR=/usr/share/zsh/vendor-completions
+	Packaging/deb.sh $(DEB_ROOT) dist
+
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build dist
