@@ -6,7 +6,7 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils
+TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils man-db dpkg-dev
 
 # Installing (docs/install.md). `make install` copies into $(DESTDIR)$(PREFIX) what
 # `make release` staged: the release binary with the Swift runtime linked in, so it runs on a
@@ -63,10 +63,16 @@ endef
 # .build/releases) at the lowest priority while the suites run, which mostly wait on processes.
 OLD_RELEASE ?= v0.1.0
 
+# The install test needs the release build (`make release`, in a build directory of its own so
+# it holds no lock the suites wait on): it too is built at the lowest priority while they run,
+# after the previous release.
 test: test-deps lint
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
 	@nice -n 19 Tests/LAN/old-release.sh $(OLD_RELEASE) >.build/old-release.out 2>&1 & echo $$! >.build/old-release.pid
+	@rm -f .build/release.status; { while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done; \
+	    nice -n 19 $(MAKE) --no-print-directory release >.build/release.log 2>&1; echo $$? >.build/release.status; } & \
+	    echo $$! >.build/release.pid
 	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
 	$(call swift_test,process,--no-parallel --filter 'ConfabCLITests|ConfabNodeTests')
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
@@ -75,6 +81,9 @@ test: test-deps lint
 	CONFAB=.build/debug/confab Tests/LAN/office-test.sh
 	@while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done
 	CONFAB=.build/debug/confab OLD_TAG=$(OLD_RELEASE) Tests/LAN/mixed-version-test.sh
+	@while kill -0 $$(cat .build/release.pid) 2>/dev/null; do sleep 1; done
+	@[ "$$(cat .build/release.status)" = 0 ] || { tail -30 .build/release.log; echo "make release failed (whole log in .build/release.log)"; exit 1; }
+	Tests/Install/install-test.sh
 
 bench: deps
 	$(SWIFT) build -c release --product confab
