@@ -336,7 +336,7 @@ import Testing
 
     // MARK: Words
 
-    /// Scripts read the codes (README lists them): each kind of finding has its own, and
+    /// Scripts read the codes (docs/doctor.md lists them): each kind of finding has its own, and
     /// keeps it.
     @Test func everyFindingHasItsStableCode() throws {
         let peer = Self.peer(Self.bob, "bob", .ok)

@@ -3,7 +3,7 @@ import ConfabStore
 import Foundation
 
 /// The JSON that commands print with `--json` and the control socket speaks. These shapes
-/// are a public interface for scripts (documented in the README and Protocol.md): fields
+/// are a public interface for scripts (documented in docs/commands.md and Protocol.md): fields
 /// are only ever added, never renamed.
 public enum JSONOutput {
     public struct Conversation: Codable, Sendable {

@@ -155,7 +155,7 @@ public enum DoctorFinding: Sendable, Equatable {
 
     /// A finding in words: what `confab doctor` prints and `findings` in `--json` holds.
     public struct Text: Sendable, Codable, Equatable {
-        /// Stable, for scripts: `peers-heard`, `other-network`, `nothing-heard`, … (README).
+        /// Stable, for scripts: `peers-heard`, `other-network`, `nothing-heard`, … (docs/doctor.md).
         public var code: String
         public var severity: Severity
         public var message: String
@@ -237,7 +237,7 @@ extension DoctorFinding {
                 "other-protocol", .warning,
                 notices.map { TextSanitizer.line($0) + "." }.joined(separator: " "),
                 advice: [
-                    "\"confab --version\" on each machine shows its release and protocol; upgrade the older one (README, \"Upgrading from an earlier release\")."
+                    "\"confab --version\" on each machine shows its release and protocol; upgrade the older one (docs/upgrading.md in Confab's source)."
                 ])
         case .otherNetwork(let nodes, let ourTag, let aPeerWorks):
             let n = nodes.count

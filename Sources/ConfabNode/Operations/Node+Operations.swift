@@ -149,7 +149,7 @@ extension Node {
             metrics.bytesSent.increment(by: Int64(statistics.bytesSent - last.bytesSent))
         }
         // Connections turned away by a limit, by which one: what an operator watches for
-        // during a flood (README, Resource limits).
+        // during a flood (docs/limits.md).
         for (reason, now, before) in [
             ("connection_limit", statistics.refused, last.refused), ("evicted", statistics.evicted, last.evicted),
             ("not_reading", statistics.backlogClosed, last.backlogClosed),

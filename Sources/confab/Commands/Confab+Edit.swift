@@ -71,7 +71,7 @@ extension Confab {
             discussion: """
                 Every participant's node replaces the text with "message deleted" and removes it, \
                 its earlier versions and its words in the search index from its store; the signed \
-                (encrypted) entry stays in the log, which must still verify and travel (README, \
+                (encrypted) entry stays in the log, which must still verify and travel (docs/messages.md, \
                 "Edit and delete for everyone"). Asks for confirmation on a terminal; pass --yes \
                 to skip (required when not on a terminal).
                 """)

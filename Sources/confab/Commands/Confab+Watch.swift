@@ -8,7 +8,7 @@ extension Confab {
         static let configuration = CommandConfiguration(
             abstract: "Stream messages, status changes and peers coming and going, as they happen.",
             discussion:
-                "Needs a running node (confab up). With --json, one JSON object per line (schema in the README).")
+                "Needs a running node (confab up). With --json, one JSON object per line (schema in docs/commands.md).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions

@@ -20,6 +20,6 @@ struct GlobalOptions: ParsableArguments {
 
 /// `--json`, for commands that print data.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON instead of text (schema in the README).")
+    @Flag(help: "Print JSON instead of text (schema in docs/commands.md).")
     var json = false
 }
