@@ -73,6 +73,10 @@ test: test-deps lint
 	@rm -f .build/release.status; { while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done; \
 	    nice -n 19 $(MAKE) --no-print-directory release >.build/release.log 2>&1; echo $$? >.build/release.status; } & \
 	    echo $$! >.build/release.pid
+	python3 Tests/Docs/check_links.py --self-test
+	python3 Tests/Docs/check_links.py README.md docs/*.md CHANGELOG.md Examples/README.md
+	CONFAB=.build/debug/confab python3 Tests/Docs/run_readme.py --self-test
+	CONFAB=.build/debug/confab python3 Tests/Docs/run_readme.py README.md
 	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
 	$(call swift_test,process,--no-parallel --filter 'ConfabCLITests|ConfabNodeTests')
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
