@@ -21,7 +21,7 @@ pids=()
 cleanup() {
     tmux -S "$dir/tmux.sock" kill-server 2>/dev/null || true
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true
     rm -rf "$dir"
 }
@@ -57,9 +57,13 @@ done
 # Alice compared safety numbers with Bob: his key is verified here.
 c alice verify "$(key bob)" --confirm >/dev/null
 
-c bob up --no-discovery --listen 127.0.0.1:7462 --peer 127.0.0.1:7461 2>"$dir/bob.log" &
+# Started without a shell function between, so that $! is the node itself (ip netns exec and
+# env exec it), which cleanup stops.
+ip netns exec "$ns" env LANG=C.UTF-8 "$confab" --data "$dir/bob" up --no-discovery \
+    --listen 127.0.0.1:7462 --peer 127.0.0.1:7461 2>"$dir/bob.log" &
 pids+=($!)
-c carol up --no-discovery --listen 127.0.0.1:7463 --peer 127.0.0.1:7461 2>"$dir/carol.log" &
+ip netns exec "$ns" env LANG=C.UTF-8 "$confab" --data "$dir/carol" up --no-discovery \
+    --listen 127.0.0.1:7463 --peer 127.0.0.1:7461 2>"$dir/carol.log" &
 pids+=($!)
 sleep 2
 c carol new alice bob --title "Weekend plans" --message "Hike on Saturday?" >/dev/null
