@@ -61,10 +61,24 @@ def check(files):
     for source in files:
         with open(source, encoding="utf-8") as handle:
             text = handle.read()
+        # Paragraph by paragraph, so that a link whose text wraps onto the next line is read whole.
+        paragraphs = []
         for number, line in prose_lines(text):
+            if not line.strip():
+                paragraphs.append(None)
+            elif paragraphs and paragraphs[-1] is not None and paragraphs[-1][1] == number - 1:
+                first, _, joined = paragraphs[-1]
+                paragraphs[-1] = (first, number, joined + "\n" + line)
+            else:
+                paragraphs.append((number, number, line))
+        for paragraph in paragraphs:
+            if paragraph is None:
+                continue
+            first, _, joined = paragraph
             # Inline code is not a link: `[x](y)` in backticks is left alone.
-            line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
-            for match in LINK.finditer(line):
+            joined = re.sub(r"`[^`\n]*`", lambda m: " " * len(m.group(0)), joined)
+            for match in LINK.finditer(joined):
+                number = first + joined.count("\n", 0, match.start(1))
                 target = match.group(1)
                 if re.match(r"^[a-z][a-z0-9+.-]*:", target):
                     continue  # http:, https:, mailto:
@@ -98,11 +112,12 @@ def self_test():
                 "[d](#top) [e](https://example.com/x)\n\n# Top\n```\n[not a link](nowhere.md)\n```\n")
         bad = os.path.join(directory, "bad.md")
         with open(bad, "w", encoding="utf-8") as handle:
-            handle.write("[a](missing.md)\n[b](other.md#no-such-heading)\n")
+            handle.write("[a](missing.md)\n[b](other.md#no-such-heading)\n\nwrapped [link\ntext](other.md#nowhere)\n")
         assert check([good]) == [], check([good])
         found = check([bad])
-        assert len(found) == 2 and "no file" in found[0] and "no heading" in found[1], found
-    print("check_links: self-test passed (a missing file and a missing anchor are caught)")
+        assert len(found) == 3 and "no file" in found[0] and "no heading" in found[1], found
+        assert found[2].startswith(bad + ":5:"), found
+    print("check_links: self-test passed (a missing file and a missing anchor, in a wrapped link too, are caught)")
 
 
 def main(arguments):
