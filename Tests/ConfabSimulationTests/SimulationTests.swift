@@ -52,22 +52,22 @@ import Testing
         #expect(report.tally.deliveredCount == report.expectedDeliveries)
     }
 
-    /// A room of 100 (Protocol.md §18), more members than a group may have, over a few
+    /// A room of 70 (Protocol.md §18), more members than a group may have, over a few
     /// sessions each and through a partition: every member ends with every message, and
     /// nobody wrote a receipt.
-    @Test func aRoomOfAHundredOverFewSessionsConverges() throws {
+    @Test func aRoomLargerThanAGroupOverFewSessionsConverges() throws {
         let config = SimulationConfig(
-            nodes: 100, groupSize: 100, topology: .bounded(3), writerShare: 0.1, messagesPerWriter: 3, partitions: 1,
+            nodes: 70, groupSize: 70, topology: .bounded(3), writerShare: 0.1, messagesPerWriter: 3, partitions: 1,
             partitionShare: 0.2, seed: 5, room: true)
         let simulation = try Simulation(config)
         let report = try simulation.run()
         #expect(report.converged, "\(report.lines())")
-        #expect(report.tally.written["message"] == 30)
+        #expect(report.tally.written["message"] == 21)
         #expect(report.tally.written["receipt"] == nil)
         #expect(report.tally.deliveredCount == report.expectedDeliveries)
         #expect(report.degrees.max()! < 20)
         let first = try simulation.clock(ofGroup: 0, onMember: 0)
-        for member in [1, 50, 99] { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
+        for member in [1, 35, 69] { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
     }
 
     @Test func aPartitionThatOutlastsTheRunIsReportedAsNotConverged() throws {

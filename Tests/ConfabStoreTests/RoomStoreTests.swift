@@ -39,8 +39,8 @@ import Testing
         #expect(RoomGenesis(name: general.name, network: network).create.signature == general.create.signature)
     }
 
-    @Test func aRoomOfAHundredWritersKeepsEachClockSmallAndTheOrderCausal() throws {
-        let stores = try (0..<100).map { _ in try makeStore(SigningKeyPair.generate()) }
+    @Test func aRoomOfMoreWritersThanAGroupMayHaveKeepsEachClockSmallAndTheOrderCausal() throws {
+        let stores = try (0..<70).map { _ in try makeStore(SigningKeyPair.generate()) }
         let reader = try makeStore(Keys.carol)
         let id = try reader.joinRoom(general, now: at(0))
         var previous: ConfabStore?
@@ -51,9 +51,9 @@ import Testing
             previous = store
         }
         try sync(id, from: stores.last!, to: reader)
-        #expect(try reader.clock(of: id).width == 101)
+        #expect(try reader.clock(of: id).width == 71)
         // Each answered the one before it: the order is the order they were written in.
-        #expect(try reader.history(id, limit: 200).map(\.text) == (0..<100).map { "message \($0)" })
+        #expect(try reader.history(id, limit: 200).map(\.text) == (0..<70).map { "message \($0)" })
         for raw in try reader.entries(in: id, author: stores.last!.me, after: 0) {
             let entry = try EntryCodec.decode(raw)
             #expect(entry.clock.width <= 2 + Limits.maxRoomClockOthers)

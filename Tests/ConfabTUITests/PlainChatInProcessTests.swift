@@ -194,10 +194,12 @@ struct PlainChatPair {
         running = Task { await chat.run(lines: lines) }
     }
 
-    /// Waits until the chat has written a line containing `text`.
+    /// Waits until the chat has written a line containing `text`, for at most 60 s (a
+    /// ceiling: the in-process suite runs every suite at once on 2 cores, and in one CI run
+    /// a session took more than 20 s to open under that load).
     var waitFor: @Sendable (String) async throws -> Void {
         { [written] text in
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while !written.withLockedValue({ $0.contains { $0.contains(text) } }) {
                 guard ContinuousClock.now < deadline else {
                     throw PlainChatFailure("no line with \"\(text)\" in \(written.withLockedValue { $0 })")
