@@ -51,7 +51,8 @@ public final class Simulation {
     public let setupSeconds: Double
 
     public init(_ config: SimulationConfig) throws {
-        let largest = config.room ? Limits.maxRoomAuthors : Limits.maxParticipants
+        // A room lists nobody: its size is the network's (only its writers are in clocks).
+        let largest = config.room ? config.nodes : Limits.maxParticipants
         guard config.nodes >= 2, (2...largest).contains(config.groupSize),
             !config.room || (config.groupSize == config.nodes && config.groupsPerNode == 1)
         else {

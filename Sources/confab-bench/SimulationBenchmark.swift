@@ -45,5 +45,6 @@ enum SimulationBenchmark {
         // for (`CONFAB_BENCH_SIM=1000/room`).
         SimulationConfig(nodes: 200, groupSize: 200, topology: .bounded(3), room: true),
         SimulationConfig(nodes: 1000, groupSize: 1000, topology: .bounded(3), writerShare: 0.05, room: true),
+        SimulationConfig(nodes: 10000, groupSize: 10000, topology: .bounded(3), writerShare: 0.005, room: true),
     ]
 }
