@@ -90,6 +90,12 @@ final class SyncHarness {
         dispatch(try node.engine.didWrite(entries), from: node, replyTo: nil)
     }
 
+    /// What a node does with a peer's `Rooms` message (the node turns the names into ids):
+    /// `to` learns the rooms `from` said it joined (Protocol.md §18.4).
+    func rooms(_ rooms: Set<ConversationID>, from: Node, to: Node) throws {
+        dispatch(try to.engine.peerRooms(rooms, of: from.id), from: to, replyTo: from)
+    }
+
     /// What a node does when another process wrote entries of mine to its store (it saw
     /// their conversations' heads move in the outbox): push them.
     func wroteElsewhere(_ conversations: Set<ConversationID>, at node: Node) throws {

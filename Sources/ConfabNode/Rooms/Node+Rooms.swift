@@ -30,21 +30,9 @@ extension Node {
     /// Beacons carry the tags of the first rooms by name (§18.7), so that members of each
     /// find one another on a LAN where sessions are kept by need.
     func announceRooms(_ joined: [RoomName: ConversationID]) {
-        heldRoomTags = Dictionary(uniqueKeysWithValues: joined.map { (RoomTag(room: $0.value), $0.key) })
+        roomDirectory.hold(joined)
         let first = joined.sorted { $0.key < $1.key }.prefix(RoomTag.maxInBeacon)
         discovery?.announce(rooms: first.map { RoomTag(room: $0.value) })
-    }
-
-    /// Whether a beacon naming these rooms should make this node dial its sender: it names a
-    /// room joined here with fewer than `RoomDirectory.sessionsPerRoom` peers in session that
-    /// said they joined it. The tags are the sender's claim: at worst a dial (a made-up key
-    /// fails the handshake), and a peer that does not then name the room counts for nothing.
-    func seeksRoomSession(with tags: [RoomTag]) -> Bool {
-        guard !heldRoomTags.isEmpty else { return false }
-        let counts = roomDirectory.counts
-        return tags.contains { tag in
-            heldRoomTags[tag].map { (counts[$0] ?? 0) < RoomDirectory.sessionsPerRoom } ?? false
-        }
     }
 
     public func rooms() throws -> [RoomListing] {

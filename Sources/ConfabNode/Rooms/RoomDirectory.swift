@@ -27,6 +27,25 @@ struct RoomDirectory {
         return id
     }
 
+    /// The rooms joined here, by the tag beacons carry (Protocol.md §18.7).
+    private var heldTags: [RoomTag: RoomName] = [:]
+
+    mutating func hold(_ joined: [RoomName: ConversationID]) {
+        heldTags = Dictionary(uniqueKeysWithValues: joined.map { (RoomTag(room: $0.value), $0.key) })
+    }
+
+    /// Whether a beacon naming these room tags should make this node dial its sender: one
+    /// names a room joined here with fewer than `sessionsPerRoom` peers in session that
+    /// said (in their `Rooms`) they joined it. The tags are the sender's claim: at worst a
+    /// dial (a made-up key fails the handshake), and a peer that does not then name the room
+    /// counts for nothing, so the node goes on seeking members.
+    func seeksSession(forTags tags: [RoomTag]) -> Bool {
+        tags.contains { tag in
+            guard let room = heldTags[tag] else { return false }
+            return byPeer.values.lazy.filter { $0.contains(room) }.count < Self.sessionsPerRoom
+        }
+    }
+
     mutating func peerSpeaksRooms(_ peer: NodeID) { speakers.insert(peer) }
 
     mutating func peer(_ peer: NodeID, joined rooms: [RoomName]) { byPeer[peer] = rooms }

@@ -45,8 +45,6 @@ public actor Node {
     var typingTable = TypingTable()
     /// The rooms peers in session said they joined.
     var roomDirectory = RoomDirectory()
-    /// The rooms joined here, by the tag beacons carry (Protocol.md §18.7).
-    var heldRoomTags: [RoomTag: RoomName] = [:]
     /// When something last happened that housekeeping may have to follow up, and its
     /// sleep while idle (`wakeHousekeeping`).
     var lastActivity = ContinuousClock.now
@@ -205,7 +203,7 @@ public actor Node {
             // node shares conversations with, and relays. A relay itself seeks everyone: it
             // carries for whoever is away.
             guard
-                options.role == .relay || seeksRoomSession(with: beacon.rooms)
+                options.role == .relay || roomDirectory.seeksSession(forTags: beacon.rooms)
                     || needs.dialsOnBeacon(
                         beacon.node,
                         relay: SessionNeeds.countsAsRelay(
