@@ -60,13 +60,17 @@ extension ConfabStore {
             }
         }
         let seq = (held[me] ?? 0) + 1
-        var clock = try causalClock(in: conversation, nextSeq: seq, held: held, merged: merged, db: db)
-        if let room = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ? AND room IS NOT NULL"),
-            arguments: [conversation.bytes])
-        {
-            clock = try roomClock(in: conversation, creator: room.nodeID("creator"), nextSeq: seq, db: db)
-        }
+        try requireOwnLog(in: conversation, upTo: seq - 1, db: db)
+        // A room's clock names a few authors (Protocol.md §18.2), not everything held.
+        let clock =
+            if let room = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ? AND room IS NOT NULL"),
+                arguments: [conversation.bytes])
+            {
+                try roomClock(in: conversation, creator: room.nodeID("creator"), nextSeq: seq, db: db)
+            } else {
+                causalClock(nextSeq: seq, held: held, merged: merged)
+            }
         return AuthorPosition(seq: seq, previous: head?.hash, clock: clock, held: held, head: head)
     }
 
@@ -88,29 +92,28 @@ extension ConfabStore {
     /// (Protocol.md §6). Entries are stored only once what their clocks name is held (§7),
     /// so each component is at most what I hold; the cap keeps that true for stores
     /// written before that rule.
-    ///
-    /// My own log's position comes from my store and from entries signed by me that came
-    /// back from peers, never from anyone's clock: if such an entry shows my log further
-    /// along than my store (a key restored onto an empty store), writing now would fork it,
-    /// so it is refused until the missing entries arrive.
-    private func causalClock(
-        in conversation: ConversationID, nextSeq seq: UInt64, held: [NodeID: UInt64], merged: VectorClock,
-        db: Database
-    ) throws -> VectorClock {
+    private func causalClock(nextSeq seq: UInt64, held: [NodeID: UInt64], merged: VectorClock) -> VectorClock {
         var clock = VectorClock()
         for (author, seq) in merged.sortedEntries where author != me {
             let capped = min(seq, held[author] ?? 0)
             if capped > 0 { clock[author] = capped }
         }
+        clock[me] = seq - 1
+        return clock
+    }
+
+    /// My own log's position comes from my store and from entries signed by me that came
+    /// back from peers, never from anyone's clock: if such an entry shows my log further
+    /// along than my store holds (`held`; a key restored onto an empty store), writing now
+    /// would fork it, so it is refused until the missing entries arrive (Protocol.md §4.4.1).
+    private func requireOwnLog(in conversation: ConversationID, upTo held: UInt64, db: Database) throws {
         let known =
             try UInt64.fetchOne(
                 db.cachedStatement(sql: "SELECT seq FROM own_log_evidence WHERE conversationId = ?"),
                 arguments: [conversation.bytes]) ?? 0
-        guard known <= seq - 1 else {
-            throw StoreError.ownLogBehind(conversation: conversation.hex, held: seq - 1, known: known)
+        guard known <= held else {
+            throw StoreError.ownLogBehind(conversation: conversation.hex, held: held, known: known)
         }
-        clock[me] = seq - 1
-        return clock
     }
 
     func nextSeq(_ conversation: ConversationID, db: Database) throws -> UInt64 {
