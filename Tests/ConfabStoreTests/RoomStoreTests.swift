@@ -163,6 +163,15 @@ import Testing
         try sync(id, from: alice, to: bob)
         try bob.leaveRoom(id)
         #expect(try bob.conversation(id) == nil)
+        let left = try bob.read { db in
+            try ConfabStore.tablesOfConversations(db).filter { table in
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM \(table) WHERE conversationId = ?", arguments: [id.bytes])
+                    != 0
+            }
+        }
+        #expect(left.isEmpty, "rows of the room left in \(left)")
+        #expect(try bob.read { try ConfabStore.tablesOfConversations($0) }.contains("conversation_fts"))
         #expect(try bob.joinedRooms().isEmpty)
         // Entries of a room left are not taken.
         _ = try alice.sendMessage("while away", to: id, now: at(2))

@@ -33,7 +33,7 @@ extension ConfabStore {
             }
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
             self.deletionWritten()
-            for table in Self.tablesOfConversations {
+            for table in try Self.tablesOfConversations(db) where table != "message" {
                 try db.execute(sql: "DELETE FROM \(table) WHERE conversationId = ?", arguments: [conversation.bytes])
             }
             try db.execute(sql: "DELETE FROM conversation WHERE id = ?", arguments: [conversation.bytes])
@@ -44,13 +44,16 @@ extension ConfabStore {
         scrubIfDue()
     }
 
-    /// Every table with a `conversationId` column but `message` (whose rows the search index
-    /// follows, deleted first).
-    static let tablesOfConversations = [
-        "participant", "entry", "head", "receipt", "read_mark", "local_state", "outbox", "fork_proof",
-        "own_log_evidence", "message_version", "unsent", "mention", "reaction", "membership_event", "former_member",
-        "epoch_key", "file_message", "conversation_fts",
-    ]
+    /// Every table with a `conversationId` column, read from the schema so that a table a
+    /// later migration adds is not left holding a room that was left.
+    static func tablesOfConversations(_ db: Database) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
+                WHERE m.type = 'table' AND c.name = 'conversationId' ORDER BY m.name
+                """)
+    }
 
     /// The rooms this node has joined, by name.
     public func joinedRooms() throws -> [RoomName: ConversationID] {
