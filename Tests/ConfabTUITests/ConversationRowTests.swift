@@ -25,6 +25,16 @@ import Testing
         #expect(lines[0].hasPrefix("   # Weekend plans"))
     }
 
+    /// A room's title carries its own `#`: one badge, not two.
+    @Test func aRoomShowsOneBadge() {
+        let lines = text(Fixtures.summary(1, title: "#general"))
+        #expect(lines[0].hasPrefix("   #general"))
+        #expect(!lines[0].contains("# #"))
+        var state = Fixtures.state(conversations: [Fixtures.summary(1, title: "#general")], open: 1)
+        _ = state.apply(.conversations([Fixtures.summary(1, title: "#general")]))
+        #expect(!Fixtures.render(state).contains("# #general"))
+    }
+
     @Test func myLastMessageStartsWithYouAndCarriesItsStatus() {
         let lines = text(Fixtures.summary(1, last: "on my way", mine: true, status: .delivered))
         #expect(lines[1].hasPrefix("   You: on my way"))

@@ -48,7 +48,9 @@ struct ChatHeaderView {
         // First, so that no cut of a long line hides it: nothing written here reaches them.
         if summary.isFormerMember { line.append("⚠ you are no longer a member  ", Palette.warning) }
         if let title = summary.title, !title.isEmpty {
-            line.append(ConversationRow.topicBadge + " ", Palette.topicBadge)
+            if !title.hasPrefix(ConversationRow.topicBadge) {
+                line.append(ConversationRow.topicBadge + " ", Palette.topicBadge)
+            }
             line.append(TextSanitizer.line(title), Palette.title)
             if !people.isEmpty { line.append("  ") }
         }

@@ -51,7 +51,8 @@ struct ConversationRow {
         var left = ScreenLine()
         left.append(summary.isPinned ? Self.pinMark : "  ", Palette.pin)
         left.append(" ")
-        if let title = summary.title, !title.isEmpty {
+        // A room's title is its name with its own `#` (Protocol.md §18): no second badge.
+        if let title = summary.title, !title.isEmpty, !title.hasPrefix(Self.topicBadge) {
             left.append(Self.topicBadge, Palette.topicBadge)
             left.append(" ")
         }

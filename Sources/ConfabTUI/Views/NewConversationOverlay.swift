@@ -5,7 +5,10 @@ import ConfabModel
 struct NewConversationOverlay {
     static let title = "New conversation"
     static let instructions = "↑/↓ and Space choose people · Tab: title · Enter: create · title #NAME: join a room"
-    static let noPeers = ["No peers known yet. Add one with:", "confab peers add KEY --name NAME"]
+    static let noPeers = [
+        "No peers known yet. Add one with:", "confab peers add KEY --name NAME",
+        "or type #general as the title (Tab) to join a room",
+    ]
     static let titlePrompt = "Title (optional): "
 
     let panel: NewConversationPanel
