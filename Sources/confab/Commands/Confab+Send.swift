@@ -24,7 +24,7 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix or title).")
+        @Argument(help: "A peer (name, key or key prefix), a conversation (id prefix or title) or a room (#NAME).")
         var target: String
 
         @Argument(help: "The message; read from standard input when omitted.")

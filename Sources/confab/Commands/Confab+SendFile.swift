@@ -22,7 +22,7 @@ extension Confab {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        @Argument(help: "A peer (name, key or key prefix) or a conversation (id prefix or title).")
+        @Argument(help: "A peer (name, key or key prefix), a conversation (id prefix or title) or a room (#NAME).")
         var target: String
 
         @Argument(help: "Files and folders to send.")
