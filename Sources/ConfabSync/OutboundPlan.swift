@@ -76,10 +76,14 @@ struct OutboundPlan {
     /// `held`: the conversation as far as the peer may have it; `firstUnsent`: my lowest
     /// entry no node was seen to take; `theirs`, `sent`, `written`: the peer's state this
     /// session. `onlyMine`: the eager path offers my entries alone; what they depend on
-    /// reaches the peer from its authors, or by the lazy path.
+    /// reaches the peer from its authors, or by the lazy path. `relaying`: a room's eager
+    /// tree (Protocol.md §18.8) offers only the authors it names, and only their entries
+    /// after the seq it gives, those just stored here: what the peer lacks before them it
+    /// may hold already, from another link this node does not hear about.
     init(
         me: NodeID, held: VectorClock, firstUnsent: UInt64?, theirs: VectorClock?, sent: VectorClock?,
-        written: UInt64?, onlyMine: Bool, window: Int, batchSize: Int, byteRoom: Int, idle: Bool
+        written: UInt64?, onlyMine: Bool, relaying: [NodeID: UInt64]? = nil, window: Int, batchSize: Int,
+        byteRoom: Int, idle: Bool
     ) {
         let theirs = theirs ?? VectorClock()
         var sent = (sent ?? VectorClock()).merging(theirs)
@@ -91,6 +95,10 @@ struct OutboundPlan {
         }
         var reads: [Read] = []
         for (author, held) in held.sortedEntries where !onlyMine || author == me {
+            if let relaying {
+                guard let floor = relaying[author] else { continue }
+                sent[author] = max(sent[author], floor)
+            }
             guard held > sent[author] else { continue }
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
             guard inFlight < UInt64(window) else { continue }

@@ -60,6 +60,14 @@ struct PeerSyncState {
     /// among them are shared with it. Its word is enough: anyone on the network may read a
     /// room, so a peer that lies gets only what it could have joined.
     var rooms: Set<ConversationID> = []
+    /// Rooms in which this link is lazy (Protocol.md §18.8): one side already held what the
+    /// other passed on. Other authors' entries of such a room are only announced to the
+    /// peer; one of its requests, or one of this node's to it, makes the link eager again.
+    var lazyRooms: Set<ConversationID> = []
+    /// When this node last asked the peer for each conversation with a request: entries
+    /// already held that come back soon after are the answer racing another copy, not a
+    /// push to prune.
+    var askedAt: [ConversationID: ContinuousClock.Instant] = [:]
 
     var helloReceived: Bool { role != nil }
 }

@@ -63,10 +63,13 @@ extension SyncEngine {
     /// default, every author's while the peer's request for the conversation stands, and
     /// only mine otherwise. `held` and `sharing`, when the caller read them already (once
     /// for all the peers it offers to; nothing is written in between); `fresh`: my entries
-    /// just written, taken from memory instead of the store.
+    /// just written, taken from memory instead of the store; `relaying`: a room's entries
+    /// just stored here, per author the seq below them, with `relayed` their runs as read
+    /// once for every peer they go to (the eager tree, Protocol.md §18.8).
     func missingEntries(
         _ conversation: ConversationID, for peer: NodeID, onlyMine: Bool? = nil, held: HeldHere? = nil,
-        sharing: Sharing? = nil, fresh: FreshEntries? = nil
+        sharing: Sharing? = nil, fresh: FreshEntries? = nil, relaying: [NodeID: UInt64]? = nil,
+        relayed: [NodeID: [SequencedEntry]] = [:]
     ) throws -> [SessionMessage] {
         guard var state = peers[peer] else { return [] }
         let onlyMine = onlyMine ?? !state.stillWants(conversation)
@@ -82,10 +85,15 @@ extension SyncEngine {
         let plan = OutboundPlan(
             me: me, held: sharing.capping(here.clock), firstUnsent: here.firstUnsent,
             theirs: state.theirs[conversation], sent: state.sent[conversation], written: state.written[conversation],
-            onlyMine: onlyMine, window: window, batchSize: batchSize, byteRoom: byteRoom,
-            idle: state.unacknowledgedBytes == 0)
+            onlyMine: onlyMine && relaying == nil, relaying: relaying, window: window, batchSize: batchSize,
+            byteRoom: byteRoom, idle: state.unacknowledgedBytes == 0)
         var logs: [NodeID: [SequencedEntry]] = [:]
         for read in plan.reads {
+            if let run = relayed[read.author] {
+                // Read from the seq the relay starts at: the plan reads no lower.
+                logs[read.author] = Array(run.drop { $0.seq <= read.after }.prefix(read.limit))
+                continue
+            }
             logs[read.author] =
                 try
                 (read.author == me

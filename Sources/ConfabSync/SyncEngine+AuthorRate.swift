@@ -90,7 +90,7 @@ extension SyncEngine {
             output.push(try acknowledgement(conversations, to: peer), to: peer)
         }
         try askForDropped(into: &output)
-        noteGrowth(of: output.appended.filter { $0.author != store.me })
+        output.merge(try spreadOthers(output.appended, from: nil))
         output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
         return output
     }

@@ -81,7 +81,10 @@ extension SyncEngine {
             let news = !held.covers(item.clock)
             peers[peer]?.theirs[conversation] = merged
             peers[peer]?.acknowledge(conversation)
-            if request { peers[peer]?.requested[conversation] = mine }
+            if request {
+                peers[peer]?.requested[conversation] = mine
+                graft([conversation], with: peer, asking: false)
+            }
             // What the peer still lacks though it was sent (refused there, or pushed out
             // while it waited for what it depends on) would otherwise never be offered
             // again in this session. Only a request marked as one says so: an older
@@ -138,8 +141,10 @@ extension SyncEngine {
         if output.appended.contains(where: { $0.author == peer }) { peers[peer]?.lastOwnPush = now() }
         output.replies += try acknowledgement(touched, to: peer)
         // Others' entries are not pushed on: their authors push to everyone they reach,
-        // and the other peers are told lazily, by a clock at the next tick (§12.5).
-        noteGrowth(of: output.appended.filter { $0.author != store.me })
+        // and the other peers are told lazily, by a clock at the next tick (§12.5) — but
+        // for rooms, which go on along their eager tree at once (§18.8).
+        output.replies += pruneIfCopies(batch, results, from: peer)
+        output.merge(try spreadOthers(output.appended, from: peer))
         // Then the delivered receipt, paced: it is written after the messages are stored,
         // so the node publishes them in one output.
         output.merge(try writeReceipts(receiptPacer.due(messagesFromOthers, now: now())))
@@ -191,6 +196,14 @@ extension SyncEngine {
             if let conversation = EntryCodec.peekConversationID(bytes) {
                 touched.insert(conversation)
                 deferred.add(bytes, conversation: conversation)
+            }
+            // It holds what it sent: when the entry is taken later, a room's eager tree
+            // does not pass it back (§18.8).
+            if let peer, let conversation = EntryCodec.peekConversationID(bytes), heldRooms.contains(conversation),
+                let entry = try? EntryCodec.decodeUnverified(bytes)
+            {
+                peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(
+                    VectorClock([entry.author: entry.seq]))
             }
         case .failure(let rejection):
             if let proof = rejection.proof {

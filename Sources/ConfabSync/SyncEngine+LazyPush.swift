@@ -8,6 +8,14 @@ import Logging
 /// announced after a delay, and what peers' clocks show lacking is asked for from one
 /// holder; paced delivered receipts.
 extension SyncEngine {
+    /// Others' entries just stored here: their conversations are announced lazily, and
+    /// those of rooms go on along the eager tree too (§18.8).
+    func spreadOthers(_ appended: [Entry], from sender: NodeID?) throws -> SyncOutput {
+        let others = appended.filter { $0.author != store.me }
+        noteGrowth(of: others)
+        return try relay(others, from: sender)
+    }
+
     func noteGrowth(of entries: [Entry]) {
         for conversation in Set(entries.map(\.conversationID)) where grown[conversation] == nil {
             grown[conversation] = now()
@@ -61,7 +69,7 @@ extension SyncEngine {
                 continue
             }
             let authors = Set(holders.flatMap { $0.clock.entries.filter { $0.value > mine[$0.key] }.keys })
-            if authors.allSatisfy({ awaitsPush(from: $0, lackingSince: lack.since, at: due) }) {
+            if authors.allSatisfy({ awaitsPush(from: $0, in: conversation, lackingSince: lack.since, at: due) }) {
                 waitsForPushes = true
                 continue
             }
@@ -71,6 +79,7 @@ extension SyncEngine {
             else { continue }
             let claim = holders.first { $0.peer == holder }?.clock ?? VectorClock()
             grafts.asked(holder, for: conversation, mine: mine, claim: claim, at: due)
+            graft([conversation], with: holder, asking: true)
             requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
         }
         var output = SyncOutput()
@@ -82,11 +91,15 @@ extension SyncEngine {
     /// push: it has a session with this node, and the lack began, or its last push was
     /// stored, less than `authorPushWait` ago. Authors push their new entries to every
     /// member they have a session with, and a session's first exchange brings what the
-    /// other lacks (§12 step 3), so asking another holder sooner only makes a copy.
+    /// other lacks (§12 step 3), so asking another holder sooner only makes a copy. In a
+    /// room an author pushes only over eager links (§18.8).
     func awaitsPush(
-        from author: NodeID, lackingSince since: ContinuousClock.Instant, at now: ContinuousClock.Instant
+        from author: NodeID, in conversation: ConversationID, lackingSince since: ContinuousClock.Instant,
+        at now: ContinuousClock.Instant
     ) -> Bool {
-        guard let state = peers[author], state.helloReceived else { return false }
+        guard let state = peers[author], state.helloReceived, !state.lazyRooms.contains(conversation) else {
+            return false
+        }
         return now - max(since, state.lastOwnPush ?? since) < authorPushWait
     }
 

@@ -15,6 +15,7 @@ extension SyncEngine {
             peers[peer]?.announced[conversation] = clock
             items.append(.init(conversation: conversation, clock: clock))
         }
+        graft(shared.keys, with: peer, asking: true)
         // Nothing to share is said too, with one empty Clocks message.
         return SessionCodec.clocksMessages(items, request: true)
     }

@@ -116,10 +116,12 @@ public final class SyncEngine {
                 var touched = Set<ConversationID>()
                 var messages = Set<ConversationID>()
                 try retryDeferred([proof.conversation], into: &output, touched: &touched, messages: &messages)
-                noteGrowth(of: output.appended.filter { $0.author != store.me })
+                output.merge(try spreadOthers(output.appended, from: nil))
                 output.merge(try writeReceipts(receiptPacer.due(messages, now: now())))
             }
             return output
+        case .prune(let rooms):
+            return handlePrune(rooms, from: peer)
         case .ping, .pong, .bye, .typing, .rooms, .fileWant, .fileManifest, .fileChunk, .fileHave:
             // Typing is not sync: the node handles it before the engine (never stored), and
             // rooms' names, which only the node can turn into ids (`peerRooms`). File
@@ -162,12 +164,15 @@ public final class SyncEngine {
         in conversations: Set<ConversationID>, inviting: Set<ConversationID>, fresh: FreshEntries? = nil
     ) throws -> SyncOutput {
         var output = SyncOutput()
+        // Peers of a room whose link with this node is lazy are told by announcement.
+        for room in conversations.intersection(heldRooms) where grown[room] == nil { grown[room] = now() }
         var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations {
                 // Asked once per peer: the offer below takes it as it is.
                 let sharing = try sharing(conversation, with: peer)
-                guard sharing != .none else { continue }
+                // In a room my entries go over eager links; the others hear of them lazily.
+                guard sharing != .none, peers[peer]?.lazyRooms.contains(conversation) != true else { continue }
                 let here = try held.of(conversation, in: store)
                 let heardOf = peers[peer]?.theirs[conversation] != nil || peers[peer]?.announced[conversation] != nil
                 switch OutboundPlan.eager(

@@ -96,6 +96,11 @@ final class SyncHarness {
         dispatch(try to.engine.peerRooms(rooms, of: from.id), from: to, replyTo: from)
     }
 
+    /// Queues a message as if `from`'s node had sent it: what a lying peer says.
+    func send(_ message: SessionMessage, from: Node, to: Node) {
+        queue.append((from, to, message))
+    }
+
     /// What a node does when another process wrote entries of mine to its store (it saw
     /// their conversations' heads move in the outbox): push them.
     func wroteElsewhere(_ conversations: Set<ConversationID>, at node: Node) throws {

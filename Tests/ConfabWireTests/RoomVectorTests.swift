@@ -70,6 +70,22 @@ import Testing
         }
     }
 
+    /// `Prune` (§18.8): sorted ids of 16 bytes, at most 64, none twice.
+    @Test func pruneMessagesRoundTripAndBadOnesAreMalformed() throws {
+        let ids = (0..<3).map { _ in ConversationID.random() }.sorted()
+        #expect(try SessionCodec.decode(SessionCodec.encode(.prune(ids))) == .prune(ids))
+        let one = Data(ids[0].bytes)
+        for bad in [
+            [one, one], [Data(repeating: 1, count: 15)], (0..<65).map { _ in Data(ConversationID.random().bytes) },
+        ] {
+            var wire = Confab_V1_SessionMessage()
+            var prune = Confab_V1_Prune()
+            prune.conversationIds = bad
+            wire.prune = prune
+            #expect(throws: WireError.self) { try SessionCodec.decode(try wire.serializedBytes() as [UInt8]) }
+        }
+    }
+
     @Test func typedNamesAreReadAsPeopleMeanThem() {
         #expect(RoomName(typed: " #General ")?.text == "general")
         #expect(RoomName(typed: "#") == nil)

@@ -21,6 +21,8 @@ extension SessionMessage {
             return 64
         case .rooms(let names):
             return 16 + names.count * 48
+        case .prune(let rooms):
+            return 16 + rooms.count * 32
         case .fileWant(let want):
             return 64 + want.chunks.count * 8
         case .fileManifest(_, let manifest):

@@ -49,9 +49,8 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             break
-        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .fileWant, .fileManifest,
-            .fileChunk,
-            .fileHave:
+        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .prune, .fileWant,
+            .fileManifest, .fileChunk, .fileHave:
             context.fireChannelRead(data)
         }
     }

@@ -155,6 +155,14 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .rooms(newValue)}
   }
 
+  var prune: Confab_V1_Prune {
+    get {
+      if case .prune(let v)? = kind {return v}
+      return Confab_V1_Prune()
+    }
+    set {kind = .prune(newValue)}
+  }
+
   var fileWant: Confab_V1_FileWant {
     get {
       if case .fileWant(let v)? = kind {return v}
@@ -200,6 +208,7 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case forkProof(Confab_V1_ForkProof)
     case typing(Confab_V1_Typing)
     case rooms(Confab_V1_Rooms)
+    case prune(Confab_V1_Prune)
     case fileWant(Confab_V1_FileWant)
     case fileManifest(Confab_V1_FileManifest)
     case fileChunk(Confab_V1_FileChunk)
@@ -397,6 +406,22 @@ nonisolated struct Confab_V1_Rooms: Sendable {
   init() {}
 }
 
+/// The sender received entries of these rooms it already held from the receiver: each side
+/// stops passing the rooms' entries of other authors on to the other at once, and tells it
+/// of them by announcements instead (Protocol.md §18.8).
+nonisolated struct Confab_V1_Prune: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// at most 64, 16 bytes each
+  var conversationIds: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Asks for a file's manifest and chunks by index (Protocol.md §17.5).
 nonisolated struct Confab_V1_FileWant: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -523,7 +548,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{1}rooms\0\u{4}\u{6}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{1}rooms\0\u{1}prune\0\u{4}\u{5}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -661,6 +686,19 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .rooms(v)
         }
       }()
+      case 11: try {
+        var v: Confab_V1_Prune?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .prune(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .prune(v)
+        }
+      }()
       case 16: try {
         var v: Confab_V1_FileWant?
         var hadOneofValue = false
@@ -763,6 +801,10 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .rooms?: try {
       guard case .rooms(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .prune?: try {
+      guard case .prune(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
     }()
     case .fileWant?: try {
       guard case .fileWant(let v)? = self.kind else { preconditionFailure() }
@@ -1177,6 +1219,36 @@ nonisolated extension Confab_V1_Rooms: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
   static func ==(lhs: Confab_V1_Rooms, rhs: Confab_V1_Rooms) -> Bool {
     if lhs.names != rhs.names {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_Prune: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".Prune"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_ids\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedBytesField(value: &self.conversationIds) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.conversationIds.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.conversationIds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_Prune, rhs: Confab_V1_Prune) -> Bool {
+    if lhs.conversationIds != rhs.conversationIds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -121,6 +121,10 @@ public enum SessionCodec {
             var r = Confab_V1_Rooms()
             r.names = names.map(\.text)
             wire.rooms = r
+        case .prune(let rooms):
+            var p = Confab_V1_Prune()
+            p.conversationIds = rooms.map { Data($0.bytes) }
+            wire.prune = p
         case .fileWant(let want):
             var w = Confab_V1_FileWant()
             w.fileID = Data(want.file.bytes)
@@ -299,6 +303,17 @@ public enum SessionCodec {
             }
             guard Set(names).count == names.count else { throw .malformed("rooms message names a room twice") }
             return .rooms(names.sorted())
+        case .prune(let p):
+            guard p.conversationIds.count <= maxRooms else {
+                throw .tooLarge("prune message", limit: maxRooms, actual: p.conversationIds.count)
+            }
+            var rooms: [ConversationID] = []
+            for bytes in p.conversationIds {
+                guard let id = ConversationID(bytes: bytes) else { throw .malformed("conversation id") }
+                rooms.append(id)
+            }
+            guard Set(rooms).count == rooms.count else { throw .malformed("prune message names a room twice") }
+            return .prune(rooms.sorted())
         case .fileWant(let w):
             guard w.chunks.count <= maxChunksPerWant else {
                 throw .tooLarge("file want", limit: maxChunksPerWant, actual: w.chunks.count)

@@ -22,6 +22,10 @@ public enum SessionMessage: Sendable, Equatable {
     /// Every room the sender has joined (Protocol.md §18.4), sorted; replaces what it said
     /// before.
     case rooms([RoomName])
+    /// The sender already held entries of these rooms that the receiver passed on to it:
+    /// neither passes the other authors' entries of them on to the other at once any more,
+    /// only announces them (Protocol.md §18.8). Sorted, no id twice.
+    case prune([ConversationID])
     /// Asks for a file's manifest and chunks (Protocol.md §17.5).
     case fileWant(FileWant)
     /// A file's chunk names, in order.

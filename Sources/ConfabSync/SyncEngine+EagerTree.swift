@@ -1,0 +1,82 @@
+import ConfabModel
+import ConfabStore
+import ConfabWire
+
+/// Rooms spread along an eager tree (Protocol.md §18.8), in the manner of Plumtree: a room's
+/// members keep sessions with a few of the others, not with all, so an author's own push
+/// reaches a handful and the lazy path alone takes a timer round per hop. Each node passes
+/// the entries of others it stores on at once over its eager links; a link that brings
+/// what the node already held is pruned to lazy on both sides (announcements only), and a
+/// request over a lazy link makes it eager again, which repairs the tree where a node left.
+extension SyncEngine {
+    /// Others' entries of rooms just stored here go on to every peer in the room whose link
+    /// is eager, the one that sent them excepted: only these entries, not what the peer may
+    /// lack before them (it may hold that from another link; if not, it asks).
+    func relay(_ appended: [Entry], from sender: NodeID?) throws -> SyncOutput {
+        var floors: [ConversationID: [NodeID: UInt64]] = [:]
+        for entry in appended where entry.author != store.me && heldRooms.contains(entry.conversationID) {
+            let below = entry.seq - 1
+            floors[entry.conversationID, default: [:]][entry.author] = min(
+                floors[entry.conversationID]?[entry.author] ?? below, below)
+        }
+        var output = SyncOutput()
+        for (room, floor) in floors.sorted(by: { $0.key < $1.key }) {
+            let targets = peers.keys.sorted().filter { peer in
+                guard peer != sender, let state = peers[peer], state.helloReceived else { return false }
+                return state.rooms.contains(room) && !state.lazyRooms.contains(room)
+            }
+            guard !targets.isEmpty else { continue }
+            // Read once for every peer they go to.
+            var runs: [NodeID: [SequencedEntry]] = [:]
+            for (author, below) in floor {
+                runs[author] = try store.sequencedEntries(in: room, author: author, after: below, limit: batchSize)
+            }
+            let here = try HeldHere(room, in: store)
+            for peer in targets {
+                output.push(
+                    try missingEntries(
+                        room, for: peer, held: here, sharing: .everything, relaying: floor, relayed: runs),
+                    to: peer)
+            }
+        }
+        return output
+    }
+
+    /// Entries of rooms already held came from `peer` without this node asking it: the
+    /// link is pruned to lazy in those rooms, here and (by a `Prune`) there.
+    func pruneIfCopies(
+        _ batch: [[UInt8]], _ results: [Result<AppendOutcome, AppendRejection>], from peer: NodeID
+    ) -> [SessionMessage] {
+        guard let state = peers[peer], !heldRooms.isEmpty else { return [] }
+        var rooms = Set<ConversationID>()
+        for (bytes, result) in zip(batch, results) {
+            guard case .success(.duplicate) = result, let room = EntryCodec.peekConversationID(bytes),
+                heldRooms.contains(room), !state.lazyRooms.contains(room)
+            else { continue }
+            // An answer to this node's own request may race the copy another link pushed:
+            // asking is what brought it, so the link stays as it is.
+            if let asked = state.askedAt[room], now() - asked < Self.graftRetry { continue }
+            rooms.insert(room)
+        }
+        guard !rooms.isEmpty else { return [] }
+        peers[peer]?.lazyRooms.formUnion(rooms)
+        return [.prune(rooms.sorted())]
+    }
+
+    /// The peer pruned its link with this node in these rooms: it is told of their new
+    /// entries by announcements only. Rooms not held here are not remembered.
+    func handlePrune(_ rooms: [ConversationID], from peer: NodeID) -> SyncOutput {
+        guard peers[peer]?.helloReceived == true else { return misbehaving("prune before hello") }
+        peers[peer]?.lazyRooms.formUnion(heldRooms.intersection(rooms))
+        return SyncOutput()
+    }
+
+    /// A request over a link, either way, makes it eager in the rooms it names (Plumtree's
+    /// graft): the node that asked had no eager link that brought what it lacked.
+    func graft(_ conversations: some Sequence<ConversationID>, with peer: NodeID, asking: Bool) {
+        for conversation in conversations where heldRooms.contains(conversation) {
+            peers[peer]?.lazyRooms.remove(conversation)
+            if asking { peers[peer]?.askedAt[conversation] = now() }
+        }
+    }
+}

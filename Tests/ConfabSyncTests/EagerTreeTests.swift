@@ -1,0 +1,133 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabWire
+import Testing
+
+@testable import ConfabStore
+@testable import ConfabSync
+
+/// Protocol.md §18.8: a room's entries go on along an eager tree at once, a link that
+/// brings what was held is pruned to lazy, and a request makes a lazy link eager again, so
+/// that a peer that stays someone's only eager link and then drops entries delays them by
+/// one announcement and request, and keeps nothing from anyone.
+@Suite struct EagerTreeTests {
+    let harness = SyncHarness()
+    let room = RoomGenesis(name: RoomName(exactly: "general")!, network: .random())
+    var id: ConversationID { room.conversationID }
+
+    func members(_ count: Int) throws -> [SyncHarness.Node] {
+        let nodes = try (0..<count).map { try SyncHarness.Node(name: "n\($0)", seed: UInt8($0 + 1)) }
+        for node in nodes {
+            harness.add(node)
+            try node.store.joinRoom(room)
+            _ = try node.engine.holdRooms([id])
+        }
+        return nodes
+    }
+
+    /// Connects two members and has each say it joined the room, as their nodes do.
+    func link(_ a: SyncHarness.Node, _ b: SyncHarness.Node) throws {
+        harness.connect(a, b)
+        try harness.runWithoutTimers()
+        try harness.rooms([id], from: a, to: b)
+        try harness.rooms([id], from: b, to: a)
+        try harness.runWithoutTimers()
+    }
+
+    /// Entries carrying the message, from one node to another.
+    func copies(of entry: Entry, to node: SyncHarness.Node) -> Int {
+        let hash = entry.hash
+        return harness.log.filter { item in
+            guard item.to == node.id, case .entries(let entries) = item.message else { return false }
+            return entries.contains { (try? EntryCodec.decodeUnverified($0))?.hash == hash }
+        }.count
+    }
+
+    /// A line of five: the last holds the first's message with no time passing at all, so
+    /// no timer round (announcement, request) carried it: each node passed it on.
+    @Test func aRoomsEntryCrossesALineOfNodesWithNoTimerRound() throws {
+        let nodes = try members(5)
+        for (a, b) in zip(nodes, nodes.dropFirst()) { try link(a, b) }
+        try harness.wrote([try nodes[0].store.sendMessage("down the line", to: id)], at: nodes[0])
+        try harness.runWithoutTimers()
+        #expect(try nodes[4].store.texts(id) == ["down the line"])
+    }
+
+    /// A triangle: the first message reaches each of the other two twice (from the author,
+    /// and passed on by the third, which got it at the same time); each prunes the link that
+    /// brought the copy, and the next message reaches each once.
+    @Test func aLinkThatBringsACopyIsPrunedAndTheNextMessageComesOnce() throws {
+        let nodes = try members(3)
+        try link(nodes[0], nodes[1])
+        try link(nodes[0], nodes[2])
+        try link(nodes[1], nodes[2])
+        // Past the requests that opened the sessions: a copy now is no answer racing a push.
+        for node in nodes { node.clock.advance(by: .seconds(2)) }
+        let first = try nodes[0].store.sendMessage("first", to: id)
+        try harness.wrote([first], at: nodes[0])
+        try harness.runWithoutTimers()
+        #expect(copies(of: first, to: nodes[1]) == 2 && copies(of: first, to: nodes[2]) == 2)
+        let prunes = harness.log.filter { if case .prune([id]) = $0.message { true } else { false } }
+        #expect(Set(prunes.map(\.from)) == [nodes[1].id, nodes[2].id])
+        let second = try nodes[0].store.sendMessage("second", to: id)
+        try harness.wrote([second], at: nodes[0])
+        try harness.run()
+        for node in nodes.dropFirst() {
+            #expect(try node.store.texts(id) == ["first", "second"])
+            #expect(copies(of: second, to: node) == 1, "\(node.name) got the second message once")
+        }
+    }
+
+    /// The lie: a member gets itself chosen as Carol's only eager link (Carol and Bob
+    /// pruned theirs), then drops every entry of others it should pass on. Carol still gets
+    /// Alice's message: Bob announces it, Carol asks him, and that request makes their link
+    /// eager again, so the next message reaches her at once however the liar behaves.
+    @Test func aMemberThatIsEveryonesParentAndDropsEntriesDelaysThemOnce() throws {
+        let nodes = try members(4)
+        let (alice, bob, carol, liar) = (nodes[0], nodes[1], nodes[2], nodes[3])
+        try link(alice, liar)
+        try link(liar, carol)
+        try link(alice, bob)
+        try link(bob, carol)
+        // Bob and Carol pruned their link (the liar's copies came first).
+        harness.send(.prune([id]), from: carol, to: bob)
+        harness.send(.prune([id]), from: bob, to: carol)
+        try harness.runWithoutTimers()
+        #expect(bob.engine.peers[carol.id]?.lazyRooms == [id])
+        harness.loses = { from, to, message in
+            guard from == liar.id, to == carol.id, case .entries = message else { return false }
+            return true
+        }
+        try harness.wrote([try alice.store.sendMessage("past the liar", to: id)], at: alice)
+        try harness.runWithoutTimers()
+        // Positive first: Bob holds it, so the path worked up to the liar's drop.
+        #expect(try bob.store.texts(id) == ["past the liar"])
+        #expect(try carol.store.texts(id).isEmpty)
+        try harness.run()
+        #expect(try carol.store.texts(id) == ["past the liar"])
+        #expect(bob.engine.peers[carol.id]?.lazyRooms.isEmpty == true, "Carol's request made the link eager")
+        try harness.wrote([try alice.store.sendMessage("at once", to: id)], at: alice)
+        try harness.runWithoutTimers()
+        #expect(try carol.store.texts(id) == ["past the liar", "at once"])
+    }
+
+    /// A prune is the sender's word about its own link: it stops what this node passes on
+    /// to that peer at once, nothing else. Before Hello it ends the session.
+    @Test func aPruneOnlyQuietsTheLinkOfThePeerThatSentIt() throws {
+        let nodes = try members(3)
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
+        try link(alice, bob)
+        try link(bob, carol)
+        harness.send(.prune([id]), from: carol, to: bob)
+        try harness.runWithoutTimers()
+        try harness.wrote([try alice.store.sendMessage("hello", to: id)], at: alice)
+        try harness.runWithoutTimers()
+        #expect(try bob.store.texts(id) == ["hello"])
+        #expect(try carol.store.texts(id).isEmpty, "Bob passes nothing on to the peer that pruned him")
+        try harness.run()
+        #expect(try carol.store.texts(id) == ["hello"], "announced and asked for instead")
+        let dave = try SyncHarness.Node(name: "dave", seed: 9)
+        alice.engine.peerConnected(dave.id)
+        #expect(try alice.engine.handle(.prune([id]), from: dave.id).misbehavior != nil)
+    }
+}
