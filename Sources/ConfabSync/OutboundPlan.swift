@@ -72,6 +72,9 @@ struct OutboundPlan {
     let idle: Bool
     /// The runs to read, per author, within the window of entries in flight.
     let reads: [Read]
+    /// Per author relayed above a gap (entries the peer was neither seen to hold nor sent),
+    /// what was sent before: the gap stays unsent, so a request for it is answered.
+    let belowGaps: [NodeID: UInt64]
 
     /// `held`: the conversation as far as the peer may have it; `firstUnsent`: my lowest
     /// entry no node was seen to take; `theirs`, `sent`, `written`: the peer's state this
@@ -94,10 +97,14 @@ struct OutboundPlan {
             sent[me] = max(unsent - 1, written)
         }
         var reads: [Read] = []
+        var belowGaps: [NodeID: UInt64] = [:]
         for (author, held) in held.sortedEntries where !onlyMine || author == me {
             if let relaying {
                 guard let floor = relaying[author] else { continue }
-                sent[author] = max(sent[author], floor)
+                if floor > sent[author] {
+                    belowGaps[author] = sent[author]
+                    sent[author] = floor
+                }
             }
             guard held > sent[author] else { continue }
             let inFlight = sent[author] > theirs[author] ? sent[author] - theirs[author] : 0
@@ -107,6 +114,7 @@ struct OutboundPlan {
         }
         self.me = me
         self.sent = sent
+        self.belowGaps = belowGaps
         self.written = written
         self.byteRoom = byteRoom
         self.idle = idle
@@ -165,6 +173,7 @@ struct OutboundPlan {
             sent[candidate.author] = max(sent[candidate.author], candidate.seq)
             if candidate.author == me { written = max(written ?? self.written, candidate.seq) }
         }
+        for (author, below) in belowGaps { sent[author] = below }
         return Offer(
             entries: offered.map { ($0.author, $0.raw) }, bytes: bytes, sent: sent, written: written, starved: starved)
     }

@@ -68,6 +68,9 @@ struct PeerSyncState {
     /// already held that come back soon after are the answer racing another copy, not a
     /// push to prune.
     var askedAt: [ConversationID: ContinuousClock.Instant] = [:]
+    /// Rooms whose entries it passed on and this node acknowledges at its next timer, in
+    /// one Clocks for all of them (§18.8).
+    var pendingAcks: Set<ConversationID> = []
 
     var helloReceived: Bool { role != nil }
 }

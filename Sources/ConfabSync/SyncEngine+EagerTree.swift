@@ -63,6 +63,34 @@ extension SyncEngine {
         return [.prune(rooms.sorted())]
     }
 
+    /// Of the conversations an `Entries` message touched, those acknowledged at once: all
+    /// but rooms of which it brought only others' entries, passed on along the tree. Those
+    /// wait for the timer, one Clocks per peer for every such room since: on a tree every
+    /// entry is one message, and an acknowledgement per message would double the count.
+    /// What the author pushed is acknowledged at once: that moves its message to "sent".
+    func acknowledgeNow(
+        _ touched: Set<ConversationID>, batch appended: [Entry], from peer: NodeID
+    ) -> Set<ConversationID> {
+        let fromAuthor = Set(appended.filter { $0.author == peer }.map(\.conversationID))
+        let later = touched.filter { heldRooms.contains($0) && !fromAuthor.contains($0) }
+        guard !later.isEmpty else { return touched }
+        peers[peer]?.pendingAcks.formUnion(later)
+        return touched.subtracting(later)
+    }
+
+    /// The acknowledgements that waited for the timer.
+    func flushAcknowledgements() throws -> SyncOutput {
+        var output = SyncOutput()
+        for peer in peers.keys.sorted() {
+            guard let pending = peers[peer]?.pendingAcks, !pending.isEmpty else { continue }
+            peers[peer]?.pendingAcks = []
+            output.push(try acknowledgement(pending, to: peer), to: peer)
+        }
+        return output
+    }
+
+    var hasPendingAcks: Bool { peers.values.contains { !$0.pendingAcks.isEmpty } }
+
     /// The peer pruned its link with this node in these rooms: it is told of their new
     /// entries by announcements only. Rooms not held here are not remembered.
     func handlePrune(_ rooms: [ConversationID], from peer: NodeID) -> SyncOutput {

@@ -97,7 +97,11 @@ extension SyncEngine {
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
-            output.replies += try missingEntries(conversation, for: peer, sharing: sharing)
+            // Over a lazy link of a room the peer asks for what it lacks, which makes the
+            // link eager; until then my own entries reach it along the tree (§18.8).
+            if request || peers[peer]?.lazyRooms.contains(conversation) != true {
+                output.replies += try missingEntries(conversation, for: peer, sharing: sharing)
+            }
             if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
         }
         if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }
@@ -139,7 +143,7 @@ extension SyncEngine {
             }
         }
         if output.appended.contains(where: { $0.author == peer }) { peers[peer]?.lastOwnPush = now() }
-        output.replies += try acknowledgement(touched, to: peer)
+        output.replies += try acknowledgement(acknowledgeNow(touched, batch: output.appended, from: peer), to: peer)
         // Others' entries are not pushed on: their authors push to everyone they reach,
         // and the other peers are told lazily, by a clock at the next tick (§12.5) — but
         // for rooms, which go on along their eager tree at once (§18.8).

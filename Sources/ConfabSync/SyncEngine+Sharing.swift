@@ -9,15 +9,25 @@ import Logging
 extension SyncEngine {
     /// The Clocks message for a peer at the start of a session: what it should know we
     /// hold, asking for everything it holds beyond (§12 step 2).
+    /// Rooms are announced without asking: what this node lacks of one is asked for from
+    /// one holder after the graft delay (§12.5), and goes on from here along the tree, so
+    /// that a node that joins, or whose sessions come back after a partition, is not sent
+    /// the same history by each of its peers (§18.8).
     func announcement(_ shared: [ConversationID: VectorClock], to peer: NodeID) -> [SessionMessage] {
         var items: [SessionMessage.ConversationClock] = []
+        var rooms: [SessionMessage.ConversationClock] = []
         for (conversation, clock) in shared.sorted(by: { $0.key < $1.key }) {
             peers[peer]?.announced[conversation] = clock
-            items.append(.init(conversation: conversation, clock: clock))
+            if heldRooms.contains(conversation) {
+                rooms.append(.init(conversation: conversation, clock: clock))
+            } else {
+                items.append(.init(conversation: conversation, clock: clock))
+            }
         }
-        graft(shared.keys, with: peer, asking: true)
         // Nothing to share is said too, with one empty Clocks message.
-        return SessionCodec.clocksMessages(items, request: true)
+        var messages = rooms.isEmpty || !items.isEmpty ? SessionCodec.clocksMessages(items, request: true) : []
+        if !rooms.isEmpty { messages += SessionCodec.clocksMessages(rooms) }
+        return messages
     }
 
     /// This node's clock of a conversation as `peer` is sent it in an announcement or an

@@ -228,7 +228,7 @@ public final class SyncEngine {
     /// node's housekeeping may sleep longer between ticks.
     public var hasTimers: Bool {
         receiptPacer.isWaiting || held.count > 0 || !held.dropped.isEmpty || !grown.isEmpty || !grafts.isEmpty
-            || waitsForPushes
+            || waitsForPushes || hasPendingAcks
     }
 
     /// The engine's timer, every fraction of a second: writes the delivered receipts that
@@ -240,6 +240,7 @@ public final class SyncEngine {
         var output = SyncOutput()
         if receiptPacer.isWaiting { output.merge(try writeReceipts(receiptPacer.due([], now: now()))) }
         output.merge(try releaseHeld())
+        output.merge(try flushAcknowledgements())
         output.merge(try announceGrowth())
         output.merge(try askForMissing())
         return output

@@ -111,6 +111,56 @@ import Testing
         #expect(try carol.store.texts(id) == ["past the liar", "at once"])
     }
 
+    /// A member joins a room three others hold, with a session to each of them: it is sent
+    /// each message once, asked for from one holder, not by each of its peers (§18.4).
+    @Test func aMemberThatJoinsIsSentTheHistoryOnceNotByEachPeer() throws {
+        let nodes = try members(3)
+        try link(nodes[0], nodes[1])
+        try link(nodes[1], nodes[2])
+        let history = try nodes[0].store.sendEach(["one", "two", "three"], to: id)
+        try harness.wrote(history, at: nodes[0])
+        try harness.run()
+        #expect(try nodes[2].store.texts(id) == ["one", "two", "three"])
+        let joiner = try SyncHarness.Node(name: "joiner", seed: 20)
+        harness.add(joiner)
+        for node in nodes { harness.connect(node, joiner) }
+        try harness.runWithoutTimers()
+        try joiner.store.joinRoom(room)
+        _ = try joiner.engine.holdRooms([id])
+        for node in nodes {
+            try harness.rooms([id], from: joiner, to: node)
+            try harness.rooms([id], from: node, to: joiner)
+        }
+        try harness.run()
+        #expect(try joiner.store.texts(id) == ["one", "two", "three"])
+        for entry in history { #expect(copies(of: entry, to: joiner) == 1) }
+    }
+
+    /// Entries passed on along the tree are acknowledged at the next timer, in one Clocks;
+    /// what the author pushed, at once (it moves the message to "sent" there).
+    @Test func passedOnEntriesAreAcknowledgedAtTheTimerAndTheAuthorsAtOnce() throws {
+        let nodes = try members(3)
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
+        try link(alice, bob)
+        try link(bob, carol)
+        let start = harness.log.count
+        try harness.wrote([try alice.store.sendMessage("hi", to: id)], at: alice)
+        try harness.runWithoutTimers()
+        #expect(try carol.store.texts(id) == ["hi"])
+        func acks(from: SyncHarness.Node, to: SyncHarness.Node) -> Int {
+            harness.log[start...].filter { item in
+                guard item.from == from.id, item.to == to.id, case .clocks(let clocks) = item.message else {
+                    return false
+                }
+                return clocks.contains { $0.conversation == id }
+            }.count
+        }
+        #expect(acks(from: bob, to: alice) == 1, "Alice's own push is acknowledged at once")
+        #expect(acks(from: carol, to: bob) == 0, "what Bob passed on waits for Carol's timer")
+        try harness.tick(carol, by: .milliseconds(300))
+        #expect(acks(from: carol, to: bob) == 1)
+    }
+
     /// A prune is the sender's word about its own link: it stops what this node passes on
     /// to that peer at once, nothing else. Before Hello it ends the session.
     @Test func aPruneOnlyQuietsTheLinkOfThePeerThatSentIt() throws {

@@ -34,6 +34,28 @@ import Testing
 
     static func allSigned(_ entries: [(author: NodeID, raw: [UInt8])]) -> Int { entries.count }
 
+    // MARK: A room's eager tree (§18.8)
+
+    /// Passing on Bob's entries 7–8 to a peer known to hold his 1–3: only 7–8 go (the peer
+    /// may hold 4–6 from another link), Carol's are not offered at all, and 4–6 stay unsent,
+    /// so that a request for them is answered.
+    @Test func passingOnSendsOnlyTheNewEntriesAndLeavesTheGapUnsent() {
+        let plan = OutboundPlan(
+            me: me, held: VectorClock([bob: 8, carol: 5]), firstUnsent: nil, theirs: VectorClock([bob: 3]),
+            sent: nil, written: nil, onlyMine: false, relaying: [bob: 6], window: 1024, batchSize: 256,
+            byteRoom: 1 << 20, idle: true)
+        #expect(plan.reads.map(\.author) == [bob])
+        let offer = plan.offer([bob: log(from: 7, 2)], signedPrefix: Self.allSigned)
+        #expect(offer.entries.map(\.raw.first) == [7, 8])
+        #expect(offer.sent[bob] == 3)
+        // No gap: what was sent moves on as usual.
+        let contiguous = OutboundPlan(
+            me: me, held: VectorClock([bob: 8]), firstUnsent: nil, theirs: VectorClock([bob: 6]), sent: nil,
+            written: nil, onlyMine: false, relaying: [bob: 6], window: 1024, batchSize: 256, byteRoom: 1 << 20,
+            idle: true)
+        #expect(contiguous.offer([bob: log(from: 7, 2)], signedPrefix: Self.allSigned).sent[bob] == 8)
+    }
+
     // MARK: Eager or lazy
 
     @Test func myNewEntriesGoAtOnceToAMemberThatKnowsTheConversation() {
