@@ -63,7 +63,10 @@ struct PeerSyncState {
     /// Rooms in which this link is lazy (Protocol.md §18.8): one side already held what the
     /// other passed on. Other authors' entries of such a room are only announced to the
     /// peer; one of its requests, or one of this node's to it, makes the link eager again.
-    var lazyRooms: Set<ConversationID> = []
+    private(set) var lazyRooms: Set<ConversationID> = []
+    /// Since when each room's link has been eager: what the peer stored since then it
+    /// passed on here at once.
+    private(set) var eagerSince: [ConversationID: ContinuousClock.Instant] = [:]
     /// When this node last asked the peer for each conversation with a request: entries
     /// already held that come back soon after are the answer racing another copy, not a
     /// push to prune.
@@ -73,6 +76,18 @@ struct PeerSyncState {
     var pendingAcks: Set<ConversationID> = []
 
     var helloReceived: Bool { role != nil }
+}
+
+extension PeerSyncState {
+    /// Sets a room's link eager (keeping since when, if it was) or lazy (§18.8).
+    mutating func setLink(_ room: ConversationID, eager: Bool, at now: ContinuousClock.Instant) {
+        if eager {
+            if lazyRooms.remove(room) != nil || eagerSince[room] == nil { eagerSince[room] = now }
+        } else {
+            lazyRooms.insert(room)
+            eagerSince[room] = nil
+        }
+    }
 }
 
 extension PeerSyncState {

@@ -69,7 +69,9 @@ extension SyncEngine {
                 continue
             }
             let authors = Set(holders.flatMap { $0.clock.entries.filter { $0.value > mine[$0.key] }.keys })
-            if authors.allSatisfy({ awaitsPush(from: $0, in: conversation, lackingSince: lack.since, at: due) }) {
+            if authors.allSatisfy({ awaitsPush(from: $0, in: conversation, lackingSince: lack.since, at: due) })
+                || treeWillBring(conversation, holders: holders, lackingSince: lack.since, at: due)
+            {
                 waitsForPushes = true
                 continue
             }

@@ -13,6 +13,7 @@ extension SyncEngine {
         heldRooms = rooms
         var output = SyncOutput()
         for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
+            for room in joined.intersection(peers[peer]?.rooms ?? []) { startLink(room, with: peer) }
             output.push(try roomAnnouncement(joined.intersection(peers[peer]?.rooms ?? []), to: peer), to: peer)
         }
         return output
@@ -24,6 +25,7 @@ extension SyncEngine {
         guard let state = peers[peer], state.helloReceived else { return misbehaving("rooms before hello") }
         let new = rooms.subtracting(state.rooms).intersection(heldRooms)
         peers[peer]?.rooms = rooms
+        for room in new { startLink(room, with: peer) }
         var output = SyncOutput()
         output.replies = try roomAnnouncement(new, to: peer)
         return output

@@ -11,7 +11,11 @@ enum SimulationBenchmark {
     /// scenario.
     static func run(verifyRate: Double, only: Set<String>? = nil) throws {
         print("simulation: real engines and in-memory stores over in-memory links, virtual time")
-        for config in scenarios where only.map({ selects($0, config) }) ?? !config.room {
+        // `CONFAB_BENCH_SIM_PARTITIONS=0`: no partition, so that the time after the last
+        // write is measured apart from the time after a heal.
+        let partitions = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM_PARTITIONS"].flatMap { Int($0) }
+        for var config in scenarios where only.map({ selects($0, config) }) ?? !config.room {
+            if let partitions { config.partitions = partitions }
             let report = try Simulation(config).run()
             for line in report.lines(verifyRate: verifyRate) { print(line) }
             // A run takes minutes: show each as it ends, even into a pipe.

@@ -6,10 +6,11 @@ import Testing
 @testable import ConfabStore
 @testable import ConfabSync
 
-/// Protocol.md §18.8: a room's entries go on along an eager tree at once, a link that
-/// brings what was held is pruned to lazy, and a request makes a lazy link eager again, so
-/// that a peer that stays someone's only eager link and then drops entries delays them by
-/// one announcement and request, and keeps nothing from anyone.
+/// Protocol.md §18.8: links start lazy and a request makes one eager, so the tree grows
+/// where entries were missing; a room's entries then go on along it at once, a link that
+/// brings what was held is pruned to lazy, and a peer that stays someone's only eager link
+/// and then drops entries delays them by one announcement and request, and keeps nothing
+/// from anyone.
 @Suite struct EagerTreeTests {
     let harness = SyncHarness()
     let room = RoomGenesis(name: RoomName(exactly: "general")!, network: .random())
@@ -34,6 +35,13 @@ import Testing
         try harness.runWithoutTimers()
     }
 
+    /// Both sides of a link eager, as after a request either way.
+    func eager(_ a: SyncHarness.Node, _ b: SyncHarness.Node) {
+        let now = a.clock.now
+        a.engine.peers[b.id]?.setLink(id, eager: true, at: now)
+        b.engine.peers[a.id]?.setLink(id, eager: true, at: now)
+    }
+
     /// Entries carrying the message, from one node to another.
     func copies(of entry: Entry, to node: SyncHarness.Node) -> Int {
         let hash = entry.hash
@@ -43,24 +51,37 @@ import Testing
         }.count
     }
 
-    /// A line of five: the last holds the first's message with no time passing at all, so
-    /// no timer round (announcement, request) carried it: each node passed it on.
-    @Test func aRoomsEntryCrossesALineOfNodesWithNoTimerRound() throws {
+    /// A line of five, its links lazy: the first message crosses it by announcements and
+    /// requests, each of which makes its link eager; the second reaches the end with no time
+    /// passing at all, no timer round (announcement, request) carrying it: each node passed
+    /// it on.
+    @Test func theTreeGrowsWhereEntriesWereMissingAndThenCarriesThemAtOnce() throws {
         let nodes = try members(5)
         for (a, b) in zip(nodes, nodes.dropFirst()) { try link(a, b) }
+        try harness.wrote([try nodes[0].store.sendMessage("first", to: id)], at: nodes[0])
+        try harness.runWithoutTimers()
+        #expect(try nodes[1].store.texts(id).isEmpty, "no link is eager yet")
+        try harness.run()
+        #expect(try nodes[4].store.texts(id) == ["first"])
+        for (a, b) in zip(nodes, nodes.dropFirst()) {
+            #expect(a.engine.peers[b.id]?.lazyRooms.isEmpty == true && b.engine.peers[a.id]?.lazyRooms.isEmpty == true)
+        }
         try harness.wrote([try nodes[0].store.sendMessage("down the line", to: id)], at: nodes[0])
         try harness.runWithoutTimers()
-        #expect(try nodes[4].store.texts(id) == ["down the line"])
+        #expect(try nodes[4].store.texts(id) == ["first", "down the line"])
     }
 
-    /// A triangle: the first message reaches each of the other two twice (from the author,
-    /// and passed on by the third, which got it at the same time); each prunes the link that
-    /// brought the copy, and the next message reaches each once.
+    /// An eager triangle: the first message reaches each of the other two twice (from the
+    /// author, and passed on by the third, which got it at the same time); each prunes the
+    /// link that brought the copy, and the next message reaches each once.
     @Test func aLinkThatBringsACopyIsPrunedAndTheNextMessageComesOnce() throws {
         let nodes = try members(3)
         try link(nodes[0], nodes[1])
         try link(nodes[0], nodes[2])
         try link(nodes[1], nodes[2])
+        eager(nodes[0], nodes[1])
+        eager(nodes[0], nodes[2])
+        eager(nodes[1], nodes[2])
         // Past the requests that opened the sessions: a copy now is no answer racing a push.
         for node in nodes { node.clock.advance(by: .seconds(2)) }
         let first = try nodes[0].store.sendMessage("first", to: id)
@@ -89,10 +110,10 @@ import Testing
         try link(liar, carol)
         try link(alice, bob)
         try link(bob, carol)
-        // Bob and Carol pruned their link (the liar's copies came first).
-        harness.send(.prune([id]), from: carol, to: bob)
-        harness.send(.prune([id]), from: bob, to: carol)
-        try harness.runWithoutTimers()
+        // The liar's links are eager, and so is Alice's with Bob; Bob's with Carol is lazy.
+        eager(alice, liar)
+        eager(liar, carol)
+        eager(alice, bob)
         #expect(bob.engine.peers[carol.id]?.lazyRooms == [id])
         harness.loses = { from, to, message in
             guard from == liar.id, to == carol.id, case .entries = message else { return false }
@@ -143,6 +164,8 @@ import Testing
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         try link(alice, bob)
         try link(bob, carol)
+        eager(alice, bob)
+        eager(bob, carol)
         let start = harness.log.count
         try harness.wrote([try alice.store.sendMessage("hi", to: id)], at: alice)
         try harness.runWithoutTimers()
@@ -168,6 +191,8 @@ import Testing
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
         try link(alice, bob)
         try link(bob, carol)
+        eager(alice, bob)
+        eager(bob, carol)
         harness.send(.prune([id]), from: carol, to: bob)
         try harness.runWithoutTimers()
         try harness.wrote([try alice.store.sendMessage("hello", to: id)], at: alice)
