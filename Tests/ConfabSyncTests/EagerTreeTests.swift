@@ -42,6 +42,16 @@ import Testing
         b.engine.peers[a.id]?.setLink(id, eager: true, at: now)
     }
 
+    /// Alice, Bob and Carol in a line, their two links eager.
+    func eagerLine() throws -> (SyncHarness.Node, SyncHarness.Node, SyncHarness.Node) {
+        let nodes = try members(3)
+        try link(nodes[0], nodes[1])
+        try link(nodes[1], nodes[2])
+        eager(nodes[0], nodes[1])
+        eager(nodes[1], nodes[2])
+        return (nodes[0], nodes[1], nodes[2])
+    }
+
     /// Entries carrying the message, from one node to another.
     func copies(of entry: Entry, to node: SyncHarness.Node) -> Int {
         let hash = entry.hash
@@ -160,12 +170,7 @@ import Testing
     /// Entries passed on along the tree are acknowledged at the next timer, in one Clocks;
     /// what the author pushed, at once (it moves the message to "sent" there).
     @Test func passedOnEntriesAreAcknowledgedAtTheTimerAndTheAuthorsAtOnce() throws {
-        let nodes = try members(3)
-        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
-        try link(alice, bob)
-        try link(bob, carol)
-        eager(alice, bob)
-        eager(bob, carol)
+        let (alice, bob, carol) = try eagerLine()
         let start = harness.log.count
         try harness.wrote([try alice.store.sendMessage("hi", to: id)], at: alice)
         try harness.runWithoutTimers()
@@ -187,12 +192,7 @@ import Testing
     /// A prune is the sender's word about its own link: it stops what this node passes on
     /// to that peer at once, nothing else. Before Hello it ends the session.
     @Test func aPruneOnlyQuietsTheLinkOfThePeerThatSentIt() throws {
-        let nodes = try members(3)
-        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
-        try link(alice, bob)
-        try link(bob, carol)
-        eager(alice, bob)
-        eager(bob, carol)
+        let (alice, bob, carol) = try eagerLine()
         harness.send(.prune([id]), from: carol, to: bob)
         try harness.runWithoutTimers()
         try harness.wrote([try alice.store.sendMessage("hello", to: id)], at: alice)
