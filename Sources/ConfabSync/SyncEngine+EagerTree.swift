@@ -2,12 +2,13 @@ import ConfabModel
 import ConfabStore
 import ConfabWire
 
-/// Rooms spread along an eager tree (Protocol.md §18.8), in the manner of Plumtree: a room's
-/// members keep sessions with a few of the others, not with all, so an author's own push
-/// reaches a handful and the lazy path alone takes a timer round per hop. Each node passes
-/// the entries of others it stores on at once over its eager links; a link that brings
-/// what the node already held is pruned to lazy on both sides (announcements only), and a
-/// request over a lazy link makes it eager again, which repairs the tree where a node left.
+/// Rooms spread along an eager tree (Protocol.md §18.8), after Plumtree: a room's members
+/// keep sessions with a few of the others, not with all, so an author's own push reaches a
+/// handful and the lazy path alone takes a timer round per hop. Links start lazy; a request
+/// over one makes it eager, so the tree grows where entries were missing and mends where a
+/// node left. Each node passes the entries of others it stores on at once over its eager
+/// links, and a link that brings what the node already held is pruned to lazy on both
+/// sides.
 extension SyncEngine {
     /// Others' entries of rooms just stored here go on to every peer in the room whose link
     /// is eager, the one that sent them excepted: only these entries, not what the peer may
@@ -33,9 +34,12 @@ extension SyncEngine {
             }
             let here = try HeldHere(room, in: store)
             for peer in targets {
+                // A peer holds its own log.
+                let theirs = floor.filter { $0.key != peer }
+                guard !theirs.isEmpty else { continue }
                 output.push(
                     try missingEntries(
-                        room, for: peer, held: here, sharing: .everything, relaying: floor, relayed: runs),
+                        room, for: peer, held: here, sharing: .everything, relaying: theirs, relayed: runs),
                     to: peer)
             }
         }
