@@ -193,8 +193,10 @@ import Testing
     /// to that peer at once, nothing else. Before Hello it ends the session.
     @Test func aPruneOnlyQuietsTheLinkOfThePeerThatSentIt() throws {
         let (alice, bob, carol) = try eagerLine()
-        harness.send(.prune([id]), from: carol, to: bob)
+        // A room not held here is not remembered.
+        harness.send(.prune([id, ConversationID.random()].sorted()), from: carol, to: bob)
         try harness.runWithoutTimers()
+        #expect(bob.engine.peers[carol.id]?.lazyRooms == [id])
         try harness.wrote([try alice.store.sendMessage("hello", to: id)], at: alice)
         try harness.runWithoutTimers()
         #expect(try bob.store.texts(id) == ["hello"])
