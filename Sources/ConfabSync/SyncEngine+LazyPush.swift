@@ -80,6 +80,12 @@ extension SyncEngine {
                 let holder = grafts.holder(for: lack, among: holders, mine: mine, at: due, retry: Self.graftRetry)
             else { continue }
             let claim = holders.first { $0.peer == holder }?.clock ?? VectorClock()
+            // What a lack that lasts looks like from here (a node of a room was once seen
+            // stuck at 1,641 of 2,000 messages): whom it asked, how long it has lacked, and
+            // what waits for dependencies.
+            logger.debug(
+                "asking \(holder.shortHex) for \(conversation.shortHex): lacking \(mine.lacking(claim)) entries for \(due - lack.since), \(lack.asked.count) holders asked since news, \(deferred.count) entries waiting"
+            )
             grafts.asked(holder, for: conversation, mine: mine, claim: claim, at: due)
             graft([conversation], with: holder, asking: true)
             requests[holder, default: []].append(.init(conversation: conversation, clock: mine))
