@@ -14,8 +14,13 @@ struct NodeLifecycleTests {
     @Test func stoppingClosesTheControlSocketBeforeSayingGoodbye() async throws {
         let nodes = try InProcessNodes()
         defer { nodes.remove() }
-        let (alice, bob) = try await nodes.pair()
+        // Alice listens before Bob starts: he dials her at once, and an event sent before
+        // anyone listened is not seen (the test once waited 20 s for what had happened).
+        let alice = try nodes.node("alice")
+        let address = try await alice.start()
         let events = alice.events()
+        let bob = try nodes.node("bob", peers: ["\(alice.me.hex)@127.0.0.1:\(address.port!)"])
+        try await bob.start()
         _ = try await firstEvent(in: events, "Bob online") {
             if case .peerOnline(let peer) = $0 { return peer.id == bob.me }
             return false
