@@ -19,6 +19,15 @@ public enum Limits {
     /// every member, so receipts in a group of n members cost n² deliveries per burst; past
     /// this size "sent" is as far as a message's status goes.
     public static let maxParticipantsWithReceipts = 32
+    /// Members of a large group at a time (Protocol.md §19): each is wrapped a fresh key in
+    /// 32 bytes, so a removal's wraps stay within half an entry.
+    public static let maxLargeGroupMembers = 1024
+    /// Participants of a large group's create, and keys added or removed by one members
+    /// entry: each takes about 70 bytes of the entry (key and wrap). More join by adds.
+    public static let maxLargeGroupChange = 512
+    /// Authors an epoch entry of a large group's creator may name beyond the few others any
+    /// entry may (Protocol.md §19.5): the keys it removes and the members whose leaves it saw.
+    public static let maxLargeGroupClockExtra = 512
     /// Authors in one vector clock; a clock only ever names participants.
     public static let maxClockWidth = maxParticipants
     /// Authors a room's clock may name in a session (Protocol.md §18.3): a room has no

@@ -136,17 +136,24 @@ public struct CreateBody: Sendable, Equatable {
     public let keyCommitment: [UInt8]
     /// AEAD-sealed display names of members (Protocol.md §4.8.6); empty when none.
     public let sealedNames: [UInt8]
+    /// A large group's key, wrapped to each participant in their order (Protocol.md §19.2);
+    /// its participants then carry no sealed key.
+    public let wrapped: WrappedKeys?
 
     public init(
         participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8],
-        sealedNames: [UInt8] = []
+        sealedNames: [UInt8] = [], wrapped: WrappedKeys? = nil
     ) {
         self.participants = participants
         self.sealedTitle = sealedTitle
         self.nonce = nonce
         self.keyCommitment = keyCommitment
         self.sealedNames = sealedNames
+        self.wrapped = wrapped
     }
+
+    /// A large group's create (Protocol.md §19): the conversation is one from here on.
+    public var isLarge: Bool { wrapped != nil }
 
     public var participantIDs: [NodeID] { participants.map(\.id) }
 

@@ -388,6 +388,10 @@ extension ConfabStore {
         migrator.registerMigration("v12-rooms") { db in
             try db.execute(sql: "ALTER TABLE conversation ADD COLUMN room TEXT")
         }
+        // Large groups (Protocol.md §19): a conversation is one from its create on.
+        migrator.registerMigration("v13-large-groups") { db in
+            try db.execute(sql: "ALTER TABLE conversation ADD COLUMN large INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

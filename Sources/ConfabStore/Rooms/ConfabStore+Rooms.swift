@@ -66,6 +66,17 @@ extension ConfabStore {
         }
     }
 
+    /// The large groups this node holds (Protocol.md §19): like rooms, they spread along the
+    /// eager tree and their clocks may name many authors; unlike rooms, they go to members.
+    public func largeGroups() throws -> Set<ConversationID> {
+        try readUnisolated { db in
+            Set(
+                try Row.fetchAll(db, sql: "SELECT id FROM conversation WHERE large != 0").map {
+                    $0.conversationID("id")
+                })
+        }
+    }
+
     public func isRoom(_ conversation: ConversationID) throws -> Bool {
         try readUnisolated { db in try Self.roomName(conversation, db: db) != nil }
     }

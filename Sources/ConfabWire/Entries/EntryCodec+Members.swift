@@ -25,22 +25,25 @@ extension EntryCodec {
             history.sealed = Data(shared.sealed)
             return history
         }
+        if let wrapped = members.wrapped { body.wraps = encodeWraps(wrapped) }
         return body
     }
 
     static func decodeMembers(_ body: Confab_V1_MembersBody, author: NodeID) throws(WireError) -> MembersBody {
-        let add = try decodeKeys(body.add, what: "added key")
-        let remove = try decodeKeys(body.remove, what: "removed key")
+        let limit = body.hasWraps ? Limits.maxLargeGroupChange : Limits.maxParticipants
+        let add = try decodeKeys(body.add, what: "added key", limit: limit)
+        let remove = try decodeKeys(body.remove, what: "removed key", limit: limit)
         guard Set(add).isDisjoint(with: remove) else { throw .malformed("a key both added and removed") }
         let keys = try decodeParticipants(body.keys)
         let sealedNames = try checkSealedNames(body.sealedNames)
         if remove.contains(author) {
             // A leave carries nothing else: the member leaving must not choose the next key.
             guard remove == [author], add.isEmpty, keys.isEmpty, body.keyCommitment.isEmpty, sealedNames.isEmpty,
-                body.history.isEmpty
+                body.history.isEmpty, !body.hasWraps
             else { throw .malformed("a leave that also changes or rekeys the membership") }
             return MembersBody(remove: remove)
         }
+        if body.hasWraps { return try decodeLargeMembers(body, author: author, add: add, remove: remove) }
         let recipients = Set(keys.map(\.id))
         guard recipients.contains(author) else {
             throw .malformed("members entry whose key is not sealed to its author")
@@ -71,6 +74,48 @@ extension EntryCodec {
             history: history)
     }
 
+    /// A large group's epoch entry (Protocol.md §19.3): wraps instead of sealed keys, no
+    /// shared history; an add's wraps are one per added key, a fresh key's are counted
+    /// against the members when the entry is stored.
+    private static func decodeLargeMembers(
+        _ body: Confab_V1_MembersBody, author: NodeID, add: [NodeID], remove: [NodeID]
+    ) throws(WireError) -> MembersBody {
+        guard body.keys.isEmpty, body.history.isEmpty else {
+            throw .malformed("members entry with both wrapped and sealed keys, or shared history")
+        }
+        let wrapped = try decodeWraps(body.wraps, count: remove.isEmpty && !add.isEmpty ? add.count : nil)
+        guard body.keyCommitment.count == ConversationGenesis.commitmentLength else {
+            throw .malformed("epoch key commitment length \(body.keyCommitment.count)")
+        }
+        return MembersBody(
+            add: add, remove: remove, keyCommitment: [UInt8](body.keyCommitment),
+            sealedNames: try checkSealedNames(body.sealedNames), wrapped: wrapped)
+    }
+
+    static func encodeWraps(_ wrapped: WrappedKeys) -> Confab_V1_KeyWraps {
+        var wraps = Confab_V1_KeyWraps()
+        wraps.ephemeral = Data(wrapped.ephemeral)
+        wraps.wraps = Data(wrapped.wraps)
+        return wraps
+    }
+
+    /// Wraps of 32 bytes each, for 1 to `Limits.maxLargeGroupMembers` recipients; exactly
+    /// `count` of them when the body alone says how many (a create's participants, an add's
+    /// keys).
+    static func decodeWraps(_ body: Confab_V1_KeyWraps, count: Int?) throws(WireError) -> WrappedKeys {
+        guard body.ephemeral.count == 32 else { throw .malformed("ephemeral key length \(body.ephemeral.count)") }
+        let limit = Limits.maxLargeGroupMembers * WrappedKeys.wrapLength
+        guard body.wraps.count <= limit else { throw .tooLarge("key wraps", limit: limit, actual: body.wraps.count) }
+        guard !body.wraps.isEmpty, body.wraps.count % WrappedKeys.wrapLength == 0 else {
+            throw .malformed("key wraps of \(body.wraps.count) bytes")
+        }
+        let wrapped = WrappedKeys(ephemeral: [UInt8](body.ephemeral), wraps: [UInt8](body.wraps))
+        if let count, wrapped.count != count {
+            throw .malformed("\(wrapped.count) key wraps for \(count) recipients")
+        }
+        return wrapped
+    }
+
     static func encodeParticipants(_ participants: [CreateBody.Participant]) -> [Confab_V1_Participant] {
         participants.map { p in
             var participant = Confab_V1_Participant()
@@ -81,16 +126,18 @@ extension EntryCodec {
     }
 
     /// Keys each sealed to once: a create's participants, a members entry's new epoch.
-    static func decodeParticipants(_ items: [Confab_V1_Participant]) throws(WireError) -> [CreateBody.Participant] {
-        guard items.count <= Limits.maxParticipants else {
-            throw .tooLarge("participant list", limit: Limits.maxParticipants, actual: items.count)
-        }
+    /// `wrapped`: a large group's create, whose participants carry no sealed key (§19.2).
+    static func decodeParticipants(
+        _ items: [Confab_V1_Participant], wrapped: Bool = false
+    ) throws(WireError) -> [CreateBody.Participant] {
+        let limit = wrapped ? Limits.maxLargeGroupChange : Limits.maxParticipants
+        guard items.count <= limit else { throw .tooLarge("participant list", limit: limit, actual: items.count) }
         var seen = Set<NodeID>()
         var participants: [CreateBody.Participant] = []
         for participant in items {
             guard let id = NodeID(bytes: participant.key) else { throw .malformed("participant key") }
             guard seen.insert(id).inserted else { throw .malformed("duplicate participant") }
-            guard participant.sealedKey.count == ConversationCipher.sealedKeyLength else {
+            guard participant.sealedKey.count == (wrapped ? 0 : ConversationCipher.sealedKeyLength) else {
                 throw .malformed("sealed conversation key length \(participant.sealedKey.count)")
             }
             participants.append(.init(id: id, sealedKey: [UInt8](participant.sealedKey)))
@@ -98,14 +145,13 @@ extension EntryCodec {
         return participants
     }
 
-    private static func decodeKeys(_ items: [Data], what: String) throws(WireError) -> [NodeID] {
-        guard items.count <= Limits.maxParticipants else {
-            throw .tooLarge("\(what) list", limit: Limits.maxParticipants, actual: items.count)
-        }
+    private static func decodeKeys(_ items: [Data], what: String, limit: Int) throws(WireError) -> [NodeID] {
+        guard items.count <= limit else { throw .tooLarge("\(what) list", limit: limit, actual: items.count) }
         var keys: [NodeID] = []
+        var seen = Set<NodeID>()
         for item in items {
             guard let key = NodeID(bytes: item) else { throw .malformed(what) }
-            guard !keys.contains(key) else { throw .malformed("\(what) named twice") }
+            guard seen.insert(key).inserted else { throw .malformed("\(what) named twice") }
             keys.append(key)
         }
         return keys

@@ -34,6 +34,7 @@ public enum EntryCodec {
             body.nonce = Data(create.nonce)
             body.keyCommitment = Data(create.keyCommitment)
             body.sealedNames = Data(create.sealedNames)
+            if let wrapped = create.wrapped { body.wraps = encodeWraps(wrapped) }
             content.create = body
         case .message(let sealed):
             var body = Confab_V1_MessageBody()
@@ -288,11 +289,11 @@ public enum EntryCodec {
         _ create: Confab_V1_CreateBody, conversationID: ConversationID, author: NodeID, seq: UInt64
     ) throws(WireError) -> CreateBody {
         guard seq == 1 else { throw .malformed("create entry with seq \(seq)") }
+        let isLarge = create.hasWraps
         let count = create.participants.count
-        guard count <= Limits.maxParticipants else {
-            throw .tooLarge("participant list", limit: Limits.maxParticipants, actual: count)
-        }
-        let participants = try decodeParticipants(create.participants)
+        let limit = isLarge ? Limits.maxLargeGroupChange : Limits.maxParticipants
+        guard count <= limit else { throw .tooLarge("participant list", limit: limit, actual: count) }
+        let participants = try decodeParticipants(create.participants, wrapped: isLarge)
         guard participants.contains(where: { $0.id == author }) else {
             throw .malformed("create entry whose author is not a participant")
         }
@@ -306,7 +307,7 @@ public enum EntryCodec {
         }
         // Protocol 1's create (§4.9): random id, key not committed, no names; kept readable
         // and writable where it is held.
-        if create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
+        if !isLarge, create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
             return CreateBody(
                 participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [], keyCommitment: [])
         }
@@ -321,9 +322,12 @@ public enum EntryCodec {
         guard ConversationGenesis.conversationID(creator: author, nonce: [UInt8](create.nonce)) == conversationID else {
             throw .malformed("conversation id is not derived from the creator's key and nonce")
         }
+        // A large group's key is wrapped to each participant, in their order (§19.2).
+        let wrapped = isLarge ? try decodeWraps(create.wraps, count: participants.count) : nil
         return CreateBody(
             participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [UInt8](create.nonce),
-            keyCommitment: [UInt8](create.keyCommitment), sealedNames: try checkSealedNames(create.sealedNames))
+            keyCommitment: [UInt8](create.keyCommitment), sealedNames: try checkSealedNames(create.sealedNames),
+            wrapped: wrapped)
     }
 
     static func encodeClock(_ clock: VectorClock) -> [Confab_V1_ClockEntry] {

@@ -214,6 +214,35 @@ nonisolated struct Confab_V1_CreateBody: Sendable {
   /// AEAD-sealed MemberNames; may be empty (Protocol.md §4.8.6)
   var sealedNames: Data = Data()
 
+  /// set: a large group (Protocol.md §19.2), one wrap per participant
+  var wraps: Confab_V1_KeyWraps {
+    get {_wraps ?? Confab_V1_KeyWraps()}
+    set {_wraps = newValue}
+  }
+  /// Returns true if `wraps` has been explicitly set.
+  var hasWraps: Bool {self._wraps != nil}
+  /// Clears the value of `wraps`. Subsequent reads from it will return its default value.
+  mutating func clearWraps() {self._wraps = nil}
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+
+  fileprivate var _wraps: Confab_V1_KeyWraps? = nil
+}
+
+/// A key wrapped to a list of recipients in 32 bytes each (Protocol.md §19.1).
+nonisolated struct Confab_V1_KeyWraps: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the entry's X25519 public key
+  var ephemeral: Data = Data()
+
+  /// 32 bytes per recipient, in the recipients' order
+  var wraps: Data = Data()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -418,9 +447,21 @@ nonisolated struct Confab_V1_MembersBody: Sendable {
   /// earlier epoch keys for added members (add --history)
   var history: [Confab_V1_SharedHistory] = []
 
+  /// a large group's new key, wrapped (Protocol.md §19.3)
+  var wraps: Confab_V1_KeyWraps {
+    get {_wraps ?? Confab_V1_KeyWraps()}
+    set {_wraps = newValue}
+  }
+  /// Returns true if `wraps` has been explicitly set.
+  var hasWraps: Bool {self._wraps != nil}
+  /// Clears the value of `wraps`. Subsequent reads from it will return its default value.
+  mutating func clearWraps() {self._wraps = nil}
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
+
+  fileprivate var _wraps: Confab_V1_KeyWraps? = nil
 }
 
 /// Earlier epoch keys for one added member, sealed (crypto_box_seal) to it alone.
@@ -900,7 +941,7 @@ nonisolated extension Confab_V1_Participant: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".CreateBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0\u{3}sealed_names\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}wraps\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -913,12 +954,17 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
       case 3: try { try decoder.decodeSingularBytesField(value: &self.nonce) }()
       case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
       case 5: try { try decoder.decodeSingularBytesField(value: &self.sealedNames) }()
+      case 6: try { try decoder.decodeSingularMessageField(value: &self._wraps) }()
       default: break
       }
     }
   }
 
   func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.participants.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.participants, fieldNumber: 1)
     }
@@ -934,6 +980,9 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if !self.sealedNames.isEmpty {
       try visitor.visitSingularBytesField(value: self.sealedNames, fieldNumber: 5)
     }
+    try { if let v = self._wraps {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -943,6 +992,42 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.nonce != rhs.nonce {return false}
     if lhs.keyCommitment != rhs.keyCommitment {return false}
     if lhs.sealedNames != rhs.sealedNames {return false}
+    if lhs._wraps != rhs._wraps {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_KeyWraps: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".KeyWraps"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}ephemeral\0\u{1}wraps\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.ephemeral) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.wraps) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.ephemeral.isEmpty {
+      try visitor.visitSingularBytesField(value: self.ephemeral, fieldNumber: 1)
+    }
+    if !self.wraps.isEmpty {
+      try visitor.visitSingularBytesField(value: self.wraps, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_KeyWraps, rhs: Confab_V1_KeyWraps) -> Bool {
+    if lhs.ephemeral != rhs.ephemeral {return false}
+    if lhs.wraps != rhs.wraps {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1273,7 +1358,7 @@ nonisolated extension Confab_V1_ReactionPlaintext: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Confab_V1_MembersBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".MembersBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}add\0\u{1}remove\0\u{1}keys\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}history\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}add\0\u{1}remove\0\u{1}keys\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}history\0\u{1}wraps\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1287,12 +1372,17 @@ nonisolated extension Confab_V1_MembersBody: SwiftProtobuf.Message, SwiftProtobu
       case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
       case 5: try { try decoder.decodeSingularBytesField(value: &self.sealedNames) }()
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.history) }()
+      case 7: try { try decoder.decodeSingularMessageField(value: &self._wraps) }()
       default: break
       }
     }
   }
 
   func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.add.isEmpty {
       try visitor.visitRepeatedBytesField(value: self.add, fieldNumber: 1)
     }
@@ -1311,6 +1401,9 @@ nonisolated extension Confab_V1_MembersBody: SwiftProtobuf.Message, SwiftProtobu
     if !self.history.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.history, fieldNumber: 6)
     }
+    try { if let v = self._wraps {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1321,6 +1414,7 @@ nonisolated extension Confab_V1_MembersBody: SwiftProtobuf.Message, SwiftProtobu
     if lhs.keyCommitment != rhs.keyCommitment {return false}
     if lhs.sealedNames != rhs.sealedNames {return false}
     if lhs.history != rhs.history {return false}
+    if lhs._wraps != rhs._wraps {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
