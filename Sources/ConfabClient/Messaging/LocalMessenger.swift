@@ -173,7 +173,8 @@ public struct LocalMessenger: Messenger {
 
     public func perform(_ operation: Operations.Create) async throws -> CreatedConversation {
         let created = try store.createConversation(
-            with: operation.participants, title: operation.title, firstMessage: operation.firstMessage)
+            with: operation.participants, title: operation.title, firstMessage: operation.firstMessage,
+            large: operation.large ?? false)
         try await node?.changed(created.id)
         return CreatedConversation(conversation: created.id, firstMessageSeq: created.message?.seq)
     }

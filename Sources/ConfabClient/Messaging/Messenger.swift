@@ -138,9 +138,10 @@ extension Messenger {
     }
 
     public func create(
-        with participants: [NodeID], title: String?, firstMessage: String?
+        with participants: [NodeID], title: String?, firstMessage: String?, large: Bool = false
     ) async throws -> CreatedConversation {
-        try await perform(Operations.Create(participants: participants, title: title, firstMessage: firstMessage))
+        try await perform(
+            Operations.Create(participants: participants, title: title, firstMessage: firstMessage, large: large))
     }
 
     @discardableResult

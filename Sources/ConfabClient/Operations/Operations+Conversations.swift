@@ -9,11 +9,15 @@ extension Operations {
         public var participants: [NodeID]
         public var title: String?
         public var firstMessage: String?
+        /// A large group (Protocol.md §19) even of 64 members or fewer; absent from clients
+        /// that predate large groups.
+        public var large: Bool?
 
-        public init(participants: [NodeID], title: String?, firstMessage: String?) {
+        public init(participants: [NodeID], title: String?, firstMessage: String?, large: Bool = false) {
             self.participants = participants
             self.title = title
             self.firstMessage = firstMessage
+            self.large = large ? true : nil
         }
 
         public func perform(on messenger: some Messenger) async throws -> CreatedConversation {

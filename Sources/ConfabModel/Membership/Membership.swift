@@ -25,6 +25,9 @@ public struct Membership: Sendable, Equatable {
     /// A room's (Protocol.md §18.2): nobody is listed, anyone may write, and the key of the
     /// create is in force for good.
     public let isOpen: Bool
+    /// A large group's (Protocol.md §19.4): only its creator adds, removes or rekeys, and its
+    /// last epoch is in force whoever left since.
+    public let isLarge: Bool
 
     /// A room's membership: open, its create's key in force.
     public init(room create: MembershipEvent) {
@@ -32,6 +35,7 @@ public struct Membership: Sendable, Equatable {
         members = []
         epochInForce = create.ref
         isOpen = true
+        isLarge = false
     }
 
     /// Folds `create` and then `changes`, which must be in display order. A change written
@@ -40,10 +44,10 @@ public struct Membership: Sendable, Equatable {
     /// cannot act after its removal by backdating (claiming it never saw it). Which removals
     /// hold depends on which changes are void, so the fold is repeated, voiding more each
     /// time, until nothing changes: at most once per change, and the same on every node.
-    public init(create: MembershipEvent, changes: some Sequence<MembershipEvent>) {
+    public init(create: MembershipEvent, changes: some Sequence<MembershipEvent>, isLarge: Bool = false) {
         let changes = Array(changes)
         var voided = Set<EntryRef>()
-        var result = Self(folding: create, changes: changes, voided: voided)
+        var result = Self(folding: create, changes: changes, voided: voided, isLarge: isLarge)
         while true {
             var more = voided
             for change in changes where !voided.contains(change.ref) {
@@ -54,13 +58,14 @@ public struct Membership: Sendable, Equatable {
             }
             guard more != voided else { break }
             voided = more
-            result = Self(folding: create, changes: changes, voided: voided)
+            result = Self(folding: create, changes: changes, voided: voided, isLarge: isLarge)
         }
         self = result
     }
 
-    private init(folding create: MembershipEvent, changes: [MembershipEvent], voided: Set<EntryRef>) {
+    private init(folding create: MembershipEvent, changes: [MembershipEvent], voided: Set<EntryRef>, isLarge: Bool) {
         isOpen = false
+        self.isLarge = isLarge
         creator = create.author
         members = [create.author] + create.add.filter { $0 != create.author }
         var epochs: [(ref: EntryRef, recipients: Set<NodeID>)] = [(create.ref, Set(create.add))]
@@ -68,7 +73,7 @@ public struct Membership: Sendable, Equatable {
             let outcome =
                 voided.contains(change.ref)
                 ? Applied(event: change, isVoid: true, added: [], removed: [])
-                : Self.effect(of: change, on: members, admin: admin)
+                : Self.effect(of: change, on: members, admin: admin, onlyAdminKeys: isLarge)
             applied.append(outcome)
             guard !outcome.isVoid else { continue }
             members.removeAll { outcome.removed.contains($0) }
@@ -79,21 +84,36 @@ public struct Membership: Sendable, Equatable {
         }
         // A void change starts no epoch (its key went to whoever its author chose). Of the
         // others, any sealed to exactly these members is safe; every node picks the same.
+        // A large group's keys are the creator's alone to choose: its last is in force, and
+        // a member who left holds it until the creator's next removal or rekey.
         let current = Set(members)
-        epochInForce = epochs.last { $0.recipients == current }?.ref
+        epochInForce = isLarge ? epochs.last?.ref : epochs.last { $0.recipients == current }?.ref
     }
 
-    /// The admin: the creator while a member, else the member who joined first.
-    public var admin: NodeID? { isOpen ? nil : members.contains(creator) ? creator : members.first }
+    /// The admin: the creator while a member, else the member who joined first; of a large
+    /// group, its creator alone (Protocol.md §19.4).
+    public var admin: NodeID? {
+        if isOpen { return nil }
+        if members.contains(creator) { return creator }
+        return isLarge ? nil : members.first
+    }
+
+    /// The members after `change`, in join order: who a large group's fresh key is wrapped
+    /// to (Protocol.md §19.3).
+    public func members(after change: MembershipEvent) -> [NodeID] {
+        members.filter { !change.remove.contains($0) } + change.add.filter { !members.contains($0) }
+    }
 
     /// Whether `key` may write: a member, or anyone but the room's own key in a room.
     public func contains(_ key: NodeID) -> Bool { isOpen ? key != creator : members.contains(key) }
 
-    private static func effect(of change: MembershipEvent, on members: [NodeID], admin: NodeID?) -> Applied {
+    private static func effect(
+        of change: MembershipEvent, on members: [NodeID], admin: NodeID?, onlyAdminKeys: Bool
+    ) -> Applied {
         let void = Applied(event: change, isVoid: true, added: [], removed: [])
         guard members.contains(change.author) else { return void }
         if change.isLeave { return Applied(event: change, isVoid: false, added: [], removed: [change.author]) }
-        if !change.remove.isEmpty, change.author != admin { return void }
+        if !change.remove.isEmpty || onlyAdminKeys, change.author != admin { return void }
         return Applied(
             event: change, isVoid: false, added: change.add.filter { !members.contains($0) },
             removed: change.remove.filter { members.contains($0) })
@@ -104,6 +124,7 @@ public struct Membership: Sendable, Equatable {
     /// `everMembers` counts every key ever named as a member of the conversation.
     public func problem(with change: MembershipEvent, everMembers: Set<NodeID>) -> String? {
         if change.isLeave { return nil }
+        if isLarge { return largeGroupProblem(with: change, everMembers: everMembers) }
         if let already = change.add.first(where: contains) { return "adds \(already.shortHex), already a member" }
         if let absent = change.remove.first(where: { !contains($0) }) {
             return "removes \(absent.shortHex), not a member"
@@ -117,6 +138,25 @@ public struct Membership: Sendable, Equatable {
         }
         if everMembers.union(change.add).count > Limits.maxParticipants {
             return "would make more than \(Limits.maxParticipants) keys members of the conversation over its life"
+        }
+        return nil
+    }
+
+    /// §19.4: the creator alone changes a large group, within its bounds; whom the new key
+    /// went to is the wraps' count, checked by the store.
+    private func largeGroupProblem(with change: MembershipEvent, everMembers: Set<NodeID>) -> String? {
+        guard change.author == admin else {
+            return "changes the members of a large group, which only its creator (\(creator.shortHex)) may do"
+        }
+        if let already = change.add.first(where: contains) { return "adds \(already.shortHex), already a member" }
+        if let absent = change.remove.first(where: { !contains($0) }) {
+            return "removes \(absent.shortHex), not a member"
+        }
+        if members(after: change).count > Limits.maxLargeGroupMembers {
+            return "would make a large group of more than \(Limits.maxLargeGroupMembers) members"
+        }
+        if everMembers.union(change.add).count > Limits.maxRoomAuthors {
+            return "would make more than \(Limits.maxRoomAuthors) keys members of the group over its life"
         }
         return nil
     }

@@ -18,6 +18,7 @@ public struct MembershipLog: Sendable, Equatable {
     /// no members entries.
     public init(room create: MembershipEvent) {
         self.create = create
+        isLarge = false
         changes = []
         createOnly = Membership(room: create)
         current = createOnly
@@ -27,27 +28,50 @@ public struct MembershipLog: Sendable, Equatable {
     /// Whether this is a room's: anyone may write, nobody is listed.
     public var isOpen: Bool { current.isOpen }
 
-    public init(create: MembershipEvent, changes: [MembershipEvent] = []) {
+    /// A large group's (Protocol.md §19): its entries' clocks name a few authors, so a view
+    /// follows the members entries' own clocks too.
+    public let isLarge: Bool
+
+    public init(create: MembershipEvent, changes: [MembershipEvent] = [], isLarge: Bool = false) {
         self.create = create
+        self.isLarge = isLarge
         self.changes = changes.sorted { $0.order < $1.order }
-        createOnly = Membership(create: create, changes: [])
-        current = Membership(create: create, changes: self.changes)
+        createOnly = Membership(create: create, changes: [], isLarge: isLarge)
+        current = Membership(create: create, changes: self.changes, isLarge: isLarge)
         everMembers = self.changes.reduce(into: Set(create.add)) { $0.formUnion($1.add) }
     }
 
     public mutating func insert(_ change: MembershipEvent) {
         let index = changes.firstIndex { change.order < $0.order } ?? changes.count
         changes.insert(change, at: index)
-        current = Membership(create: create, changes: changes)
+        current = Membership(create: create, changes: changes, isLarge: isLarge)
         everMembers.formUnion(change.add)
     }
 
     /// The members as an entry whose causal clock is `clock` saw them.
     public func view(_ clock: VectorClock) -> Membership {
-        let covered = changes.filter { $0.isCovered(by: clock) }
+        let covered = isLarge ? closure(of: clock) : changes.filter { $0.isCovered(by: clock) }
         if covered.count == changes.count { return current }
         if covered.isEmpty { return createOnly }
-        return Membership(create: create, changes: covered)
+        return Membership(create: create, changes: covered, isLarge: isLarge)
+    }
+
+    /// A large group's view (Protocol.md §19.4): the changes `clock` covers, and those covered
+    /// by the frontier of a change already in, until nothing more comes in. An entry that
+    /// names the creator names every leave and removal the creator's changes had seen.
+    private func closure(of clock: VectorClock) -> [MembershipEvent] {
+        var inView = changes.map { $0.isCovered(by: clock) }
+        var grew = true
+        while grew {
+            grew = false
+            for (index, change) in changes.enumerated() where !inView[index] {
+                if changes.indices.contains(where: { inView[$0] && change.isCovered(by: changes[$0].frontier) }) {
+                    inView[index] = true
+                    grew = true
+                }
+            }
+        }
+        return changes.indices.filter { inView[$0] }.map { changes[$0] }
     }
 
     /// The keys each epoch was sealed to, by epoch.

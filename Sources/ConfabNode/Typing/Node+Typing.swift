@@ -16,6 +16,7 @@ extension Node {
         let participants = try local.store.participants(of: conversation)
         guard participants.contains(me) else { throw StoreError.unknownConversation(conversation.hex) }
         guard options.role == .person, participants.count <= Limits.maxParticipantsWithReceipts,
+            try !local.store.isLargeGroup(conversation),
             try local.store.typingIndicators(), typingPacer.shouldSignal(active, in: conversation)
         else { return }
         let message = SessionMessage.typing(.init(conversation: conversation, active: active))
@@ -37,7 +38,8 @@ extension Node {
         guard (try? local.store.typingIndicators()) == true,
             let participants = try? local.store.participants(of: typing.conversation),
             participants.contains(peer), participants.contains(me),
-            participants.count <= Limits.maxParticipantsWithReceipts
+            participants.count <= Limits.maxParticipantsWithReceipts,
+            (try? local.store.isLargeGroup(typing.conversation)) == false
         else { return }
         let key = TypingTable.Key(conversation: typing.conversation, peer: peer)
         if typing.active {

@@ -40,6 +40,7 @@ final class BatchContext {
     /// the network key (Protocol.md §18.1), never from a peer.
     var joining: RoomGenesis?
     private var rooms: [ConversationID: Bool] = [:]
+    private var larges: [ConversationID: Bool] = [:]
 
     /// The store the batch writes to, whose committed membership logs it starts from.
     private let store: ConfabStore
@@ -231,6 +232,19 @@ final class BatchContext {
     }
 
     func noteRoom(_ conversation: ConversationID) { rooms[conversation] = true }
+
+    /// Whether the conversation is a large group (Protocol.md §19).
+    func isLarge(_ conversation: ConversationID, db: Database) throws -> Bool {
+        if let cached = larges[conversation] { return cached }
+        let fetched =
+            try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT large FROM conversation WHERE id = ?"), arguments: [conversation.bytes])
+            ?? false
+        larges[conversation] = fetched
+        return fetched
+    }
+
+    func noteLarge(_ conversation: ConversationID) { larges[conversation] = true }
 
     /// The conversation's creator, whose create entry every other entry's clock covers.
     func creator(_ conversation: ConversationID, db: Database) throws -> NodeID? {

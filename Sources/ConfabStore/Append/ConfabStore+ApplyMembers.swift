@@ -8,10 +8,11 @@ extension ConfabStore {
     /// A members entry (Protocol.md §4.8): the membership fold of everything held is
     /// computed again and stored; this node keeps its key of the new epoch, the names it
     /// carries, and any earlier keys shared with it, then reads what those keys open.
-    func applyMembers(_ entry: Entry, _ body: MembersBody, clockSum: UInt64, db: Database, context: BatchContext) throws
-    {
+    func applyMembers(
+        _ entry: Entry, _ body: MembersBody, view: Membership?, db: Database, context: BatchContext
+    ) throws {
         let conversation = entry.conversationID
-        let event = MembershipEvent(entry: entry, members: body)
+        let event = MembershipEvent(entry: entry, members: body, view: view)
         try Self.insertMembershipEvent(event, conversation: conversation, db: db)
         guard var log = try context.membershipLog(conversation, db: db) else { return }
         let wasMember = log.current.contains(me)
@@ -20,12 +21,22 @@ extension ConfabStore {
         try Self.storeMembership(membership, of: conversation, db: db)
         context.noteMembership(log, of: conversation)
 
-        if let mine = body.keys.first(where: { $0.id == me }) {
-            if let opened = try? ConversationCipher.openKey(mine.sealedKey, with: identity),
-                MembershipCipher.epochCommitment(
-                    opened, conversationID: conversation, author: entry.author, seq: entry.seq)
-                    == body.keyCommitment
-            {
+        let opened: SecureBytes??
+        if let wrapped = body.wrapped {
+            opened = try largeGroupKey(
+                entry, body, wrapped: wrapped, event: event, view: view, db: db, context: context)
+        } else if let mine = body.keys.first(where: { $0.id == me }) {
+            opened = .some(
+                (try? ConversationCipher.openKey(mine.sealedKey, with: identity)).flatMap { key in
+                    MembershipCipher.epochCommitment(
+                        key, conversationID: conversation, author: entry.author, seq: entry.seq)
+                        == body.keyCommitment ? key : nil
+                })
+        } else {
+            opened = nil
+        }
+        if let opened {
+            if let opened {
                 try storeEpochKey(
                     opened.unsafeCopy, conversation: conversation, epoch: event.ref, db: db, context: context)
                 try learnNames(
@@ -46,6 +57,33 @@ extension ConfabStore {
         // Joining brings the conversation to the top of the list, like a first message.
         if !wasMember, membership.contains(me) { context.noteMessage(conversation, at: entry.timestamp) }
         try refreshSearchIndex(conversation: conversation, db: db)
+    }
+
+    /// My key of a large group's epoch (Protocol.md §19.3): `nil` when the epoch is not mine
+    /// to read, `.some(nil)` when it should be and does not open. An add's key comes from the
+    /// key in force before it, or from my wrap when it adds me; a fresh key from my wrap among
+    /// the members after the change.
+    private func largeGroupKey(
+        _ entry: Entry, _ body: MembersBody, wrapped: WrappedKeys, event: MembershipEvent, view: Membership?,
+        db: Database, context: BatchContext
+    ) throws -> SecureBytes?? {
+        let commitment = { (key: SecureBytes) in
+            MembershipCipher.epochCommitment(
+                key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+        }
+        let recipients = body.derivesKey ? body.add : event.recipients ?? []
+        if let index = recipients.firstIndex(of: me) {
+            return .some(
+                LargeGroupCipher.open(
+                    wrapped, index: index, with: identity, commitment: commitment, expected: body.keyCommitment,
+                    conversationID: entry.conversationID, author: entry.author, seq: entry.seq))
+        }
+        guard body.derivesKey, let previous = view?.epochInForce,
+            let held = try context.epochKey(entry.conversationID, epoch: previous, db: db)
+        else { return nil }
+        let key = LargeGroupCipher.derivedKey(
+            from: SecureBytes(held), conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
+        return .some(commitment(key) == body.keyCommitment ? key : nil)
     }
 
     func storeEpochKey(

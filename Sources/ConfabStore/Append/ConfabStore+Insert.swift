@@ -10,6 +10,7 @@ extension ConfabStore {
         let conversation = entry.conversationID.bytes
         let author = entry.author.bytes
         let isRoom = try context.isRoom(entry.conversationID, db: db)
+        let isLarge = try !isRoom && context.isLarge(entry.conversationID, db: db)
         if isRoom, try entry.author == context.creator(entry.conversationID, db: db) {
             return try roomKeyEntry(entry, db: db)
         }
@@ -63,8 +64,15 @@ extension ConfabStore {
         // Clocks only grow: an author's entry covers what its previous entry had seen
         // (Protocol.md §7 step 4), so nobody can sort a new message above older ones.
         // A room's clocks name a few authors each (Protocol.md §18.2), not all it saw.
-        if !isRoom, let previousFrontier, !entry.clock.covers(previousFrontier) {
+        if !isRoom, !isLarge, let previousFrontier, !entry.clock.covers(previousFrontier) {
             throw AppendRejection.badClock("does not cover the author's previous entry", intrinsic: false)
+        }
+        // A large group's entries name a few authors too, but never an earlier epoch than the
+        // author's previous entry saw (Protocol.md §19.5).
+        if isLarge, let previousFrontier, let creator = try context.creator(entry.conversationID, db: db),
+            entry.clock[creator] < previousFrontier[creator]
+        {
+            throw AppendRejection.badClock("names the group's creator below its previous entry", intrinsic: false)
         }
 
         let everMembers: Set<NodeID>
@@ -117,8 +125,9 @@ extension ConfabStore {
         if isRoom {
             try validateRoomClock(entry, creator: try context.creator(entry.conversationID, db: db))
         } else if entry.kind != .room {
-            try validateClockNames(
-                entry, participants: everMembers, creator: try context.creator(entry.conversationID, db: db))
+            let creator = try context.creator(entry.conversationID, db: db)
+            try validateClockNames(entry, participants: everMembers, creator: creator)
+            if isLarge, let creator { try validateLargeGroupClock(entry, creator: creator) }
         }
         // Who the author believed were members when writing: its causal past, held here now
         // (the clocks were checked above: an entry whose past is not all held waits, and is
@@ -132,7 +141,7 @@ extension ConfabStore {
         }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
         let order =
-            isRoom
+            isRoom || isLarge
             ? try roomOrder(of: entry, db: db) : Self.orderingSum(of: entry, heads: heads, forked: forked)
 
         if case .create(let create) = entry.body {
@@ -169,7 +178,7 @@ extension ConfabStore {
         case .react(let sealed):
             try applyReaction(entry, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
         case .members(let members):
-            try applyMembers(entry, members, clockSum: order, db: db, context: context)
+            try applyMembers(entry, members, view: view, db: db, context: context)
         case .file(let file):
             try insertFileMessage(
                 entry, file: file, clockSum: order, epoch: view?.epochInForce, db: db, context: context)

@@ -10,11 +10,20 @@ extension ConfabStore {
         var key: SecureBytes?
         var title: String?
         var keyProblem = false
-        if let mine = create.participants.first(where: { $0.id == me }) {
+        if let index = create.participants.firstIndex(where: { $0.id == me }) {
             // A sealed key that does not open, or is not the key the creator committed to
             // (so other members may hold another one), leaves the conversation unreadable
             // here and says so, but still replicable: the entry itself is validly signed.
-            let opened = try? ConversationCipher.openKey(mine.sealedKey, with: identity)
+            let opened =
+                if let wrapped = create.wrapped {
+                    LargeGroupCipher.open(
+                        wrapped, index: index, with: identity,
+                        commitment: { ConversationGenesis.keyCommitment($0, conversationID: entry.conversationID) },
+                        expected: create.keyCommitment, conversationID: entry.conversationID, author: entry.author,
+                        seq: entry.seq)
+                } else {
+                    try? ConversationCipher.openKey(create.participants[index].sealedKey, with: identity)
+                }
             // A protocol 1 create committed to no key: the one sealed to me is the key.
             if let opened,
                 create.isLegacy
@@ -34,13 +43,14 @@ extension ConfabStore {
         }
         try db.cachedStatement(
             sql: """
-                INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem, large)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
-            entry.timestamp, keyProblem,
+            entry.timestamp, keyProblem, create.isLarge,
         ])
+        if create.isLarge { context.noteLarge(entry.conversationID) }
         for (position, participant) in create.participants.enumerated() {
             try db.cachedStatement(
                 sql: "INSERT INTO participant(conversationId, nodeId, position) VALUES (?, ?, ?)"

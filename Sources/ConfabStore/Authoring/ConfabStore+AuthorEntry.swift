@@ -16,16 +16,23 @@ extension ConfabStore {
     /// `seal` makes its body for the seq it takes, and says what it sealed, which is stored
     /// as said instead of being opened again. `participants`: the conversation's, when the
     /// caller read them already. `context` is finished here; what it noted stays readable.
+    /// `naming`: what the clock must name beyond what this node would name by itself (a large
+    /// group's epoch names whom it removes and whose leaves it saw, Protocol.md §19.5).
     func authorEntry(
-        in conversation: ConversationID, participants: [NodeID]? = nil, db: Database, now: Date,
+        in conversation: ConversationID, participants: [NodeID]? = nil,
+        naming: (VectorClock) throws -> VectorClock = {
+            _ in VectorClock()
+        }, db: Database, now: Date,
         context: BatchContext, seal: (UInt64) throws -> (body: EntryBody, authored: AuthoredContent?)
     ) throws -> Entry {
         let position = try nextPosition(in: conversation, participants: participants, db: db)
+        var clock = position.clock
+        clock.merge(try naming(clock))
         let (body, authored) = try seal(position.seq)
         let entry = EntryCodec.sign(
             EntryDraft(
                 conversationID: conversation, seq: position.seq, previous: position.previous,
-                timestamp: now.millisecondsSince1970, clock: position.clock, body: body),
+                timestamp: now.millisecondsSince1970, clock: clock, body: body),
             with: identity)
         context.notePosition(position, in: conversation)
         if let authored { context.noteAuthored(entry.hash, content: authored) }
@@ -61,13 +68,20 @@ extension ConfabStore {
         }
         let seq = (held[me] ?? 0) + 1
         try requireOwnLog(in: conversation, upTo: seq - 1, db: db)
-        // A room's clock names a few authors (Protocol.md §18.2), not everything held.
+        // A room's and a large group's clocks name a few authors (Protocol.md §18.2, §19.5),
+        // not everything held; a large group's names the creator as far as held, so that my
+        // entry's view holds every change of the membership I hold.
         let clock =
-            if let room = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT creator FROM conversation WHERE id = ? AND room IS NOT NULL"),
+            if let bounded = try Row.fetchOne(
+                db.cachedStatement(
+                    sql:
+                        "SELECT creator, room IS NOT NULL AS isRoom FROM conversation WHERE id = ? AND (room IS NOT NULL OR large != 0)"
+                ),
                 arguments: [conversation.bytes])
             {
-                try roomClock(in: conversation, creator: room.nodeID("creator"), nextSeq: seq, db: db)
+                try roomClock(
+                    in: conversation, creator: bounded.nodeID("creator"),
+                    creatorSeq: bounded["isRoom"] ? 1 : held[bounded.nodeID("creator")] ?? 1, nextSeq: seq, db: db)
             } else {
                 causalClock(nextSeq: seq, held: held, merged: merged)
             }

@@ -41,9 +41,20 @@ extension ConfabStore {
                         + "could not check it); start a new one with them: confab new NAME…")
             }
             let log = try self.membershipLog(conversation, db: db)
+            if let log, log.isLarge {
+                if shareHistory {
+                    throw StoreError.invalidInput(
+                        "a large group shares no history: who is added reads from their add on")
+                }
+                if membership.members.count - remove.count + add.count > Limits.maxLargeGroupMembers {
+                    throw StoreError.invalidInput("a group can have at most \(Limits.maxLargeGroupMembers) members")
+                }
+                return try self.authorLargeGroupEpoch(in: conversation, add: add, remove: remove, db: db, now: now)
+            }
             if let log, log.everMembers.union(add).count > Limits.maxParticipants {
                 throw StoreError.invalidInput(
-                    "a conversation can have at most \(Limits.maxParticipants) different members over its life")
+                    "a conversation can have at most \(Limits.maxParticipants) different members over its life; "
+                        + "a large group (confab new --large) takes up to \(Limits.maxLargeGroupMembers)")
             }
             let after = membership.members.filter { !remove.contains($0) } + add
             return try self.authorEpoch(

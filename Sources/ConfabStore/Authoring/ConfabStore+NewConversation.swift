@@ -7,21 +7,30 @@ import GRDB
 extension ConfabStore {
     /// Starts a conversation with `others` (and me), optionally titled, optionally with a
     /// first message; everything is written in one transaction and queued for sending.
+    /// `large`: a large group (Protocol.md §19), which one of more than 64 members always is.
     public func createConversation(
-        with others: [NodeID], title: String? = nil, firstMessage: String? = nil, now: Date = Date()
+        with others: [NodeID], title: String? = nil, firstMessage: String? = nil, large: Bool = false,
+        now: Date = Date()
     ) throws -> (id: ConversationID, message: Entry?) {
         let members = [me] + others.filter { $0 != me }.uniqued()
         guard members.count >= 2 else {
             throw StoreError.invalidInput("a conversation needs at least one other person")
         }
-        guard members.count <= Limits.maxParticipants else {
-            throw StoreError.invalidInput("a conversation can have at most \(Limits.maxParticipants) participants")
+        guard members.count <= Limits.maxLargeGroupMembers else {
+            throw StoreError.invalidInput("a group can have at most \(Limits.maxLargeGroupMembers) members")
         }
         let title = title?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let title, title.utf8.count > Limits.maxTitleBytes {
             throw StoreError.invalidInput("the title is longer than \(Limits.maxTitleBytes) bytes")
         }
         if let firstMessage { try Self.checkText(firstMessage) }
+        if large || members.count > Limits.maxParticipants {
+            return try write { db in
+                let id = try self.authorLargeGroup(members: members, title: title, db: db, now: now)
+                guard let firstMessage else { return (id, nil) }
+                return (id, try self.authorMessage(firstMessage, in: id, db: db, now: now).entry)
+            }
+        }
 
         // The keys sealed to each member before the write lock is taken: with 64 members
         // that is the create's whole cost.

@@ -41,7 +41,7 @@ extension ConfabStore {
     static func fetchMembershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
         guard
             let conversationRow = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT creator, room FROM conversation WHERE id = ?"),
+                db.cachedStatement(sql: "SELECT creator, room, large FROM conversation WHERE id = ?"),
                 arguments: [conversation.bytes]),
             let creator = NodeID(bytes: conversationRow["creator"] as [UInt8])
         else { return nil }
@@ -64,7 +64,9 @@ extension ConfabStore {
             if author == creator, seq == 1 { create = event } else { changes.append(event) }
         }
         guard let create else { return nil }
-        return isRoom ? MembershipLog(room: create) : MembershipLog(create: create, changes: changes)
+        return isRoom
+            ? MembershipLog(room: create)
+            : MembershipLog(create: create, changes: changes, isLarge: conversationRow["large"] as Bool)
     }
 
     /// Writes what the fold of everything held decides: the current members, and the

@@ -14,10 +14,15 @@ extension ConfabStore {
                 return
             }
         }
+        if log.isLarge {
+            try checkLargeGroupEntry(entry, view: view)
+        } else if case .members(let body) = entry.body, body.wrapped != nil {
+            throw AppendRejection.badMembership("wraps keys as only a large group does")
+        }
         switch entry.body {
         case .members(let body):
             if let problem = view.problem(
-                with: MembershipEvent(entry: entry, members: body), everMembers: log.everMembers)
+                with: MembershipEvent(entry: entry, members: body, view: view), everMembers: log.everMembers)
             {
                 throw AppendRejection.badMembership(problem)
             }
@@ -28,6 +33,26 @@ extension ConfabStore {
             }
         default:
             break
+        }
+    }
+
+    /// A large group takes no receipts, and keys go in its members entries as wraps, a fresh
+    /// one's to exactly the members after the change (Protocol.md §19.3, §19.5).
+    private static func checkLargeGroupEntry(_ entry: Entry, view: Membership) throws {
+        switch entry.body {
+        case .receipt:
+            throw AppendRejection.badMembership("a large group takes no receipts")
+        case .members(let body) where body.startsEpoch:
+            guard let wrapped = body.wrapped else {
+                throw AppendRejection.badMembership("seals keys to members of a large group instead of wrapping them")
+            }
+            let recipients = view.members(after: MembershipEvent(entry: entry, members: body))
+            if !body.derivesKey, wrapped.count != recipients.count {
+                throw AppendRejection.badMembership(
+                    "wraps its key \(wrapped.count) times for \(recipients.count) members after the change")
+            }
+        default:
+            return
         }
     }
 }

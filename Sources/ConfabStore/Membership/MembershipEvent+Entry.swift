@@ -8,10 +8,18 @@ extension MembershipEvent {
             recipients: body.participantIDs, frontier: entry.frontier)
     }
 
-    init(entry: Entry, members body: MembersBody) {
-        self.init(
+    /// `view`: the author's, where the body alone does not say whom a key went to (a large
+    /// group's epoch goes to every member after the change, Protocol.md §19.3).
+    init(entry: Entry, members body: MembersBody, view: Membership? = nil) {
+        var event = Self(
             author: entry.author, seq: entry.seq, order: Self.order(of: entry), add: body.add, remove: body.remove,
             recipients: body.recipients, frontier: entry.frontier)
+        if body.wrapped != nil, let view {
+            event = Self(
+                author: event.author, seq: event.seq, order: event.order, add: event.add, remove: event.remove,
+                recipients: view.members(after: event), frontier: event.frontier)
+        }
+        self = event
     }
 
     /// Membership folds by the entry's own clock sum, never the capped one a forked author

@@ -31,8 +31,11 @@ extension ConfabStore {
     func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
         let participants = try NodeID.fetchParticipants(db, conversation: conversation)
         guard participants.contains(me), participants.count <= Limits.maxParticipantsWithReceipts else { return nil }
-        // Nobody writes receipts in a room (Protocol.md §18.2): it may hold any number of people.
-        guard try Self.roomName(conversation, db: db) == nil else { return nil }
+        // Nobody writes receipts in a room or a large group (Protocol.md §18.2, §19.5): they
+        // may hold any number of people.
+        guard try Self.roomName(conversation, db: db) == nil, try !Self.isLargeGroup(conversation, db: db) else {
+            return nil
+        }
         // Without the conversation's key nothing here was readable: saying "delivered" or
         // "read" would tell the senders a lie.
         guard try holdsCurrentKey(conversation, db: db) else { return nil }

@@ -32,6 +32,21 @@ extension ConfabStore {
         }
     }
 
+    /// A large group's entry names the creator, its own log and at most
+    /// `Limits.maxRoomClockOthers` others; an epoch entry of the creator may also name the
+    /// keys it removes and members whose leaves it saw (Protocol.md §19.5).
+    func validateLargeGroupClock(_ entry: Entry, creator: NodeID) throws {
+        var allowed = Limits.maxRoomClockOthers
+        if case .members(let body) = entry.body, body.startsEpoch, entry.author == creator {
+            allowed += Limits.maxLargeGroupClockExtra
+        }
+        let others = entry.clock.entries.keys.filter { $0 != creator && $0 != entry.author }.count
+        guard others <= allowed else {
+            throw AppendRejection.badClock(
+                "names \(others) other authors in a large group (at most \(allowed))", intrinsic: false)
+        }
+    }
+
     /// A room entry's place (Protocol.md §18.2): one more than the highest place of the
     /// entries its clock names (the create's is 0). Every named entry is held, so every node
     /// computes the same number, and an entry always comes after what it names.
@@ -46,16 +61,17 @@ extension ConfabStore {
         return highest + 1
     }
 
-    /// The clock my next entry in a room carries: the create, my own log, and the
+    /// The clock my next entry in a room or a large group carries: the create (a large
+    /// group's creator at `creatorSeq`), my own log, and the
     /// latest-placed heads of up to `Limits.maxRoomClockOthers` others, so that it sorts
     /// after the newest entries I hold whatever the room's size.
     func roomClock(
-        in conversation: ConversationID, creator: NodeID, nextSeq seq: UInt64, db: Database
+        in conversation: ConversationID, creator: NodeID, creatorSeq: UInt64, nextSeq seq: UInt64, db: Database
     ) throws
         -> VectorClock
     {
         var clock = VectorClock()
-        clock[creator] = 1
+        clock[creator] = creatorSeq
         for row in try Row.fetchAll(
             db.cachedStatement(
                 sql: """

@@ -86,6 +86,15 @@ extension ConfabStore {
             .flatMap(RoomName.init(exactly:))
     }
 
+    static func isLargeGroup(_ conversation: ConversationID, db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT large FROM conversation WHERE id = ?", arguments: [conversation.bytes])
+            ?? false
+    }
+
+    public func isLargeGroup(_ conversation: ConversationID) throws -> Bool {
+        try readUnisolated { db in try Self.isLargeGroup(conversation, db: db) }
+    }
+
     static func holdsConversation(_ conversation: ConversationID, db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT 1 FROM conversation WHERE id = ?", arguments: [conversation.bytes]) ?? false
     }

@@ -16,4 +16,5 @@ enum EntryDomain {
     static let roomSigning: [UInt8] = Array("confab/room-sign/v1".utf8) + [0]
     static let roomKey: [UInt8] = Array("confab/room-key/v1".utf8) + [0]
     static let roomID: [UInt8] = Array("confab/room-id/v1".utf8) + [0]
+    static let addKey: [UInt8] = Array("confab/add-key/v1".utf8) + [0]
 }

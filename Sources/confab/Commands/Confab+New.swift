@@ -20,6 +20,13 @@ extension Confab {
         @Option(help: "A first message.")
         var message: String?
 
+        @Flag(
+            help: """
+                A large group: up to 1,024 members, managed by you alone, no receipts or typing \
+                (every group of more than 64 is one).
+                """)
+        var large = false
+
         func validate() throws {
             if peers.isEmpty { throw ValidationError("name at least one peer") }
             if let title, title.utf8.count > Limits.maxTitleBytes {
@@ -31,7 +38,8 @@ extension Confab {
             let node = try global.open()
             let resolver = Resolver(store: node.store)
             let members = try peers.map(resolver.peer)
-            let created = try await node.messenger().create(with: members, title: title, firstMessage: message)
+            let created = try await node.messenger().create(
+                with: members, title: title, firstMessage: message, large: large)
             let summary = try node.store.conversation(created.conversation)!
             if output.json {
                 try JSONOutput.print(JSONOutput.conversation(summary))

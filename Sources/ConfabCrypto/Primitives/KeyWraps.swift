@@ -1,0 +1,100 @@
+import CSodium
+
+/// Key wraps (Protocol.md §19.1): a large group's 32-byte key handed to each member in 32
+/// bytes, under one fresh X25519 key pair `(e, E)` per entry:
+///
+///     s_i    = X25519(e, X25519-public(r_i))
+///     w_i    = BLAKE2b-256(key = s_i, "confab/wrap/v1" ‖ 0x00 ‖ context ‖ E ‖ r_i)
+///     wrap_i = K ⊕ w_i
+///
+/// with `context = conversation_id[16] ‖ author[32] ‖ u64be(seq)`. A wrap carries no tag: a
+/// wrong key opens to garbage, and the caller checks what opens against the entry's key
+/// commitment.
+public enum KeyWraps {
+    public static let keyLength = 32
+    /// Each recipient's share of `wraps`.
+    public static let wrapLength = 32
+    public static let conversationIDLength = 16
+    public static let contextLength = conversationIDLength + SigningPublicKey.length + 8
+
+    static let domain: [UInt8] = Array("confab/wrap/v1".utf8) + [0]
+
+    /// `conversation_id ‖ author ‖ u64be(seq)`: binds the wraps to the entry that carries them.
+    public static func context(
+        conversationID: some Collection<UInt8>, author: SigningPublicKey, seq: UInt64
+    ) throws(CryptoError) -> [UInt8] {
+        try requireLength(conversationID, conversationIDLength, "conversation id")
+        var bytes = Array(conversationID) + author.bytes
+        withUnsafeBytes(of: seq.bigEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// Wraps `key` to each of `recipients`, in their order.
+    ///
+    /// - Parameters:
+    ///   - context: from `context(conversationID:author:seq:)`.
+    ///   - ephemeralKeyPair: only for tests that need fixed bytes; leave nil otherwise so a
+    ///     fresh key is drawn per entry.
+    /// - Returns: `E` (32 bytes) and the wraps (32 bytes per recipient).
+    /// - Throws: `invalidKey` for a recipient with no X25519 form or one of small order
+    ///   (a writer refuses to wrap to it); `invalidLength` for a key or context of the wrong size.
+    public static func wrap(
+        _ key: SecureBytes, to recipients: [SigningPublicKey], context: [UInt8],
+        ephemeralKeyPair: Curve25519KeyPair? = nil
+    ) throws(CryptoError) -> (ephemeral: [UInt8], wraps: [UInt8]) {
+        Sodium.ensureInitialized()
+        guard key.count == keyLength else {
+            throw .invalidLength("wrapped key", expected: keyLength, actual: key.count)
+        }
+        try requireLength(context, contextLength, "key wraps context")
+        let ephemeral = ephemeralKeyPair ?? .generate()
+        var wraps = [UInt8](repeating: 0, count: recipients.count * wrapLength)
+        for (index, recipient) in recipients.enumerated() {
+            let shared = try ScalarMult.sharedSecret(
+                secretKey: ephemeral.secretKey, publicKey: try recipient.curve25519())
+            let mask = self.mask(
+                shared: shared, context: context, ephemeral: ephemeral.publicKey, recipient: recipient)
+            key.withUnsafeBytes { k in
+                mask.withUnsafeBytes { w in
+                    for offset in 0..<wrapLength { wraps[index * wrapLength + offset] = k[offset] ^ w[offset] }
+                }
+            }
+        }
+        return (ephemeral.publicKey, wraps)
+    }
+
+    /// The key in the wrap at `index` of `wraps` for `keyPair`, or nil when it cannot be
+    /// opened: an index out of range, malformed lengths, or an `E` of small order. A wrap
+    /// meant for another key (or another context) opens to a wrong key, not to nil: check
+    /// the result against the entry's key commitment.
+    public static func open(
+        _ wraps: [UInt8], at index: Int, ephemeral: [UInt8], with keyPair: SigningKeyPair, context: [UInt8]
+    ) -> SecureBytes? {
+        guard wraps.count % wrapLength == 0, index >= 0, index < wraps.count / wrapLength,
+            ephemeral.count == ScalarMult.pointLength, context.count == contextLength,
+            let shared = try? ScalarMult.sharedSecret(secretKey: keyPair.curve25519SecretKey(), publicKey: ephemeral)
+        else { return nil }
+        let mask = self.mask(shared: shared, context: context, ephemeral: ephemeral, recipient: keyPair.publicKey)
+        let start = index * wrapLength
+        return SecureBytes(count: keyLength) { out in
+            mask.withUnsafeBytes { w in
+                for offset in 0..<keyLength { out[offset] = wraps[start + offset] ^ w[offset] }
+            }
+        }
+    }
+
+    /// `w = BLAKE2b-256(key = s, domain ‖ context ‖ E ‖ r)`, kept in guarded memory: with a
+    /// wrap it gives the key.
+    private static func mask(
+        shared: SecureBytes, context: [UInt8], ephemeral: [UInt8], recipient: SigningPublicKey
+    ) -> SecureBytes {
+        let message = domain + context + ephemeral + recipient.bytes
+        return SecureBytes(count: keyLength) { out in
+            shared.withUnsafeBytes { s in
+                _ = crypto_generichash(
+                    out, keyLength, message, UInt64(message.count), s.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    s.count)
+            }
+        }
+    }
+}
