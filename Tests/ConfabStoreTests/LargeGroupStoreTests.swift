@@ -98,26 +98,33 @@ import Testing
         #expect(try bob.participants(of: id) == [Keys.alice.id, Keys.bob.id])
     }
 
-    @Test func aLeaveIsSeenByTheCreatorsNextFreshKeyWhichIsNotWrappedToTheOneWhoLeft() throws {
+    @Test func afterALeaveTheCreatorRekeysBeforeItsNextMessageAndTheOneWhoLeftReadsNothingMore() throws {
         let (alice, bob, carol, id) = try group(strangers: 0)
         let dave = try makeStore(Keys.mallory)
         _ = try alice.changeMembers(of: id, add: [Keys.mallory.id], now: at(1))
         for store in [bob, carol] { try sync(id, from: alice, to: store) }
         try sync(id, from: alice, to: dave, invited: true)
-        _ = try bob.leave(id, now: at(2))
+        let leave = try bob.leave(id, now: at(2))
         try sync(id, from: bob, to: alice)
-        // Still in force: a leave ends no epoch in a large group.
+        let before = try entries(alice, id, by: Keys.alice.id).count
         _ = try alice.sendMessage("bob has gone", to: id, now: at(3))
+        let written = try entries(alice, id, by: Keys.alice.id).dropFirst(before)
+        #expect(written.count == 2, "a rekey came first")
+        let rekey = try #require(written.first)
+        guard case .members(let body) = rekey.body else { Issue.record("not a members entry"); return }
+        #expect(body.add.isEmpty && body.remove.isEmpty)
+        #expect(body.wrapped?.count == 3, "wrapped to Alice, Carol and Dave, not to Bob")
+        #expect(rekey.clock[Keys.bob.id] == leave.seq, "names Bob's leave, so later views see it")
         let removal = try alice.changeMembers(of: id, remove: [Keys.mallory.id], now: at(4))
-        guard case .members(let body) = removal.body else { Issue.record("not a members entry"); return }
-        #expect(body.wrapped?.count == 2, "wrapped to Alice and Carol: Bob left, Dave is removed")
-        #expect(removal.clock[Keys.bob.id] == 1, "names Bob's leave, so later views see it")
+        guard case .members(let removed) = removal.body else { Issue.record("not a members entry"); return }
+        #expect(removed.wrapped?.count == 2)
         _ = try alice.sendMessage("just us", to: id, now: at(5))
         for store in [carol, bob, dave] { try sync(id, from: alice, to: store) }
         #expect(try texts(carol, id).suffix(2) == ["bob has gone", "just us"])
-        #expect(try !texts(bob, id).contains("just us"))
+        #expect(try !texts(bob, id).contains("bob has gone"))
+        #expect(try texts(dave, id).last == "bob has gone")
         #expect(try !texts(dave, id).contains("just us"))
-        // Carol's next entry names only Alice, and its view still holds Bob's leave.
+        // Carol's next entry names Alice; its view holds Bob's leave through Alice's changes.
         _ = try carol.sendMessage("ok", to: id, now: at(6))
         try sync(id, from: carol, to: alice)
         #expect(try texts(alice, id).last == "ok")

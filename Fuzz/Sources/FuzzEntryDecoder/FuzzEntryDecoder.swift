@@ -115,7 +115,29 @@ private let samples: [Sample] = {
             conversationID: conversation, seq: 9, previous: add.hash, timestamp: 1_700_000_000_008,
             clock: VectorClock([me: 8, you: 4]), body: .members(MembersBody(remove: [me]))),
         with: author)
-    return [create, message, receipt, edit, unsend, reply, react, add, leave].map {
+    // A large group's create and add (Protocol.md §19): wraps in place of sealed keys.
+    let largeCreate = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 1, previous: nil, timestamp: 1_700_000_000_000, clock: VectorClock(),
+            body: .create(
+                CreateBody(
+                    participants: [.init(id: me, sealedKey: []), .init(id: you, sealedKey: [])],
+                    sealedTitle: [], nonce: nonce,
+                    keyCommitment: ConversationGenesis.keyCommitment(key, conversationID: conversation),
+                    wrapped: try! LargeGroupCipher.wrap(
+                        key, to: [me, you], conversationID: conversation, author: me, seq: 1)))),
+        with: author)
+    let largeAdd = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 2, previous: largeCreate.hash, timestamp: 1_700_000_000_001,
+            clock: VectorClock([me: 1]),
+            body: .members(
+                MembersBody(
+                    add: [third], keyCommitment: epoch.commitment,
+                    wrapped: try! LargeGroupCipher.wrap(
+                        epoch.key, to: [third], conversationID: conversation, author: me, seq: 2)))),
+        with: author)
+    return [create, message, receipt, edit, unsend, reply, react, add, leave, largeCreate, largeAdd].map {
         Sample(encoded: EntryCodec.encode($0), content: $0.content, signature: $0.signature)
     }
 }()

@@ -79,7 +79,15 @@ extension ConfabStore {
     func sealingKey(in conversation: ConversationID, db: Database, now: Date) throws -> SecureBytes {
         let membership = try requireMembership(conversation, db: db)
         let epoch: EntryRef
-        if let current = membership.epochInForce {
+        if membership.isLarge, membership.admin == me, let current = membership.epochInForce,
+            let log = try membershipLog(conversation, db: db),
+            log.epochs[current]?.contains(where: { !membership.contains($0) }) == true
+        {
+            // Someone left since the key in force was wrapped: only a fresh key, which only
+            // the creator may choose in a large group, shuts them out (Protocol.md §19.4).
+            let rekey = try authorLargeGroupEpoch(in: conversation, add: [], remove: [], db: db, now: now)
+            epoch = EntryRef(author: rekey.author, seq: rekey.seq)
+        } else if let current = membership.epochInForce {
             epoch = current
         } else {
             let rekey = try authorEpoch(
