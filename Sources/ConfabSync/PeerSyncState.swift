@@ -14,6 +14,9 @@ struct PeerSyncState {
     /// Whether its Hello lists the feature "partial-clocks": then the clocks it is sent
     /// after the first of each conversation name only the authors that moved (§10.2).
     var readsPartialClocks = false
+    /// Whether its Hello lists the feature "large-groups": only then is it offered, sent or
+    /// announced anything of a large group, whatever its membership (Protocol.md §19).
+    var readsLargeGroups = false
     /// Conversations it asked for with a request, and this node's clock when it asked: it
     /// is sent every author's entries up to that clock, as the window lets them go, until
     /// its clock covers it.
@@ -60,34 +63,37 @@ struct PeerSyncState {
     /// among them are shared with it. Its word is enough: anyone on the network may read a
     /// room, so a peer that lies gets only what it could have joined.
     var rooms: Set<ConversationID> = []
-    /// Rooms in which this link is lazy (Protocol.md §18.8): one side already held what the
-    /// other passed on. Other authors' entries of such a room are only announced to the
-    /// peer; one of its requests, or one of this node's to it, makes the link eager again.
-    private(set) var lazyRooms: Set<ConversationID> = []
-    /// Since when each room's link has been eager: what the peer stored since then it
-    /// passed on here at once.
+    /// The conversations of the eager tree (rooms, large groups) in which this link is
+    /// eager, and since when: what the peer stored since then it passed on here at once
+    /// (Protocol.md §18.8). A request either way made it so. Every other link is lazy:
+    /// others' entries are only announced over it. So a link is lazy wherever a
+    /// conversation becomes shared over a session, however it does (the peer names a room,
+    /// this node joins one, the peer is added to a large group), without anyone marking it.
     private(set) var eagerSince: [ConversationID: ContinuousClock.Instant] = [:]
     /// When this node last asked the peer for each conversation with a request: entries
     /// already held that come back soon after are the answer racing another copy, not a
     /// push to prune.
     var askedAt: [ConversationID: ContinuousClock.Instant] = [:]
-    /// Rooms whose entries it passed on and this node acknowledges at its next timer, in
-    /// one Clocks for all of them (§18.8).
+    /// Conversations of the tree whose entries it passed on and this node acknowledges at
+    /// its next timer, in one Clocks for all of them (§18.8).
     var pendingAcks: Set<ConversationID> = []
 
     var helloReceived: Bool { role != nil }
 }
 
 extension PeerSyncState {
-    /// Sets a room's link eager (keeping since when, if it was) or lazy (§18.8).
-    mutating func setLink(_ room: ConversationID, eager: Bool, at now: ContinuousClock.Instant) {
+    /// Sets the link eager in a conversation of the tree (keeping since when, if it was) or
+    /// lazy (§18.8).
+    mutating func setLink(_ conversation: ConversationID, eager: Bool, at now: ContinuousClock.Instant) {
         if eager {
-            if lazyRooms.remove(room) != nil || eagerSince[room] == nil { eagerSince[room] = now }
+            if eagerSince[conversation] == nil { eagerSince[conversation] = now }
         } else {
-            lazyRooms.insert(room)
-            eagerSince[room] = nil
+            eagerSince[conversation] = nil
         }
     }
+
+    /// Whether the link is eager in `conversation`; only the tree's conversations ever are.
+    func isEager(_ conversation: ConversationID) -> Bool { eagerSince[conversation] != nil }
 }
 
 extension PeerSyncState {

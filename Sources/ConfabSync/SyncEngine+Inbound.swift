@@ -14,7 +14,10 @@ extension SyncEngine {
         peers[peer]?.isTrustedRelay = hello.role == .relay && trustsRelay(peer)
         peers[peer]?.tellsRequests = hello.features.contains(SessionCodec.requestsFeature)
         peers[peer]?.readsPartialClocks = hello.features.contains(SessionCodec.partialClocksFeature)
+        peers[peer]?.readsLargeGroups = hello.features.contains(SessionCodec.largeGroupsFeature)
         var output = SyncOutput()
+        // Links of the tree's conversations shared with it start lazy, as every link of a
+        // new session does (`PeerSyncState.eagerSince`).
         let shared = try sharedClocks(with: peer)
         output.replies = announcement(shared, to: peer)
         // What this node knows against an author of a shared conversation, the peer learns
@@ -48,13 +51,13 @@ extension SyncEngine {
             // more authors, so a peer whose clocks add up to more lies.
             let held = peers[peer]?.theirs[conversation] ?? VectorClock()
             let merged = held.merging(item.clock)
-            // A room has no member list: its clock may name many more authors (§18.3).
-            let width = heldRooms.contains(conversation) ? Limits.maxRoomAuthors : Limits.maxClockWidth
+            let here = try store.clock(of: conversation)
+            let width = clockWidth(of: conversation, held: here, from: peer)
             guard merged.width <= width else {
                 return misbehaving("clocks of conversation \(conversation.shortHex) name more than \(width) authors")
             }
             let sharing = try sharing(conversation, with: peer)
-            let mine = sharing.capping(try store.clock(of: conversation))
+            let mine = sharing.capping(here)
             guard !mine.isEmpty, sharing != .none else {
                 // Not held here, or held but not the peer's: the same answer either way,
                 // once, so nobody learns which conversations this node holds. For one not
@@ -68,12 +71,16 @@ extension SyncEngine {
                 {
                     peers[peer]?.answered.insert(conversation)
                     invitations.append(.init(conversation: conversation, clock: VectorClock()))
-                    if mine.isEmpty, (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations {
+                    if mine.isEmpty, item.clock.width <= Limits.maxClockWidth,
+                        (peers[peer]?.invited.count ?? .max) < PeerSyncState.maxInvitations
+                    {
                         peers[peer]?.invited[conversation] = item.clock
                     }
                 } else if peers[peer]?.invited[conversation] != nil {
-                    // Kept whole, for the partial clocks that follow.
-                    peers[peer]?.invited[conversation] = item.clock
+                    // Kept whole, for the partial clocks that follow; a wide one (a large
+                    // group's) is not kept: 1,024 of them would take hundreds of megabytes.
+                    peers[peer]?.invited[conversation] =
+                        item.clock.width <= Limits.maxClockWidth ? item.clock : nil
                 }
                 continue
             }
@@ -97,9 +104,9 @@ extension SyncEngine {
             if try store.recordPeerClock(item.clock, peer: peer, conversation: conversation, sentUpTo: written) > 0 {
                 output.statusChanged.insert(conversation)
             }
-            // Over a lazy link of a room the peer asks for what it lacks, which makes the
+            // Over a lazy link of the tree the peer asks for what it lacks, which makes the
             // link eager; until then my own entries reach it along the tree (§18.8).
-            if request || peers[peer]?.lazyRooms.contains(conversation) != true {
+            if request || !isLazy(conversation, with: peer) {
                 output.replies += try missingEntries(conversation, for: peer, sharing: sharing)
             }
             if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
@@ -107,6 +114,16 @@ extension SyncEngine {
         if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }
         output.replies += try offerStarved(to: peer)
         return output
+    }
+
+    /// The most authors a peer's clocks of `conversation` may name in a session, merged: a
+    /// room's or a large group's has no member list of 64 to bound it (§18.3, §19.6). Nor
+    /// has one not held here from a peer that reads large groups: it may be inviting this
+    /// node to one, whose clock names every author that wrote in it.
+    func clockWidth(of conversation: ConversationID, held: VectorClock, from peer: NodeID) -> Int {
+        if treeConversations.contains(conversation) { return Limits.maxRoomAuthors }
+        if held.isEmpty, peers[peer]?.readsLargeGroups == true { return Limits.maxRoomAuthors }
+        return Limits.maxClockWidth
     }
 
     func handleEntries(_ batch: [[UInt8]], from peer: NodeID, decoded: DecodedBatch?) throws -> SyncOutput {
@@ -201,9 +218,10 @@ extension SyncEngine {
                 touched.insert(conversation)
                 deferred.add(bytes, conversation: conversation)
             }
-            // It holds what it sent: when the entry is taken later, a room's eager tree
-            // does not pass it back (§18.8).
-            if let peer, let conversation = EntryCodec.peekConversationID(bytes), heldRooms.contains(conversation),
+            // It holds what it sent: when the entry is taken later, the eager tree does
+            // not pass it back (§18.8).
+            if let peer, let conversation = EntryCodec.peekConversationID(bytes),
+                treeConversations.contains(conversation),
                 let entry = try? EntryCodec.decodeUnverified(bytes)
             {
                 peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(

@@ -9,7 +9,7 @@ import Logging
 /// holder; paced delivered receipts.
 extension SyncEngine {
     /// Others' entries just stored here: their conversations are announced lazily, and
-    /// those of rooms go on along the eager tree too (§18.8).
+    /// those of rooms and large groups go on along the eager tree too (§18.8, §19.6).
     func spreadOthers(_ appended: [Entry], from sender: NodeID?) throws -> SyncOutput {
         let others = appended.filter { $0.author != store.me }
         noteGrowth(of: others)
@@ -99,13 +99,13 @@ extension SyncEngine {
     /// push: it has a session with this node, and the lack began, or its last push was
     /// stored, less than `authorPushWait` ago. Authors push their new entries to every
     /// member they have a session with, and a session's first exchange brings what the
-    /// other lacks (§12 step 3), so asking another holder sooner only makes a copy. In a
-    /// room an author pushes only over eager links (§18.8).
+    /// other lacks (§12 step 3), so asking another holder sooner only makes a copy. On the
+    /// tree (a room, a large group) an author pushes only over eager links (§18.8).
     func awaitsPush(
         from author: NodeID, in conversation: ConversationID, lackingSince since: ContinuousClock.Instant,
         at now: ContinuousClock.Instant
     ) -> Bool {
-        guard let state = peers[author], state.helloReceived, !state.lazyRooms.contains(conversation) else {
+        guard let state = peers[author], state.helloReceived, !isLazy(conversation, with: author) else {
             return false
         }
         return now - max(since, state.lastOwnPush ?? since) < authorPushWait

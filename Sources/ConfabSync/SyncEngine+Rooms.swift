@@ -14,7 +14,7 @@ extension SyncEngine {
         var output = SyncOutput()
         for peer in peers.keys.sorted() where peers[peer]?.helloReceived == true {
             for room in joined.intersection(peers[peer]?.rooms ?? []) { startLink(room, with: peer) }
-            output.push(try roomAnnouncement(joined.intersection(peers[peer]?.rooms ?? []), to: peer), to: peer)
+            output.push(try treeAnnouncement(joined.intersection(peers[peer]?.rooms ?? []), to: peer), to: peer)
         }
         return output
     }
@@ -27,14 +27,16 @@ extension SyncEngine {
         peers[peer]?.rooms = rooms
         for room in new { startLink(room, with: peer) }
         var output = SyncOutput()
-        output.replies = try roomAnnouncement(new, to: peer)
+        output.replies = try treeAnnouncement(new, to: peer)
         return output
     }
 
-    private func roomAnnouncement(_ rooms: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
-        guard !rooms.isEmpty else { return [] }
+    /// The clocks of conversations of the tree just shared with `peer`, without asking
+    /// (`announcement`).
+    func treeAnnouncement(_ conversations: Set<ConversationID>, to peer: NodeID) throws -> [SessionMessage] {
+        guard !conversations.isEmpty else { return [] }
         var clocks: [ConversationID: VectorClock] = [:]
-        for room in rooms { clocks[room] = try store.clock(of: room) }
+        for conversation in conversations { clocks[conversation] = try store.clock(of: conversation) }
         return announcement(clocks, to: peer)
     }
 }

@@ -9,24 +9,24 @@ import Logging
 extension SyncEngine {
     /// The Clocks message for a peer at the start of a session: what it should know we
     /// hold, asking for everything it holds beyond (§12 step 2).
-    /// Rooms are announced without asking: what this node lacks of one is asked for from
-    /// one holder after the graft delay (§12.5), and goes on from here along the tree, so
-    /// that a node that joins, or whose sessions come back after a partition, is not sent
-    /// the same history by each of its peers (§18.8).
+    /// Rooms and large groups are announced without asking: what this node lacks of one is
+    /// asked for from one holder after the graft delay (§12.5), and goes on from here along
+    /// the tree, so that a node that joins, or whose sessions come back after a partition,
+    /// is not sent the same history by each of its peers (§18.8, §19.6).
     func announcement(_ shared: [ConversationID: VectorClock], to peer: NodeID) -> [SessionMessage] {
         var items: [SessionMessage.ConversationClock] = []
-        var rooms: [SessionMessage.ConversationClock] = []
+        var tree: [SessionMessage.ConversationClock] = []
         for (conversation, clock) in shared.sorted(by: { $0.key < $1.key }) {
             peers[peer]?.announced[conversation] = clock
-            if heldRooms.contains(conversation) {
-                rooms.append(.init(conversation: conversation, clock: clock))
+            if treeConversations.contains(conversation) {
+                tree.append(.init(conversation: conversation, clock: clock))
             } else {
                 items.append(.init(conversation: conversation, clock: clock))
             }
         }
         // Nothing to share is said too, with one empty Clocks message.
-        var messages = rooms.isEmpty || !items.isEmpty ? SessionCodec.clocksMessages(items, request: true) : []
-        if !rooms.isEmpty { messages += SessionCodec.clocksMessages(rooms) }
+        var messages = tree.isEmpty || !items.isEmpty ? SessionCodec.clocksMessages(items, request: true) : []
+        if !tree.isEmpty { messages += SessionCodec.clocksMessages(tree) }
         return messages
     }
 
@@ -46,6 +46,9 @@ extension SyncEngine {
     func sharedClocks(with peer: NodeID) throws -> [ConversationID: VectorClock] {
         var clocks = try store.clocks(sharedWith: peer, everything: peers[peer]?.isTrustedRelay == true)
         for room in heldRooms { clocks[room] = nil }
+        if peers[peer]?.readsLargeGroups != true {
+            for group in heldLargeGroups { clocks[group] = nil }
+        }
         for room in heldRooms.intersection(peers[peer]?.rooms ?? []) { clocks[room] = try store.clock(of: room) }
         return clocks
     }
@@ -60,6 +63,9 @@ extension SyncEngine {
         if heldRooms.contains(conversation) {
             return peers[peer]?.rooms.contains(conversation) == true ? .everything : .none
         }
+        // A node that does not read large groups would take one for a group whose clocks
+        // and keys it cannot read: it is offered nothing of one, relays included (§19).
+        if heldLargeGroups.contains(conversation), peers[peer]?.readsLargeGroups != true { return .none }
         if peers[peer]?.isTrustedRelay == true { return .everything }
         return try store.sharing(conversation, with: peer)
     }
@@ -76,6 +82,7 @@ extension SyncEngine {
     /// removal.
     public func sharesFiles(of conversation: ConversationID, with peer: NodeID) throws -> Bool {
         if heldRooms.contains(conversation) { return peers[peer]?.rooms.contains(conversation) == true }
+        if heldLargeGroups.contains(conversation), peers[peer]?.readsLargeGroups != true { return false }
         if peers[peer]?.isTrustedRelay == true { return true }
         return try store.participants(of: conversation).contains(peer)
     }

@@ -46,7 +46,20 @@ public final class SyncEngine {
     var spreadProofs: Set<[UInt8]> = []
     /// The rooms this node holds (`holdRooms`): each is shared with the peers that said
     /// they joined it, and with nobody else (Protocol.md §18.4).
-    var heldRooms: Set<ConversationID> = []
+    var heldRooms: Set<ConversationID> = [] {
+        didSet { treeConversations = heldRooms.union(heldLargeGroups) }
+    }
+    /// The large groups this node holds (`holdLargeGroups`): each is shared as a group is,
+    /// with its members and trusted relays, but only those whose Hello lists `large-groups`
+    /// (Protocol.md §19.6).
+    var heldLargeGroups: Set<ConversationID> = [] {
+        didSet { treeConversations = heldRooms.union(heldLargeGroups) }
+    }
+    /// The conversations that spread along the eager tree (Protocol.md §18.8, §19.6): the
+    /// rooms and large groups held. Theirs are the tree's links, prunes and delayed
+    /// acknowledgements, clocks of up to `Limits.maxRoomAuthors` and clocks announced
+    /// without asking; whom each goes to is `sharing`'s to say.
+    private(set) var treeConversations: Set<ConversationID> = []
     let logger: Logger
 
     public init(
@@ -164,15 +177,14 @@ public final class SyncEngine {
         in conversations: Set<ConversationID>, inviting: Set<ConversationID>, fresh: FreshEntries? = nil
     ) throws -> SyncOutput {
         var output = SyncOutput()
-        // Peers of a room whose link with this node is lazy are told by announcement.
-        for room in conversations.intersection(heldRooms) where grown[room] == nil { grown[room] = now() }
+        // Peers of the tree whose link with this node is lazy are told by announcement.
+        for tree in conversations.intersection(treeConversations) where grown[tree] == nil { grown[tree] = now() }
         var held = HeldHere.Cache()
         for peer in peers.keys where peers[peer]?.helloReceived == true {
             for conversation in conversations {
                 // Asked once per peer: the offer below takes it as it is.
                 let sharing = try sharing(conversation, with: peer)
-                // In a room my entries go over eager links; the others hear of them lazily.
-                guard sharing != .none, peers[peer]?.lazyRooms.contains(conversation) != true else { continue }
+                guard sharing != .none else { continue }
                 let here = try held.of(conversation, in: store)
                 let heardOf = peers[peer]?.theirs[conversation] != nil || peers[peer]?.announced[conversation] != nil
                 switch OutboundPlan.eager(
@@ -181,8 +193,13 @@ public final class SyncEngine {
                 case .nothing:
                     continue
                 case .invite(let clock):
+                    // A clock, as the announcement would be: a member just added to a large
+                    // group hears of it now, over a link that is still lazy.
                     output.push(announcement([conversation: clock], to: peer), to: peer)
                 case .entries:
+                    // On the tree my entries go over eager links; the others hear of them
+                    // lazily.
+                    guard !isLazy(conversation, with: peer) else { continue }
                     output.push(
                         try missingEntries(
                             conversation, for: peer, onlyMine: true, held: here, sharing: sharing, fresh: fresh),

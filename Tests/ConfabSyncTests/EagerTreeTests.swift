@@ -74,7 +74,7 @@ import Testing
         try harness.run()
         #expect(try nodes[4].store.texts(id) == ["first"])
         for (a, b) in zip(nodes, nodes.dropFirst()) {
-            #expect(a.engine.peers[b.id]?.lazyRooms.isEmpty == true && b.engine.peers[a.id]?.lazyRooms.isEmpty == true)
+            #expect(a.engine.peers[b.id]?.isEager(id) == true && b.engine.peers[a.id]?.isEager(id) == true)
         }
         try harness.wrote([try nodes[0].store.sendMessage("down the line", to: id)], at: nodes[0])
         try harness.runWithoutTimers()
@@ -124,7 +124,7 @@ import Testing
         eager(alice, liar)
         eager(liar, carol)
         eager(alice, bob)
-        #expect(bob.engine.peers[carol.id]?.lazyRooms == [id])
+        #expect(bob.engine.peers[carol.id]?.isEager(id) == false)
         harness.loses = { from, to, message in
             guard from == liar.id, to == carol.id, case .entries = message else { return false }
             return true
@@ -136,7 +136,7 @@ import Testing
         #expect(try carol.store.texts(id).isEmpty)
         try harness.run()
         #expect(try carol.store.texts(id) == ["past the liar"])
-        #expect(bob.engine.peers[carol.id]?.lazyRooms.isEmpty == true, "Carol's request made the link eager")
+        #expect(bob.engine.peers[carol.id]?.isEager(id) == true, "Carol's request made the link eager")
         try harness.wrote([try alice.store.sendMessage("at once", to: id)], at: alice)
         try harness.runWithoutTimers()
         #expect(try carol.store.texts(id) == ["past the liar", "at once"])
@@ -196,7 +196,7 @@ import Testing
         // A room not held here is not remembered.
         harness.send(.prune([id, ConversationID.random()].sorted()), from: carol, to: bob)
         try harness.runWithoutTimers()
-        #expect(bob.engine.peers[carol.id]?.lazyRooms == [id])
+        #expect(bob.engine.peers[carol.id]?.isEager(id) == false)
         try harness.wrote([try alice.store.sendMessage("hello", to: id)], at: alice)
         try harness.runWithoutTimers()
         #expect(try bob.store.texts(id) == ["hello"])

@@ -96,6 +96,12 @@ final class SyncHarness {
         dispatch(try to.engine.peerRooms(rooms, of: from.id), from: to, replyTo: from)
     }
 
+    /// What a node does when its store holds other large groups (the node reads them from
+    /// the store): the engine shares and spreads them from now on (Protocol.md §19.6).
+    func holdLargeGroups(_ groups: Set<ConversationID>, at node: Node) throws {
+        dispatch(try node.engine.holdLargeGroups(groups), from: node, replyTo: nil)
+    }
+
     /// Queues a message as if `from`'s node had sent it: what a lying peer says.
     func send(_ message: SessionMessage, from: Node, to: Node) {
         queue.append((from, to, message))

@@ -11,7 +11,7 @@ public enum SessionCodec {
     /// Protocol 1 (Confab 0.1.0) nodes are still synced with, in part (Protocol.md §12.1).
     public static let oldestProtocolVersion: UInt32 = 1
     /// What this implementation says it understands in its Hello (Protocol.md §10.2).
-    public static let features = [requestsFeature, partialClocksFeature, roomsFeature]
+    public static let features = [requestsFeature, partialClocksFeature, roomsFeature, largeGroupsFeature]
     /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
     /// `request` set are answered with other authors' entries (Protocol.md §12.5).
     public static let requestsFeature = "requests"
@@ -22,6 +22,10 @@ public enum SessionCodec {
     /// The peer takes part in rooms: it reads `Rooms` messages and clocks of rooms, which
     /// may name up to `Limits.maxRoomAuthors` authors (Protocol.md §18.4).
     public static let roomsFeature = "rooms"
+    /// The peer reads large groups (Protocol.md §19): their creates and members entries with
+    /// key wraps, and their clocks of up to `Limits.maxRoomAuthors` authors. A peer without
+    /// it is offered nothing of one.
+    public static let largeGroupsFeature = "large-groups"
     /// Rooms one `Rooms` message may name.
     public static let maxRooms = 64
     /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
