@@ -50,4 +50,19 @@ import Testing
         #expect(more.count == ConfabStore.othersFellowShare + 2)
         #expect(more.isSuperset(of: [Keys.bob.id, Keys.carol.id]))
     }
+
+    /// The people of a large group are among the share, even of one Alice created herself
+    /// (Protocol.md §19.6): she seeks the closest of them, not all.
+    @Test func aLargeGroupsPeopleAreInTheShareWhoeverCreatedIt() throws {
+        let alice = try makeStore(Keys.alice)
+        let named = (0..<40).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
+        let (id, _) = try alice.createConversation(with: named, title: "everyone")
+        #expect(try alice.fellowParticipants(createdBy: []) == Set(named), "an ordinary group of hers: all of them")
+        try alice.markLargeForTests(id)
+        let wanted = try alice.fellowParticipants(createdBy: [])
+        let closest = named.sorted {
+            ConfabStore.distance($0, Keys.alice.id).lexicographicallyPrecedes(ConfabStore.distance($1, Keys.alice.id))
+        }
+        #expect(wanted == Set(closest.prefix(ConfabStore.othersFellowShare)))
+    }
 }

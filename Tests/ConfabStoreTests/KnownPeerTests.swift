@@ -39,4 +39,29 @@ struct KnownPeerTests {
         #expect(try alice.isKnownPeer(Keys.bob.id))
         #expect(try alice.isKnownPeer(Keys.mallory.id))
     }
+
+    /// A large group (Protocol.md §19) makes none of its people known, not even to its
+    /// creator, who wrote in it: a group of 1,024 would make them all keys that take a
+    /// stranger's place, and all keys to redial.
+    @Test func aLargeGroupMakesNoneOfItsPeopleKnown() throws {
+        let alice = try makeStore(Keys.alice)
+        let (id, _) = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi all", now: at(1))
+        try alice.markLargeForTests(id)
+        _ = try alice.notePeerSeen(Keys.bob.id, suggestedName: "Bob", address: "10.0.0.2:7461", now: at(2))
+        #expect(try !alice.isKnownPeer(Keys.bob.id))
+        #expect(try alice.chosenPeers().isEmpty)
+        // The same with an ordinary conversation: Bob is known.
+        _ = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi bob", now: at(3))
+        #expect(try alice.isKnownPeer(Keys.bob.id))
+        #expect(try alice.chosenPeers().map(\.id) == [Keys.bob.id])
+    }
+}
+
+extension ConfabStore {
+    /// Marks a conversation large, as a large group's create does (no store writes one yet).
+    func markLargeForTests(_ conversation: ConversationID) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE conversation SET large = 1 WHERE id = ?", arguments: [conversation.bytes])
+        }
+    }
 }

@@ -14,12 +14,14 @@ extension Node {
 
     /// The people of conversations just written in that have no session: dialled now, at
     /// the addresses they were met at and where their last beacon said, so that a first
-    /// message to someone new goes at once instead of at their next beacon.
+    /// message to someone new goes at once instead of at their next beacon. Of a large
+    /// group, only those sought anyway (`SessionNeeds.toReach`).
     func reachParticipants(of conversations: Set<ConversationID>) {
         guard !conversations.isEmpty else { return }
         var peers = Set<NodeID>()
         for conversation in conversations {
-            peers.formUnion((try? local.store.participants(of: conversation)) ?? [])
+            let participants = (try? local.store.participants(of: conversation)) ?? []
+            peers.formUnion(needs.toReach(participants, largeGroup: largeGroups.contains(conversation)))
         }
         let now = ContinuousClock.now
         var fresh = false

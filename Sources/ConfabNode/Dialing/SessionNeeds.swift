@@ -58,6 +58,13 @@ struct SessionNeeds {
         hints[key] = address
     }
 
+    /// Whom of a conversation's participants a write in it dials at once: all of them, but
+    /// of a large group (up to 1,024) only those this node seeks anyway; the eager tree
+    /// carries the write to the others (Protocol.md §10.6, §19.6).
+    func toReach(_ participants: [NodeID], largeGroup: Bool) -> [NodeID] {
+        largeGroup ? participants.filter { wanted.contains($0) } : participants
+    }
+
     /// Whether to dial `peer` now for a write meant for it (at most once per cooldown).
     mutating func mayReach(_ peer: NodeID, now: ContinuousClock.Instant) -> Bool {
         if let last = reached[peer], last.duration(to: now) < Self.reachCooldown { return false }

@@ -66,6 +66,9 @@ extension Node {
             let outbox = try local.store.outboxHeads()
             let grown = ExternalWrites.grown(from: externalWrites.outbox, to: outbox)
             if !grown.isEmpty {
+                // Among them may be a large group the other process started: the engine
+                // must know it is one before it offers it.
+                try refreshLargeGroups()
                 apply(try engine.pushOwn(in: grown))
                 reachParticipants(of: grown)
             }

@@ -71,6 +71,7 @@ extension Node {
         if !local.store.scrub() { logger.warning("could not scrub the store's log: another process holds it open") }
         try reloadTrust()
         _ = try engine.holdRooms(Set(local.store.joinedRooms().values))
+        try refreshLargeGroups()
         let address = try await listen()
         listenAddress = address
         let name = try local.displayName()

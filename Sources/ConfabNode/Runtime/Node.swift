@@ -45,6 +45,8 @@ public actor Node {
     var typingTable = TypingTable()
     /// The rooms peers in session said they joined.
     var roomDirectory = RoomDirectory()
+    /// The large groups held, as the engine was last told (Node+LargeGroups).
+    var largeGroups: Set<ConversationID> = []
     /// When something last happened that housekeeping may have to follow up, and its
     /// sleep while idle (`wakeHousekeeping`).
     var lastActivity = ContinuousClock.now
@@ -241,6 +243,9 @@ public actor Node {
         }
         // The indicator goes as the message comes.
         stopTyping(output.appended)
+        // A conversation received is held from its create on: a large group among them goes
+        // along the tree from now on, and only to peers that read large groups.
+        refreshLargeGroups(ifCreating: output.appended)
         hub.publish(output, store: local.store, shown: shown)
         recordOperations(output, from: session)
         if FileExchange.concerns(output.appended) {
@@ -255,6 +260,8 @@ public actor Node {
     /// Entries written here (through this process's store) go out at once; `shown`: those
     /// that are messages, as the store wrote them.
     public func didWrite(_ entries: [Entry], shown: [ChatMessage]) throws {
+        // A large group started here is known to the engine before it offers the create.
+        refreshLargeGroups(ifCreating: entries)
         apply(try engine.didWrite(entries), shown: shown)
         reachParticipants(of: Set(entries.map(\.conversationID)))
     }
@@ -266,6 +273,9 @@ public actor Node {
     /// Another process wrote to this conversation through the store: offer it now rather
     /// than when the change signal is next read.
     public func changed(_ conversation: ConversationID) throws {
+        // It may have been started just now (that is when a front end says so): if it is a
+        // large group, the engine must know before it offers it to anyone.
+        try refreshLargeGroups()
         apply(try engine.offer([conversation]))
         hub.emit(.changed(conversation))
     }

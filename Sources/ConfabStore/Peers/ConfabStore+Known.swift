@@ -6,7 +6,8 @@ extension ConfabStore {
     /// shares a conversation with it that this node created or wrote a message in. Being a
     /// participant of a conversation someone else created is not enough until this node
     /// writes in it: anyone holding the network key may create one, which would make every
-    /// throwaway key known. A blocked key is never known.
+    /// throwaway key known. Nor is a large group (Protocol.md §19): its creator would know a
+    /// thousand keys. A blocked key is never known.
     public func isKnownPeer(_ id: NodeID) throws -> Bool {
         guard id != me else { return false }
         return try read { db in
@@ -21,7 +22,7 @@ extension ConfabStore {
                                 SELECT 1 FROM participant them
                                 JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
                                 JOIN conversation ON conversation.id = them.conversationId
-                                WHERE them.nodeId = :id
+                                WHERE them.nodeId = :id AND conversation.large = 0
                                     AND (conversation.creator = :me OR EXISTS (
                                         SELECT 1 FROM message
                                         WHERE message.conversationId = conversation.id AND message.author = :me)))
@@ -46,7 +47,10 @@ extension ConfabStore {
     /// stranger's conversation naming any number of keys takes no more than that share.
     /// They are taken from the conversations with the latest entry first, and within one
     /// conversation by the XOR distance of their key to mine, so every member picks a
-    /// different, stable part of the group and the whole stays connected.
+    /// different, stable part of the group and the whole stays connected. The people of a
+    /// large group count among those, whoever created it: its eager tree carries what they
+    /// write, and a group of 1,024 would otherwise have its creator dial all of them
+    /// (Protocol.md §19.6).
     public func fellowParticipants(
         createdBy creators: Set<NodeID>, othersShare: Int = ConfabStore.othersFellowShare
     ) throws -> Set<NodeID> {
@@ -54,7 +58,7 @@ extension ConfabStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.creator, c.id AS conversationId, them.nodeId FROM participant them
+                    SELECT c.creator, c.large, c.id AS conversationId, them.nodeId FROM participant them
                     JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = :me
                     JOIN conversation c ON c.id = them.conversationId
                     WHERE them.nodeId != :me
@@ -70,7 +74,7 @@ extension ConfabStore {
             guard let creator = NodeID(bytes: row["creator"] as [UInt8]),
                 let id = NodeID(bytes: row["nodeId"] as [UInt8])
             else { continue }
-            if creator == me || creators.contains(creator) {
+            if creator == me || creators.contains(creator), (row["large"] as Int?) == 0 {
                 fellows.insert(id)
                 continue
             }

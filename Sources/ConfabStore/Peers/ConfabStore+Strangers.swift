@@ -13,8 +13,8 @@ extension ConfabStore {
     public static let strangerLifetime: TimeInterval = 7 * 24 * 3600
 
     /// A peer the person chose, as opposed to a stranger (`alias` names the peer table in
-    /// the query): the rule of `isKnownPeer`, with blocked keys counted (a block is kept
-    /// for good; callers that dial leave them out).
+    /// the query): the rule of `isKnownPeer`, large groups left out, with blocked keys
+    /// counted (a block is kept for good; callers that dial leave them out).
     func chosenPeer(_ alias: String) -> String {
         let me = "x'\(self.me.hex)'"
         return """
@@ -23,7 +23,7 @@ extension ConfabStore {
                     SELECT 1 FROM participant them
                     JOIN participant mine ON mine.conversationId = them.conversationId AND mine.nodeId = \(me)
                     JOIN conversation c ON c.id = them.conversationId
-                    WHERE them.nodeId = \(alias).id AND them.nodeId != \(me)
+                    WHERE them.nodeId = \(alias).id AND them.nodeId != \(me) AND c.large = 0
                         AND (c.creator = \(me) OR EXISTS (
                             SELECT 1 FROM entry e
                             WHERE e.conversationId = c.id AND e.author = \(me)

@@ -33,6 +33,17 @@ import Testing
         #expect(first && !soonAfter && later)
     }
 
+    /// A write in a large group dials only the members this node seeks anyway (Protocol.md
+    /// §10.6, §19.6): up to 1,024 members, the tree carries it to the others. In any other
+    /// conversation it dials every participant.
+    @Test func aWriteInALargeGroupReachesOnlyTheMembersSoughtAnyway() {
+        var needs = SessionNeeds()
+        let (bob, carol, dave) = (Self.key(), Self.key(), Self.key())
+        needs.update(wanted: [bob, dave])
+        #expect(needs.toReach([bob, carol, dave], largeGroup: true) == [bob, dave])
+        #expect(needs.toReach([bob, carol, dave], largeGroup: false) == [bob, carol, dave])
+    }
+
     /// A beacon's address is a hint, replaced by the next beacon, and bounded in number.
     @Test func beaconHintsFollowTheLatestBeaconAndStayBounded() {
         var needs = SessionNeeds()
