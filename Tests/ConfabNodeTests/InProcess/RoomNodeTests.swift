@@ -116,7 +116,7 @@ import Testing
 }
 
 /// Polls `condition` until it holds, for at most `seconds` (a ceiling, not a wait).
-private func poll(
+func poll(
     _ what: String, within seconds: Double = 20, _ condition: @escaping @Sendable () async throws -> Bool
 ) async throws -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
