@@ -9,7 +9,8 @@
 # a node spends in the IDLE seconds after converging (default 5; receipts may still move).
 #
 #   Bench/lan-group.sh [N] [M]      (CONFAB=path/to/confab, default the release build; ROOM=1: a room
-#                                    of all N rather than a group;
+#                                    of all N rather than a group; LARGE=1: a large group even of 64
+#                                    or fewer, as any of more than 64 is (Protocol.md §19);
 #                                    LOG_LEVEL=debug KEEP_LOGS=DIR keeps the nodes' logs and stores)
 #
 # Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
@@ -127,7 +128,7 @@ if [[ -n ${ROOM:-} ]]; then
     done
 else
     others=$(seq -s ' ' 2 "$nodes" | sed 's/[0-9]\+/host&/g')
-    conversation=$(cli 1 new $others --title group --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+    conversation=$(cli 1 new ${LARGE:+--large} $others --title group --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 fi
 has_group() { python3 - "$work/h$1/confab.sqlite" "$conversation" <<'PY'
 import sqlite3, sys

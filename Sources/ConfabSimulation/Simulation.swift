@@ -52,13 +52,15 @@ public final class Simulation {
 
     public init(_ config: SimulationConfig) throws {
         // A room lists nobody: its size is the network's (only its writers are in clocks).
-        let largest = config.room ? config.nodes : Limits.maxParticipants
+        let largest =
+            config.room ? config.nodes : config.large ? Limits.maxLargeGroupMembers : Limits.maxParticipants
         guard config.nodes >= 2, (2...largest).contains(config.groupSize),
             !config.room || (config.groupSize == config.nodes && config.groupsPerNode == 1)
         else {
             throw SimulationError.configuration(
-                "groups have 2 to \(Limits.maxParticipants) members (Protocol.md §4.6), a room is one of all nodes, "
-                    + "and either needs 2 nodes or more")
+                "groups have 2 to \(Limits.maxParticipants) members (Protocol.md §4.6), large groups up to "
+                    + "\(Limits.maxLargeGroupMembers) (§19), a room is one of all nodes, and each needs 2 nodes or more"
+            )
         }
         guard config.groupSize <= config.nodes, config.nodes % config.groupSize == 0, config.groupsPerNode >= 1 else {
             throw SimulationError.configuration(
@@ -94,9 +96,12 @@ public final class Simulation {
         for group in topology.groups where !config.room {
             let creator = nodes[group[0]]
             let others = group.dropFirst().map { nodes[$0].id }
-            let (id, _) = try creator.store.createConversation(with: others, title: "group \(conversations.count)")
+            let (id, _) = try creator.store.createConversation(
+                with: others, title: "group \(conversations.count)", large: config.large)
             conversations.append(id)
-            dispatch(try creator.engine.offer([id]), from: creator, replyTo: nil, after: .zero)
+            var output = try creator.engine.holdLargeGroups(try creator.store.largeGroups())
+            output.merge(try creator.engine.offer([id]))
+            dispatch(output, from: creator, replyTo: nil, after: .zero)
         }
         try runUntilQuiet(limit: clock.time + config.timeLimit)
         let missing = try membersMissingTheirGroup()
@@ -202,6 +207,11 @@ public final class Simulation {
             // which follows its Hello (Protocol.md §18.4).
             if config.room, case .hello = arrival.message {
                 handled.merge(try node.engine.peerRooms(Set(conversations), of: nodes[arrival.from].id))
+            }
+            // As the node does: a create stored is a conversation the engine may not know
+            // is large yet (Protocol.md §19.6).
+            if config.large, handled.appended.contains(where: { $0.kind == .create }) {
+                handled.merge(try node.engine.holdLargeGroups(try node.store.largeGroups()))
             }
             output = handled
             replyTo = arrival.from

@@ -58,6 +58,9 @@ public struct SimulationConfig: Sendable {
     /// One room of every node (Protocol.md §18) instead of groups: `groupSize` is then the
     /// node count and `groupsPerNode` 1; no receipts are written in a room.
     public var room: Bool
+    /// Large groups (Protocol.md §19), of up to 1,024 members: spread along the eager tree,
+    /// no receipts written.
+    public var large: Bool
 
     public init(
         nodes: Int, groupSize: Int, groupsPerNode: Int = 1, topology: Topology = .members,
@@ -66,9 +69,10 @@ public struct SimulationConfig: Sendable {
         latency: ClosedRange<Duration> = .microseconds(200) ... .milliseconds(1),
         costPerMessage: Duration = .microseconds(20), costPerEntry: Duration = .microseconds(80),
         tickInterval: Duration = .milliseconds(300), quietSpan: Duration = .seconds(10),
-        timeLimit: Duration = .seconds(600), seed: UInt64 = 1, room: Bool = false
+        timeLimit: Duration = .seconds(600), seed: UInt64 = 1, room: Bool = false, large: Bool = false
     ) {
         self.room = room
+        self.large = large
         self.nodes = nodes
         self.groupSize = groupSize
         self.groupsPerNode = groupsPerNode

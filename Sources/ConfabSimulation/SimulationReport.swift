@@ -57,7 +57,8 @@ public struct SimulationReport: Sendable {
             "\(config.nodes) nodes, "
                 + (config.room
                     ? "one room of all "
-                    : "\(groups) groups of \(config.groupSize) (\(config.groupsPerNode) per node), ")
+                    : "\(groups) \(config.large ? "large " : "")groups of \(config.groupSize) "
+                        + "(\(config.groupsPerNode) per node), ")
                 + "\(config.topology): \(sessions) sessions, \(degrees.min() ?? 0)–\(degrees.max() ?? 0) per node; "
                 + "\(config.partitions) partitions of \(percent(config.partitionShare)) for \(seconds(config.partitionLength))",
             "  written \(written.joined(separator: ", ")) in \(seconds(config.writeWindow)); "

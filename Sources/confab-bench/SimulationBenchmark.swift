@@ -14,7 +14,7 @@ enum SimulationBenchmark {
         // `CONFAB_BENCH_SIM_PARTITIONS=0`: no partition, so that the time after the last
         // write is measured apart from the time after a heal.
         let partitions = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM_PARTITIONS"].flatMap { Int($0) }
-        for var config in scenarios where only.map({ selects($0, config) }) ?? !config.room {
+        for var config in scenarios where only.map({ selects($0, config) }) ?? !(config.room || config.large) {
             if let partitions { config.partitions = partitions }
             let report = try Simulation(config).run()
             for line in report.lines(verifyRate: verifyRate) { print(line) }
@@ -31,6 +31,7 @@ enum SimulationBenchmark {
             case .bounded: "bounded"
             }
         if config.room { return only.contains("\(config.nodes)/room") }
+        if config.large { return only.contains("\(config.nodes)/large") }
         return only.contains("\(config.nodes)") || only.contains("\(config.nodes)/\(topology)")
     }
 
@@ -50,5 +51,9 @@ enum SimulationBenchmark {
         SimulationConfig(nodes: 200, groupSize: 200, topology: .bounded(3), room: true),
         SimulationConfig(nodes: 1000, groupSize: 1000, topology: .bounded(3), writerShare: 0.05, room: true),
         SimulationConfig(nodes: 10000, groupSize: 10000, topology: .bounded(3), writerShare: 0.005, room: true),
+        // One large group of everyone (Protocol.md §19), over bounded sessions: run only when
+        // asked for (`CONFAB_BENCH_SIM=1000/large`).
+        SimulationConfig(nodes: 200, groupSize: 200, topology: .bounded(3), large: true),
+        SimulationConfig(nodes: 1000, groupSize: 1000, topology: .bounded(3), writerShare: 0.05, large: true),
     ]
 }

@@ -70,6 +70,25 @@ import Testing
         for member in [1, 35, 69] { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
     }
 
+    /// A large group of more members than a group may have (Protocol.md §19), over bounded
+    /// sessions and a partition: every member holds everything, nobody wrote a receipt, and
+    /// an entry reached a node about once.
+    @Test func aLargeGroupOverFewSessionsConverges() throws {
+        let config = SimulationConfig(
+            nodes: 70, groupSize: 70, topology: .bounded(3), writerShare: 0.1, messagesPerWriter: 3, partitions: 1,
+            partitionShare: 0.2, seed: 5, large: true)
+        let simulation = try Simulation(config)
+        let report = try simulation.run()
+        #expect(report.converged, "\(report.lines())")
+        #expect(report.tally.written["message"] == 21)
+        #expect(report.tally.written["receipt"] == nil)
+        #expect(report.tally.deliveredCount == report.expectedDeliveries)
+        #expect(report.degrees.max()! < 20)
+        #expect(report.duplicatesPerDelivery < 0.5, "\(report.lines())")
+        let first = try simulation.clock(ofGroup: 0, onMember: 0)
+        for member in [1, 35, 69] { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
+    }
+
     @Test func aPartitionThatOutlastsTheRunIsReportedAsNotConverged() throws {
         let report = try Simulation(tenNodes(partitionLength: .seconds(60), timeLimit: .seconds(20))).run()
         #expect(!report.converged)
