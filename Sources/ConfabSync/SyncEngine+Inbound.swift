@@ -90,7 +90,10 @@ extension SyncEngine {
             peers[peer]?.acknowledge(conversation)
             if request {
                 peers[peer]?.requested[conversation] = mine
-                graft([conversation], with: peer, asking: false)
+                // A peer that holds nothing of it answers an invitation (a large group it
+                // was just added to): every holder in session is asked so, and a link made
+                // eager by each would bring each later entry once per holder (§18.8).
+                if !item.clock.isEmpty { graft([conversation], with: peer, asking: false) }
             }
             // What the peer still lacks though it was sent (refused there, or pushed out
             // while it waited for what it depends on) would otherwise never be offered

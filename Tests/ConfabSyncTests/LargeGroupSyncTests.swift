@@ -172,4 +172,36 @@ import Testing
             .clocks([.init(conversation: .random(), clock: authors(200))]), from: carol.id)
         #expect(older.misbehavior?.contains("more than \(Limits.maxClockWidth) authors") == true)
     }
+
+    /// Dave, added to a large group, is invited by every holder he has a session with and
+    /// asks each for it (he holds nothing of it to ask one of). Those requests do not make
+    /// the holders' links with him eager: later messages reach him once each, not once per
+    /// holder that invited him.
+    @Test func aMemberInvitedByEveryHolderGetsEachLaterMessageOnce() throws {
+        let nodes = try nodes(4)
+        let (alice, bob, carol, dave) = (nodes[0], nodes[1], nodes[2], nodes[3])
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id, dave.id], large: true)
+        let create = try alice.store.entries(in: id, author: alice.id, after: 0, limit: 1)
+        for holder in [bob, carol] { _ = try holder.store.append(batch: create) }
+        for node in [alice, bob, carol] { _ = try node.engine.holdLargeGroups([id]) }
+        harness.connect(alice, bob)
+        harness.connect(bob, carol)
+        for holder in [alice, bob, carol] { harness.connect(holder, dave) }
+        try harness.run()
+        #expect(try dave.store.isLargeGroup(id))
+        for (index, text) in ["first", "second", "third"].enumerated() {
+            try harness.wrote([try alice.store.sendMessage(text, to: id)], at: alice)
+            try harness.run()
+            #expect(try dave.store.texts(id).count == index + 1)
+        }
+        let copies = harness.log.filter { $0.to == dave.id }.reduce(0) { count, item in
+            guard case .entries(let entries) = item.message else { return count }
+            return count
+                + entries.filter {
+                    guard let entry = try? EntryCodec.decodeUnverified($0) else { return false }
+                    return entry.conversationID == id && entry.kind == .message
+                }.count
+        }
+        #expect(copies == 3, "each message reached Dave once")
+    }
 }

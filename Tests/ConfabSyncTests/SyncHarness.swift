@@ -164,7 +164,13 @@ final class SyncHarness {
             guard isConnected(from.id, to.id), loses?(from.id, to.id, message) != true else { continue }
             let decoded = try SessionCodec.decode(SessionCodec.encode(message))!
             log.append((from.id, to.id, decoded))
-            let output = try to.engine.handle(decoded, from: from.id)
+            var output = try to.engine.handle(decoded, from: from.id)
+            // As the node does: a create stored may be a large group's, which the engine
+            // must know before it offers it (those declared by a test stay declared).
+            if output.appended.contains(where: { $0.kind == .create }) {
+                let large = to.engine.heldLargeGroups.union(try to.store.largeGroups())
+                if large != to.engine.heldLargeGroups { output.merge(try to.engine.holdLargeGroups(large)) }
+            }
             if let reason = output.misbehavior {
                 misbehavior.append("\(to.name) closed \(from.name): \(reason)")
                 disconnect(from, to)
