@@ -56,13 +56,15 @@ import Testing
     @Test func aLargeGroupsPeopleAreInTheShareWhoeverCreatedIt() throws {
         let alice = try makeStore(Keys.alice)
         let named = (0..<40).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
-        let (id, _) = try alice.createConversation(with: named, title: "everyone")
+        _ = try alice.createConversation(with: named, title: "everyone")
         #expect(try alice.fellowParticipants(createdBy: []) == Set(named), "an ordinary group of hers: all of them")
-        try alice.markLargeForTests(id)
+        let largeNamed = (0..<40).map { _ in NodeID(SigningKeyPair.generate().publicKey) }
+        _ = try alice.createConversation(with: largeNamed, title: "office", large: true)
         let wanted = try alice.fellowParticipants(createdBy: [])
-        let closest = named.sorted {
+        let closest = largeNamed.sorted {
             ConfabStore.distance($0, Keys.alice.id).lexicographicallyPrecedes(ConfabStore.distance($1, Keys.alice.id))
         }
-        #expect(wanted == Set(closest.prefix(ConfabStore.othersFellowShare)))
+        // Hers, but a large group: only the few closest, the tree carries the rest.
+        #expect(wanted == Set(named).union(closest.prefix(ConfabStore.largeGroupFellows)))
     }
 }

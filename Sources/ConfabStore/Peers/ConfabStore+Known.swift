@@ -69,6 +69,7 @@ extension ConfabStore {
         }
         var fellows = Set<NodeID>()
         var others: [[NodeID]] = []
+        var largeGroups = Set<Int>()
         var lastConversation: [UInt8]?
         for row in rows {
             guard let creator = NodeID(bytes: row["creator"] as [UInt8]),
@@ -79,15 +80,22 @@ extension ConfabStore {
                 continue
             }
             let conversation: [UInt8] = row["conversationId"] ?? []
-            if others.isEmpty || lastConversation != conversation { others.append([]) }
+            if others.isEmpty || lastConversation != conversation {
+                if (row["large"] as Int?) != 0 { largeGroups.insert(others.count) }
+                others.append([])
+            }
             lastConversation = conversation
             others[others.count - 1].append(id)
         }
         var share = Set<NodeID>()
-        for members in others {
+        for (index, members) in others.enumerated() {
+            // A large group needs a few links per member, not a mesh: its tree carries what
+            // is written, and every link more is one more peer announcing each entry.
+            var fromThis = 0
+            let limit = largeGroups.contains(index) ? Self.largeGroupFellows : othersShare
             for id in members.sorted(by: { Self.distance($0, me).lexicographicallyPrecedes(Self.distance($1, me)) }) {
-                guard share.count < othersShare else { break }
-                if !fellows.contains(id) { share.insert(id) }
+                guard share.count < othersShare, fromThis < limit else { break }
+                if !fellows.contains(id), share.insert(id).inserted { fromThis += 1 }
             }
         }
         return fellows.union(share)
@@ -95,6 +103,8 @@ extension ConfabStore {
 
     /// People of conversations others created that a node seeks sessions with, at most.
     public static let othersFellowShare = 32
+    /// Of those, the most from one large group.
+    public static let largeGroupFellows = 6
 
     /// XOR of two keys, compared as big-endian bytes.
     static func distance(_ a: NodeID, _ b: NodeID) -> [UInt8] {
