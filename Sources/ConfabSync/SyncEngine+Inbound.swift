@@ -86,7 +86,12 @@ extension SyncEngine {
             }
             // Whether the peer says something new: it holds more than it was known to.
             let news = !held.covers(item.clock)
-            peers[peer]?.theirs[conversation] = merged
+            // A request's whole clock is the peer's word about itself, and what it is
+            // answered by: where it says it holds less than this node took it to hold (an
+            // entry that reached it above a gap and was never stored, or a claim of its
+            // own), it is sent that again. Taking the larger of the two left a node that
+            // lacked the start of 16 logs being sent only their ends, for good.
+            peers[peer]?.theirs[conversation] = request && !received.partial ? item.clock : merged
             peers[peer]?.acknowledge(conversation)
             if request {
                 peers[peer]?.requested[conversation] = mine
