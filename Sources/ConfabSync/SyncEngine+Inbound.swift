@@ -115,7 +115,19 @@ extension SyncEngine {
             // Over a lazy link of the tree the peer asks for what it lacks, which makes the
             // link eager; until then my own entries reach it along the tree (§18.8).
             if request || !isLazy(conversation, with: peer) {
-                output.replies += try missingEntries(conversation, for: peer, sharing: sharing)
+                let answer = try missingEntries(conversation, for: peer, sharing: sharing)
+                // The other side of the stuck-node case (a request answered with less than it
+                // lacks): what this node sent for what the peer said it lacks.
+                if request {
+                    let sent = answer.reduce(0) { count, message in
+                        if case .entries(let entries) = message { return count + entries.count }
+                        return count
+                    }
+                    logger.debug(
+                        "request from \(peer.shortHex) for \(conversation.shortHex): it lacks \(item.clock.lacking(mine)), sending \(sent), sent before \(peers[peer]?.sent[conversation].map { item.clock.lacking($0) } ?? 0) beyond its clock"
+                    )
+                }
+                output.replies += answer
             }
             if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
         }
