@@ -36,3 +36,31 @@ import Testing
         #expect(try bob.store.texts(id) == ["one", "two", "three"])
     }
 }
+
+/// The stuck node of the LAN benches, as far as it is understood: a member gets the end of
+/// an author's log (a second commit) but not its start (the first), and must get the start
+/// by asking, from the author or from another holder.
+@Suite struct LostStartTests {
+    @Test func aMemberThatMissedTheStartOfALogGetsItByAsking() throws {
+        let (harness, alice, bob, carol) = try SyncHarness.trio()
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id], large: true)
+        for (a, b) in [(alice, bob), (alice, carol), (bob, carol)] { harness.connect(a, b) }
+        try harness.run()
+        #expect(try carol.store.clock(of: id)[alice.id] == 1)
+        // Carol's copies of Alice's first commit are lost, from everyone.
+        var lost = true
+        harness.loses = { _, to, message in
+            guard lost, to == carol.id, case .entries(let entries) = message else { return false }
+            return entries.contains { (try? EntryCodec.decodeUnverified($0))?.kind == .message }
+        }
+        let first = try alice.store.sendMessages((1...16).map { "first \($0)" }, to: id)
+        try harness.wrote(first, at: alice)
+        try harness.runWithoutTimers()
+        lost = false
+        let second = try alice.store.sendMessages((17...20).map { "second \($0)" }, to: id)
+        try harness.wrote(second, at: alice)
+        try harness.run()
+        let held = try carol.store.texts(id).count
+        #expect(held == 20, "\(held) of 20")
+    }
+}
