@@ -73,8 +73,10 @@ struct ExchangeTests {
         #expect(throws: StoreError.self) { try alice.createConversation(with: []) }
         #expect(throws: StoreError.self) { try alice.createConversation(with: [Keys.alice.id]) }
         // Real keys: a conversation key can only be sealed to a valid public key.
-        let crowd = try (0..<Limits.maxParticipants).map { i in
-            NodeID(try SigningKeyPair(seed: [UInt8](repeating: UInt8(i), count: 32)).publicKey)
+        // More than a large group may hold (Protocol.md §19): 1,024 others and me.
+        let crowd = try (0..<Limits.maxLargeGroupMembers).map { i in
+            NodeID(
+                try SigningKeyPair(seed: [UInt8(i & 0xFF), UInt8(i >> 8)] + [UInt8](repeating: 7, count: 30)).publicKey)
         }
         #expect(throws: StoreError.self) { try alice.createConversation(with: crowd) }
         #expect(throws: StoreError.self) {
@@ -87,9 +89,14 @@ struct ExchangeTests {
                 with: [Keys.bob.id], firstMessage: String(repeating: "m", count: Limits.maxMessageTextBytes + 1))
         }
         #expect(try snapshot(alice) == before)
-        // The largest allowed group still fits in one entry.
-        let (id, _) = try alice.createConversation(with: Array(crowd.dropLast()))
+        // The largest group still fits in one entry; past it, a large group takes the rest
+        // in adds written with its create.
+        let (id, _) = try alice.createConversation(with: Array(crowd.prefix(Limits.maxParticipants - 1)))
         #expect(try alice.conversation(id)?.participants.count == Limits.maxParticipants - 1)
+        #expect(try !alice.isLargeGroup(id))
+        let (large, _) = try alice.createConversation(with: Array(crowd.dropLast()))
+        #expect(try alice.conversation(large)?.participants.count == Limits.maxLargeGroupMembers - 1)
+        #expect(try alice.isLargeGroup(large))
     }
 
     @Test func sendingToAnUnknownConversationFails() throws {
