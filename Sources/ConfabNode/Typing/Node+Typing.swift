@@ -16,7 +16,7 @@ extension Node {
         let participants = try local.store.participants(of: conversation)
         guard participants.contains(me) else { throw StoreError.unknownConversation(conversation.hex) }
         guard options.role == .person, participants.count <= Limits.maxParticipantsWithReceipts,
-            try !local.store.isLargeGroup(conversation),
+            !largeGroups.contains(conversation),
             try local.store.typingIndicators(), typingPacer.shouldSignal(active, in: conversation)
         else { return }
         let message = SessionMessage.typing(.init(conversation: conversation, active: active))
@@ -39,7 +39,7 @@ extension Node {
             let participants = try? local.store.participants(of: typing.conversation),
             participants.contains(peer), participants.contains(me),
             participants.count <= Limits.maxParticipantsWithReceipts,
-            (try? local.store.isLargeGroup(typing.conversation)) == false
+            !largeGroups.contains(typing.conversation)
         else { return }
         let key = TypingTable.Key(conversation: typing.conversation, peer: peer)
         if typing.active {
