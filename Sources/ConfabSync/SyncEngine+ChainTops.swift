@@ -9,45 +9,78 @@ extension SyncEngine {
     /// whose signature this node made or checked. An entry taken here on a later entry's
     /// signature may carry none (an author signs only some of a run written together, §4.3,
     /// mine included) or a bad one (only its author can have made it so), and ending a
-    /// message with it would have the receiver end the session with this honest node. Such
-    /// an entry goes at the head of the next message instead, under the entries that follow
-    /// it; the last message has none, so there it is left out (§12 step 3), which
-    /// `signedPrefix` spares every caller that can stop earlier.
+    /// message with it would have the receiver end the session with this honest node.
+    ///
+    /// So each author's entries are cut into runs that end on such an entry, and messages
+    /// hold whole runs, taken in the order of their first entry, each message's entries in
+    /// the given order. A run fits any message (§4.3: at most 64 entries and 256 KiB).
+    /// Splitting the order itself and moving a cut run's unsigned entries to the next
+    /// message lost entries: 16 authors with 16 unsigned entries each at the cut filled the
+    /// next message with moved entries alone, which could end on nothing, so none of them
+    /// went, while the plan counted them sent. Entries after an author's last signed one
+    /// are left out (§12 step 3); `signedPrefix` spares every caller that can stop earlier.
     func entriesMessages(_ entries: [(author: NodeID, raw: [UInt8])]) -> [SessionMessage] {
-        var messages: [SessionMessage] = []
-        var next = 0
-        var carried: [(author: NodeID, raw: [UInt8])] = []
+        // Only the entries that end up last of their author in a message are checked, as a
+        // receiver does; one that carries a signature that does not hold ends no run, and
+        // the messages are made again without it.
+        var verdicts: [Int: Bool] = [:]
+        var bad = Set<Int>()
+        while true {
+            let messages = packRuns(entries) { EntryCodec.peekSignedHash(entries[$0].raw) != nil && !bad.contains($0) }
+            var allHold = true
+            for message in messages {
+                var tops: [NodeID: Int] = [:]
+                for index in message { tops[entries[index].author] = index }
+                for index in tops.values {
+                    let holds = verdicts[index] ?? signatureHolds(entries[index].raw)
+                    verdicts[index] = holds
+                    if !holds {
+                        bad.insert(index)
+                        allHold = false
+                    }
+                }
+            }
+            if allHold { return messages.map { .entries($0.map { entries[$0].raw }) } }
+        }
+    }
+
+    /// The indices of `entries` per message: each author's entries cut into runs that end
+    /// on an entry `ends` accepts, whole runs per message in the order of their first
+    /// entry, within the batch size and the message budget; entries after an author's last
+    /// such entry are left out.
+    private func packRuns(_ entries: [(author: NodeID, raw: [UInt8])], ends: (Int) -> Bool) -> [[Int]] {
+        var open: [NodeID: [Int]] = [:]
+        var runs: [[Int]] = []
+        for (index, entry) in entries.enumerated() {
+            open[entry.author, default: []].append(index)
+            if ends(index), let run = open.removeValue(forKey: entry.author) { runs.append(run) }
+        }
+        runs.sort { $0[0] < $1[0] }
         // A run left unsigned and its signed entry always fit in one message, even when a
         // smaller batch is configured (the protocol allows 256).
         let batchSize = max(batchSize, Limits.maxUnsignedRun + 1)
-        while next < entries.count || !carried.isEmpty {
-            var batch = carried
-            carried = []
-            var bytes = batch.reduce(0) { $0 + SessionCodec.entryCost($1.raw.count) }
-            let first = next
-            while next < entries.count, batch.count < batchSize {
-                let cost = SessionCodec.entryCost(entries[next].raw.count)
-                guard batch.isEmpty || bytes + cost <= SessionCodec.entriesBudget else { break }
-                batch.append(entries[next])
-                bytes += cost
-                next += 1
+        var messages: [[Int]] = []
+        var batch: [Int] = []
+        var bytes = 0
+        // An author that wrote a longer run than §4.3 allows cannot have it passed on
+        // within a message's bounds: it and the rest of that author's entries stay here.
+        var tooLong = Set<NodeID>()
+        for run in runs {
+            let author = entries[run[0]].author
+            let cost = run.reduce(0) { $0 + SessionCodec.entryCost(entries[$1].raw.count) }
+            guard !tooLong.contains(author), run.count <= batchSize, cost <= SessionCodec.entriesBudget else {
+                tooLong.insert(author)
+                continue
             }
-            // A message of carried entries alone has nothing to put above them either.
-            let last = next == entries.count || next == first
-            var topped = Set<NodeID>()
-            var kept: [(author: NodeID, raw: [UInt8])] = []
-            for item in batch.reversed() {
-                if !topped.contains(item.author) {
-                    guard signatureHolds(item.raw) else {
-                        if !last { carried.insert(item, at: 0) }
-                        continue
-                    }
-                    topped.insert(item.author)
-                }
-                kept.append(item)
+            if !batch.isEmpty, batch.count + run.count > batchSize || bytes + cost > SessionCodec.entriesBudget {
+                messages.append(batch.sorted())
+                batch = []
+                bytes = 0
             }
-            if !kept.isEmpty { messages.append(.entries(kept.reversed().map(\.raw))) }
+            batch += run
+            bytes += cost
         }
+        if !batch.isEmpty { messages.append(batch.sorted()) }
         return messages
     }
 
