@@ -220,6 +220,7 @@ extension SyncEngine {
             if let peer {
                 peers[peer]?.theirs[entry.conversationID, default: VectorClock()].merge(
                     VectorClock([entry.author: entry.seq]))
+                grafts.stored(entry.conversationID, author: entry.author, seq: entry.seq, from: peer, at: now())
             }
             output.appended.append(entry)
             touched.insert(entry.conversationID)

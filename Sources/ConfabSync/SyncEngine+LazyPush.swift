@@ -58,7 +58,15 @@ extension SyncEngine {
         guard !grafts.isEmpty else { return SyncOutput() }
         let due = now()
         var requests: [NodeID: [SessionMessage.ConversationClock]] = [:]
+        // With messages waiting in this node's own inbox, what it lacks is most likely in
+        // them: 100 nodes on 2 cores each asked a holder every second or so for entries
+        // already queued here, for a minute. A lack that lasts is asked for all the same.
+        let queued = configuration.backlog() > SyncConfiguration.backlogAllowance
         for (conversation, lack) in grafts.due(at: due, delay: graftDelay, retry: Self.graftRetry) {
+            if queued, due - lack.since < Grafts.maxAnswerWait {
+                waitsForPushes = true
+                continue
+            }
             let mine = try store.clock(of: conversation)
             let holders = peers.keys.sorted().compactMap { peer -> (peer: NodeID, clock: VectorClock)? in
                 guard let theirs = peers[peer]?.theirs[conversation], !mine.covers(theirs) else { return nil }

@@ -1,5 +1,6 @@
 import ConfabModel
 import ConfabWire
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import ConfabSync
@@ -107,5 +108,100 @@ import Testing
             try harness.tick(alice, by: .seconds(1))
         }
         #expect(try alice.store.texts(id).filter { ["one", "two"].contains($0) } == ["one", "two"])
+    }
+    /// The peers Alice sent a request to in one output.
+    private func requested(_ output: SyncOutput) -> [NodeID] {
+        output.pushes.compactMap { peer, messages in
+            messages.contains(where: { if case .request = $0 { true } else { false } }) ? peer : nil
+        }
+    }
+
+    /// On a loaded machine an answer of hundreds of entries takes seconds to arrive and be
+    /// stored. While what the asked peer claimed keeps coming from it, the other holder is
+    /// not asked (it would send the same entries again); once a second passes with nothing
+    /// of it, it is.
+    @Test func anAnswerStillComingKeepsTheNextHolderWaiting() throws {
+        let dave = try SyncHarness.Node(name: "dave", seed: 4)
+        harness.add(dave)
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        harness.connect(alice, dave)
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id, dave.id], firstMessage: "hi")
+        try harness.run()
+        harness.disconnect(alice, dave)
+        let before = try alice.store.clock(of: id)
+        _ = try dave.store.sendEach((1...6).map { "line \($0)" }, to: id)
+        let log = try dave.store.entries(in: id, author: dave.id, after: before[dave.id])
+        let claim = try dave.store.clock(of: id)
+        for holder in [bob, carol] {
+            _ = try alice.engine.handle(.clocks([.init(conversation: id, clock: claim)]), from: holder.id)
+        }
+        alice.clock.advance(by: .seconds(1))
+        let first = requested(try alice.engine.tick())
+        #expect(first.count == 1)
+        let asked = try #require(first.first)
+        for entry in log.prefix(4) {
+            _ = try alice.engine.handle(.entries([entry]), from: asked)
+            alice.clock.advance(by: .milliseconds(900))
+            #expect(requested(try alice.engine.tick()).isEmpty)
+        }
+        #expect(try alice.store.clock(of: id)[dave.id] == before[dave.id] + 4)
+        alice.clock.advance(by: .seconds(1))
+        #expect(requested(try alice.engine.tick()) == [asked == bob.id ? carol.id : bob.id])
+    }
+    /// The lie: a holder that sends one claimed entry every 0.9 s, to be the only one asked,
+    /// keeps the other from being asked for 10 s at most.
+    @Test func aHolderThatTricklesItsAnswerHoldsOffTheOthersForTenSecondsAtMost() throws {
+        let dave = try SyncHarness.Node(name: "dave", seed: 4)
+        harness.add(dave)
+        harness.connect(alice, bob)
+        harness.connect(alice, carol)
+        harness.connect(alice, dave)
+        let (id, _) = try alice.store.createConversation(with: [bob.id, carol.id, dave.id], firstMessage: "hi")
+        try harness.run()
+        harness.disconnect(alice, dave)
+        let before = try alice.store.clock(of: id)
+        _ = try dave.store.sendEach((1...30).map { "line \($0)" }, to: id)
+        let log = try dave.store.entries(in: id, author: dave.id, after: before[dave.id])
+        let claim = try dave.store.clock(of: id)
+        for holder in [bob, carol] {
+            _ = try alice.engine.handle(.clocks([.init(conversation: id, clock: claim)]), from: holder.id)
+        }
+        alice.clock.advance(by: .seconds(1))
+        let asked = try #require(requested(try alice.engine.tick()).first)
+        var next: [NodeID] = []
+        var elapsed = Duration.zero
+        for entry in log where next.isEmpty {
+            _ = try alice.engine.handle(.entries([entry]), from: asked)
+            alice.clock.advance(by: .milliseconds(900))
+            elapsed += .milliseconds(900)
+            next = requested(try alice.engine.tick())
+        }
+        #expect(next == [asked == bob.id ? carol.id : bob.id])
+        #expect(elapsed >= .seconds(10) && elapsed < .seconds(11), "\(elapsed)")
+    }
+    /// With more than 64 KiB of messages waiting in its own inbox, what a node lacks is most
+    /// likely among them: it asks nobody until they are handled, or the lack is 10 s old.
+    @Test func aNodeWithMessagesWaitingInItsInboxAsksOnceTheyAreHandled() throws {
+        let (id, held) = try setUp()
+        let waiting = NIOLockedValueBox(100_000)
+        alice.engine.configuration.backlog = { waiting.withLockedValue { $0 } }
+        var claim = held
+        claim[bob.id] = held[bob.id] + 3
+        _ = try alice.engine.handle(.clocks([.init(conversation: id, clock: claim)]), from: bob.id)
+        for _ in 1...9 {
+            alice.clock.advance(by: .seconds(1))
+            #expect(requested(try alice.engine.tick()).isEmpty)
+        }
+        waiting.withLockedValue { $0 = 0 }
+        alice.clock.advance(by: .milliseconds(500))
+        #expect(requested(try alice.engine.tick()) == [bob.id])
+        // And a lack that lasts is asked for even while the inbox stays full.
+        waiting.withLockedValue { $0 = 100_000 }
+        var more = claim
+        more[carol.id] = held[carol.id] + 2
+        _ = try alice.engine.handle(.clocks([.init(conversation: id, clock: more)]), from: carol.id)
+        alice.clock.advance(by: .seconds(1))
+        #expect(requested(try alice.engine.tick()) == [carol.id])
     }
 }

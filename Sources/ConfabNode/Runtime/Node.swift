@@ -82,7 +82,10 @@ public actor Node {
         // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
         let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         let chosen = named.union(operations.policy?.configuration.allow ?? [])
+        // All the sessions' messages not handled yet, counted together (see below).
+        let inboxPool = InboxPool(bytes: 32 << 20)
         var sync = SyncConfiguration(role: options.role)
+        sync.backlog = { [inboxPool] in inboxPool.bytes }
         if options.role == .person { sync.authorRateLimit = options.authorRateLimit }
         sync.trustsRelay = Self.relayTrust(store: local.store, networkKey: options.networkKey, allow: chosen)
         let admission: any EntryAdmission =
@@ -112,7 +115,7 @@ public actor Node {
         configuration.inboxLimit = InboxLimit(bytes: 4 << 20)
         // And all of them together no more than eight sessions' shares: 64 sessions of 4 MiB
         // (and their decoded entries) would be half a gigabyte.
-        configuration.inboxPool = InboxPool(bytes: 32 << 20)
+        configuration.inboxPool = inboxPool
         sessions = SessionService(
             configuration: configuration, group: group, delegate: SessionBridge(continuation: inboxContinuation))
         dialer = Dialer(sessions: sessions, logger: logger)
