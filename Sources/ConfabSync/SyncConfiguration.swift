@@ -33,10 +33,10 @@ public struct SyncConfiguration: Sendable {
     /// on 2 cores) can still have the author's push in its socket or inbox when the graft
     /// delay is over, and another holder's answer to a request made then is a second copy.
     public var authorPushWait: Duration = .seconds(3)
-    /// Bytes of messages this node received and has not handled yet (its inbox): while
+    /// Bytes of entries this node received and has not handled yet (in its inbox): while
     /// more than `backlogAllowance` wait, what it lacks is most likely among them, and a
-    /// request made now brings a second copy (Protocol.md §12.5). Nodes pass their inbox's
-    /// count; 0 by default.
+    /// request made now brings a second copy (Protocol.md §12.5). Nodes pass their count;
+    /// 0 by default.
     public var backlog: @Sendable () -> Int = { 0 }
     public static let backlogAllowance = 64 * 1024
     /// The engine's clock, for pacing receipts and rates; tests pass a virtual one.

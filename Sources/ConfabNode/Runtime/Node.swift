@@ -63,6 +63,8 @@ public actor Node {
     var listenAddress: SocketAddress?
     /// What the node last read of the store as other processes leave it (Node+ExternalWrites).
     var externalWrites = ExternalWrites()
+    /// Entries delivered and not handled yet: while many wait, the engine asks for nothing.
+    let entriesBacklog = EntriesBacklog()
     /// The parts of the node (Node+Lifecycle), run as one group.
     var serviceGroup: ServiceGroup?
     /// Where `start` runs the group.
@@ -82,10 +84,8 @@ public actor Node {
         // A relay named with its key in `--peer KEY@HOST:PORT` was chosen by the person too.
         let named = Set(options.staticPeers.compactMap { try? StaticPeer($0).key })
         let chosen = named.union(operations.policy?.configuration.allow ?? [])
-        // All the sessions' messages not handled yet, counted together (see below).
-        let inboxPool = InboxPool(bytes: 32 << 20)
         var sync = SyncConfiguration(role: options.role)
-        sync.backlog = { [inboxPool] in inboxPool.bytes }
+        sync.backlog = { [entriesBacklog] in entriesBacklog.bytes }
         if options.role == .person { sync.authorRateLimit = options.authorRateLimit }
         sync.trustsRelay = Self.relayTrust(store: local.store, networkKey: options.networkKey, allow: chosen)
         let admission: any EntryAdmission =
@@ -115,9 +115,10 @@ public actor Node {
         configuration.inboxLimit = InboxLimit(bytes: 4 << 20)
         // And all of them together no more than eight sessions' shares: 64 sessions of 4 MiB
         // (and their decoded entries) would be half a gigabyte.
-        configuration.inboxPool = inboxPool
+        configuration.inboxPool = InboxPool(bytes: 32 << 20)
         sessions = SessionService(
-            configuration: configuration, group: group, delegate: SessionBridge(continuation: inboxContinuation))
+            configuration: configuration, group: group,
+            delegate: SessionBridge(continuation: inboxContinuation, backlog: entriesBacklog))
         dialer = Dialer(sessions: sessions, logger: logger)
     }
 
@@ -131,7 +132,12 @@ public actor Node {
     func processInbox() async {
         for await input in inbox {
             // Handled (or dropped): the session may read on once enough is consumed.
-            defer { if case .message(let session, let message, _) = input { session.consumed(message) } }
+            defer {
+                if case .message(let session, let message, _) = input {
+                    entriesBacklog.handled(message)
+                    session.consumed(message)
+                }
+            }
             // An answer to Want can wait: one the peer is not reading is not written.
             if case .message(let session, .want, _) = input, !session.isWritable { continue }
             if case .beacon = input {} else { wakeHousekeeping() }

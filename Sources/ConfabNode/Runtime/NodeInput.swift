@@ -21,13 +21,16 @@ enum NodeInput: Sendable {
 /// bound (`inboxPool`), so what sessions queue here is bounded per session and in all.
 final class SessionBridge: SessionDelegate {
     let continuation: AsyncStream<NodeInput>.Continuation
+    let backlog: EntriesBacklog
 
-    init(continuation: AsyncStream<NodeInput>.Continuation) {
+    init(continuation: AsyncStream<NodeInput>.Continuation, backlog: EntriesBacklog) {
         self.continuation = continuation
+        self.backlog = backlog
     }
 
     func sessionDidOpen(_ session: PeerSession) { continuation.yield(.opened(session)) }
     func session(_ session: PeerSession, didReceive message: SessionMessage) {
+        backlog.delivered(message)
         if case .entries(let raw) = message {
             continuation.yield(.message(session, message, DecodedBatch(raw)))
         } else {
