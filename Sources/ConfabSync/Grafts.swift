@@ -57,7 +57,8 @@ struct Grafts {
     /// entries again, 4.5 copies of each entry stored from answers alone.
     func due(at now: ContinuousClock.Instant, delay: Duration, retry: Duration) -> [(ConversationID, Lack)] {
         lacking.filter { _, lack in
-            guard now - lack.since >= delay, let asked = lack.lastAsked else { return now - lack.since >= delay }
+            guard now - lack.since >= delay else { return false }
+            guard let asked = lack.lastAsked else { return true }
             guard now - asked >= retry else { return false }
             // A peer that trickles what it claimed keeps the others from being asked for
             // `maxAnswerWait` at most.

@@ -46,8 +46,8 @@ extension SyncEngine {
 
     /// The indices of `entries` per message: each author's entries cut into runs that end
     /// on an entry `ends` accepts, whole runs per message in the order of their first
-    /// entry, within the batch size and the message budget; entries after an author's last
-    /// such entry are left out.
+    /// entry, within the batch size and the message budget (a larger run goes alone);
+    /// entries after an author's last such entry are left out.
     private func packRuns(_ entries: [(author: NodeID, raw: [UInt8])], ends: (Int) -> Bool) -> [[Int]] {
         var open: [NodeID: [Int]] = [:]
         var runs: [[Int]] = []
@@ -62,16 +62,11 @@ extension SyncEngine {
         var messages: [[Int]] = []
         var batch: [Int] = []
         var bytes = 0
-        // An author that wrote a longer run than §4.3 allows cannot have it passed on
-        // within a message's bounds: it and the rest of that author's entries stay here.
-        var tooLong = Set<NodeID>()
+        // A run longer than §4.3 allows (a lying author's) still goes, alone: it reached this
+        // node in messages within the protocol's bounds, each ending on a signed entry, so
+        // it fits one of them.
         for run in runs {
-            let author = entries[run[0]].author
             let cost = run.reduce(0) { $0 + SessionCodec.entryCost(entries[$1].raw.count) }
-            guard !tooLong.contains(author), run.count <= batchSize, cost <= SessionCodec.entriesBudget else {
-                tooLong.insert(author)
-                continue
-            }
             if !batch.isEmpty, batch.count + run.count > batchSize || bytes + cost > SessionCodec.entriesBudget {
                 messages.append(batch.sorted())
                 batch = []
