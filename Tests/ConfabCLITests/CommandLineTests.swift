@@ -72,10 +72,18 @@ import Testing
     }
 
     @Test func commandsBeforeInitSayWhatToDo() throws {
-        let fresh = CLIRunner(data: try CLIRunner.temporaryDirectory().appendingPathComponent("none"))
+        let directory = try CLIRunner.temporaryDirectory().appendingPathComponent("none")
+        let fresh = CLIRunner(data: directory)
         let result = try fresh.run(["list"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("confab init"))
+        // The node too, on a machine where the data directory does not exist yet: it names
+        // the directory and what to run, creates nothing, and sends nothing.
+        let up = try fresh.run(["up", "--no-discovery"])
+        #expect(up.status == 1)
+        #expect(up.stderr.contains("no identity in \(directory.path) yet"))
+        #expect(up.stderr.contains("confab init --name"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
     }
 
     @Test func whoamiJSON() throws {

@@ -77,4 +77,27 @@ struct DialAddressTests {
             try await mute.channel.close()
         }
     }
+
+    /// Shutdown waits for every dial under way, so the event loops can stop right after it:
+    /// a connect left pending when the loops stop is a leaked promise (a crash in a debug
+    /// build). The window this closes (a dial by host name still resolving, before any
+    /// channel exists for shutdown to close) is too short to hold open from here; this pins
+    /// what shutdown promises for both kinds of dial.
+    @Test func shutdownReturnsOnlyOnceEveryDialUnderWayHasEnded() async throws {
+        try await withEventLoopGroup { group in
+            let mute = try await Mute.start(group: group)
+            let alice = try await TestNode.start(Keys.alice, group: group) { $0.handshakeTimeout = .seconds(30) }
+            let service = alice.service
+            let byName = Task { try await service.dial(host: "localhost", port: mute.port, remote: Keys.bob.id) }
+            let byAddress = Task {
+                try await service.dial(host: "127.0.0.1", port: mute.port, remote: Keys.carol.id)
+            }
+            try await eventually("both dials are under way") { service.core.dialsUnderWay == 2 }
+            try await withTimeout("shutdown, well within the handshake timeout") { try await alice.shutdown() }
+            #expect(service.core.dialsUnderWay == 0)
+            await #expect(throws: (any Error).self) { _ = try await byName.value }
+            await #expect(throws: (any Error).self) { _ = try await byAddress.value }
+            try await mute.channel.close()
+        }
+    }
 }

@@ -10,6 +10,11 @@ public enum IdentityFile {
         FileManager.default.fileExists(atPath: url.path)
     }
 
+    /// Fails with what to do when there is no identity yet, before anything is created.
+    public static func requireExisting(at url: URL) throws(IdentityError) {
+        guard exists(at: url) else { throw .missing(url.path) }
+    }
+
     /// A key line and its header are under 100 bytes; anything much larger is not a key file.
     static let maxBytes = 4096
 
@@ -88,8 +93,10 @@ public struct IdentityError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch reason {
-        case .missing:
-            return "no identity here yet — run \"confab init --name YOUR_NAME\" first"
+        case .missing(let path):
+            let directory = (path as NSString).deletingLastPathComponent
+            return "no identity in \(directory) yet — run \"confab init --name YOUR_NAME\" first "
+                + "(with the same --data, if you gave one)"
         case .tooOpen(let path, let mode):
             return "key file \(path) is readable by others (mode \(String(mode, radix: 8))); "
                 + "run \"chmod 600 \(path)\" and try again"

@@ -340,12 +340,14 @@ final class SessionCore: Sendable {
     }
 
     /// Refuses everything new from now on and hands back what must be closed.
-    func beginShutdown() -> (listeners: [any Channel], connections: [Connection]) {
+    func beginShutdown() -> (
+        listeners: [any Channel], connections: [Connection], dials: [EventLoopFuture<PeerSession>]
+    ) {
         state.withLockedValue { state in
             state.shuttingDown = true
             let listeners = state.listeners
             state.listeners = []
-            return (listeners, state.connections.values.map(\.connection))
+            return (listeners, state.connections.values.map(\.connection), state.dials.values.map(\.result))
         }
     }
 

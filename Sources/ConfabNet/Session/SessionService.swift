@@ -95,23 +95,43 @@ public final class SessionService: Sendable {
     ) async throws -> PeerSession {
         let core = self.core
         promise.futureResult.whenComplete { _ in core.endDial(to: remote, promise.futureResult) }
-        let connected = ClientBootstrap(group: promise.futureResult.eventLoop)
-            .connectTimeout(core.configuration.handshakeTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try SessionPipeline.install(
-                        on: channel, role: .initiator(remote: remote, dialPromise: promise), core: core)
+        let eventLoop = promise.futureResult.eventLoop
+        // Connecting to one resolved address (not NIO's happy-eyeballs connect to a host
+        // name) keeps every step of the dial on a channel admitted before its connect starts,
+        // which shutdown closes: a connect still resolving when the event loops stop would
+        // leave a promise behind (a crash in a debug build).
+        let connected: EventLoopFuture<any Channel>
+        do {
+            let address = try await Self.dialAddress(host: host, port: port)
+            connected = ClientBootstrap(group: eventLoop)
+                .connectTimeout(core.configuration.handshakeTimeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(SessionPipeline.unsentLimit, value: SocketOptionValue(core.configuration.unsentLimit))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try SessionPipeline.install(
+                            on: channel, role: .initiator(remote: remote, dialPromise: promise), core: core)
+                    }
                 }
-            }
-            .connect(host: host, port: port)
+                .connect(to: address)
+        } catch {
+            connected = eventLoop.makeFailedFuture(error)
+        }
         connected.whenFailure { error in
             core.configuration.logger.info(
-                "dial failed", metadata: ["address": "\(host):\(port)", "reason": "\(error)"])
+                "could not connect to \(host):\(port): \(ConnectFailure.describe(error))")
             promise.fail(error)
         }
         return try await promise.futureResult.get()
+    }
+
+    /// An IP literal as it is; a host name (a static peer's) through the system resolver, on
+    /// NIO's blocking pool so that no event loop waits for DNS.
+    private static func dialAddress(host: String, port: Int) async throws -> SocketAddress {
+        if let address = try? SocketAddress(ipAddress: host, port: port) { return address }
+        return try await NIOThreadPool.singleton.runIfActive {
+            try SocketAddress.makeAddressResolvingHost(host, port: port)
+        }
     }
 
     /// The sessions currently kept, one per peer.
@@ -122,9 +142,10 @@ public final class SessionService: Sendable {
     public var statistics: SessionStatistics { core.statistics }
 
     /// Closes the listeners, ends every session with Bye and goodbye (and every connection
-    /// still in its handshake without a word), and waits until all are closed.
+    /// still in its handshake without a word), and waits until all are closed and every
+    /// dial under way has ended.
     public func shutdown() async {
-        let (listeners, connections) = core.beginShutdown()
+        let (listeners, connections, dials) = core.beginShutdown()
         for listener in listeners {
             try? await listener.close()
         }
@@ -136,6 +157,11 @@ public final class SessionService: Sendable {
         }
         for connection in connections {
             try? await connection.channel.closeFuture.get()
+        }
+        // A dial whose channel did not exist yet when the connections were closed is
+        // refused its admission now, and ends at once.
+        for dial in dials {
+            _ = try? await dial.get()
         }
         core.finishShutdown()
     }

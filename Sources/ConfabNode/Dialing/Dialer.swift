@@ -79,9 +79,16 @@ final class Dialer: Sendable {
     ) {
         track { [sessions, logger] in
             var backoff = Backoff()
+            var saidNoKeys = false
             while !Task.isCancelled {
                 do {
                     let keys = try target.key.map { [$0] } ?? candidates()
+                    if keys.isEmpty, !saidNoKeys {
+                        saidNoKeys = true
+                        logger.notice(
+                            "--peer \(target) names no key and no peer you know is there to try yet: it is dialled once you add the person there (\"confab add KEY\"), or write it as KEY@\(target.address)"
+                        )
+                    }
                     for key in keys where sessions.session(with: key) == nil && refused(key) {
                         logger.debug("static peer \(target) as \(key.shortHex): not dialled (refused here)")
                     }

@@ -1,5 +1,6 @@
 import ConfabClient
 import ConfabModel
+import ConfabNet
 import NIOCore
 import NIOPosix
 
@@ -52,17 +53,7 @@ enum PortProbe {
     }
 
     /// The system's own words (`Address already in use`), without NIO's decoration.
-    static func describe(_ error: any Error) -> String {
-        if let code = errno(of: error) { return String(cString: strerror(code)) }
-        if let error = error as? ChannelError, case .connectTimeout = error { return "timed out" }
-        return "\(error)"
-    }
+    static func describe(_ error: any Error) -> String { ConnectFailure.describe(error) }
 
-    static func errno(of error: any Error) -> Int32? {
-        if let error = error as? IOError { return error.errnoCode }
-        if let error = error as? NIOConnectionError {
-            return error.connectionErrors.lazy.compactMap { Self.errno(of: $0.error) }.first
-        }
-        return nil
-    }
+    static func errno(of error: any Error) -> Int32? { ConnectFailure.errno(of: error) }
 }

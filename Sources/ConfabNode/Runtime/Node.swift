@@ -77,6 +77,9 @@ public actor Node {
     public init(options: NodeOptions, local: Profile? = nil) throws {
         self.options = options
         logger = options.logger
+        // A data directory that does not exist yet has no identity either: say that, not
+        // that its lock file cannot be made.
+        if local == nil { try IdentityFile.requireExisting(at: options.directory.identityFile) }
         lock = try NodeLock(directory: options.directory)
         let local = try local ?? Profile.open(options.directory)
         self.local = local

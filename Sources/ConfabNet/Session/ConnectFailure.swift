@@ -1,0 +1,26 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a TCP connect failed, in the words a person reads in a log or a report: NIO's own
+/// description of a refused connect is a dump of every address it tried.
+public enum ConnectFailure {
+    public static func describe(_ error: any Error) -> String {
+        if let code = errno(of: error) { return String(cString: strerror(code)) }
+        if let error = error as? ChannelError, case .connectTimeout = error { return "timed out" }
+        return "\(error)"
+    }
+
+    public static func errno(of error: any Error) -> Int32? {
+        if let error = error as? IOError { return error.errnoCode }
+        if let error = error as? NIOConnectionError {
+            return error.connectionErrors.lazy.compactMap { Self.errno(of: $0.error) }.first
+        }
+        return nil
+    }
+}
