@@ -86,12 +86,11 @@ extension SyncEngine {
     }
 
     /// Whether what this node lacks of a conversation of the tree is most likely on its way
-    /// along it: a
-    /// peer that holds it has had an eager link with this node since before the lack
-    /// began, so it passed it on when it stored it, and the lack began less than
+    /// along it: a peer that holds it has had an eager link with this node since before the
+    /// lack began, so it passed it on when it stored it, and the lack began less than
     /// `authorPushWait` ago. On a busy machine a request sooner brings a copy of what is
     /// queued. A peer whose link is newer (a session that opened after a partition) holds
-    /// what it stored before: that is asked for after the graft delay.
+    /// what it stored before: that is asked for at once (`Grafts.Lack.atLinkStart`).
     func treeWillBring(
         _ room: ConversationID, holders: [(peer: NodeID, clock: VectorClock)],
         lackingSince since: ContinuousClock.Instant,

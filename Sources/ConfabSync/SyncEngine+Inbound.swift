@@ -49,6 +49,7 @@ extension SyncEngine {
             }
             // What the peer was known to hold, and that with this clock: no conversation has
             // more authors, so a peer whose clocks add up to more lies.
+            let first = peers[peer]?.theirs[conversation] == nil
             let held = peers[peer]?.theirs[conversation] ?? VectorClock()
             let merged = held.merging(item.clock)
             let here = try store.clock(of: conversation)
@@ -129,7 +130,11 @@ extension SyncEngine {
                 }
                 output.replies += answer
             }
-            if !mine.covers(item.clock) { grafts.note(conversation, holder: peer, news: news, at: now()) }
+            if !mine.covers(item.clock) {
+                grafts.note(
+                    conversation, holder: peer, news: news, atLinkStart: first && isLazy(conversation, with: peer),
+                    at: now())
+            }
         }
         if !invitations.isEmpty { output.replies += SessionCodec.clocksMessages(invitations, request: true) }
         output.replies += try offerStarved(to: peer)

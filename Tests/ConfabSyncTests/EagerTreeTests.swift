@@ -167,6 +167,51 @@ import Testing
         for entry in history { #expect(copies(of: entry, to: joiner) == 1) }
     }
 
+    /// A session that opens (a partition healed, a node came back) shows each side what the
+    /// other holds over a lazy link, over which nothing is pushed: the lack is asked for at
+    /// the next timer, not after the graft delay (with it, the 1,000-node simulation took
+    /// 2.7 s to converge after a partition healed; without it, 0.85 s).
+    @Test func aLackShownOverALazyLinkIsAskedForAtTheNextTimer() throws {
+        let nodes = try members(2)
+        let (alice, bob) = (nodes[0], nodes[1])
+        let history = try alice.store.sendEach(["while apart", "still apart"], to: id)
+        try harness.wrote(history, at: alice)
+        try link(alice, bob)
+        #expect(try bob.store.texts(id).isEmpty, "nothing is pushed over a lazy link")
+        try harness.tick(bob, by: .milliseconds(1))
+        #expect(try bob.store.texts(id) == ["while apart", "still apart"])
+        for entry in history { #expect(copies(of: entry, to: bob) == 1) }
+        #expect(alice.engine.peers[bob.id]?.isEager(id) == true, "the request made the link eager")
+    }
+
+    /// Once a link's first clocks are through, an announcement over it waits for the graft
+    /// delay as before: on a loaded machine the copy the tree passes on is often still
+    /// queued when the announcement comes (100 real nodes asking at once got 12.9 copies of
+    /// each entry, against 4.9 waiting).
+    @Test func aLaterAnnouncementOverALazyLinkStillWaitsForTheGraftDelay() throws {
+        let nodes = try members(2)
+        let (alice, bob) = (nodes[0], nodes[1])
+        try link(alice, bob)
+        try harness.wrote([try alice.store.sendMessage("later", to: id)], at: alice)
+        let announcements = {
+            self.harness.log.filter { item in
+                guard item.from == alice.id, item.to == bob.id, case .clocks = item.message else { return false }
+                return true
+            }.count
+        }
+        let before = announcements()
+        try harness.tick(alice, by: SyncEngine.lazyDelay)
+        #expect(announcements() == before + 1, "alice announced her growth to bob")
+        let requests = { self.harness.log.count { $0.from == bob.id && $0.to == alice.id && $0.message.isRequest } }
+        let asked = requests()
+        try harness.tick(bob, by: .milliseconds(1))
+        #expect(requests() == asked)
+        #expect(try bob.store.texts(id).isEmpty)
+        try harness.tick(bob, by: SyncConfiguration(role: .person).graftDelay)
+        #expect(requests() == asked + 1)
+        #expect(try bob.store.texts(id) == ["later"])
+    }
+
     /// Entries passed on along the tree are acknowledged at the next timer, in one Clocks;
     /// what the author pushed, at once (it moves the message to "sent" there).
     @Test func passedOnEntriesAreAcknowledgedAtTheTimerAndTheAuthorsAtOnce() throws {
@@ -207,4 +252,8 @@ import Testing
         alice.engine.peerConnected(dave.id)
         #expect(try alice.engine.handle(.prune([id]), from: dave.id).misbehavior != nil)
     }
+}
+
+extension SessionMessage {
+    fileprivate var isRequest: Bool { if case .request = self { true } else { false } }
 }
