@@ -184,6 +184,44 @@ import Testing
         #expect(alice.engine.peers[bob.id]?.isEager(id) == true, "the request made the link eager")
     }
 
+    /// The lie the rule above acts on: a peer's first clock of a room is its word about what
+    /// it holds. Mallory's claims Alice's messages she never sends: Bob asks her at once,
+    /// once, and when that brings nothing he asks Carol, who holds them, and gets them.
+    @Test func aFirstClockThatClaimsWhatThePeerNeverSendsCostsOneRequest() throws {
+        let nodes = try members(3)
+        let (alice, carol, mallory) = (nodes[0], nodes[1], nodes[2])
+        try link(alice, carol)
+        let history = try alice.store.sendEach(["one", "two"], to: id)
+        try harness.wrote(history, at: alice)
+        try harness.run()
+        #expect(try carol.store.texts(id) == ["one", "two"])
+        let bob = try SyncHarness.Node(name: "bob", seed: 30)
+        harness.add(bob)
+        try bob.store.joinRoom(room)
+        _ = try bob.engine.holdRooms([id])
+        harness.loses = { from, _, message in
+            // Mallory answers nothing, and says nothing of her own.
+            guard from == mallory.id else { return false }
+            if case .entries = message { return true }
+            return false
+        }
+        try link(mallory, bob)
+        let claim = try carol.store.clock(of: id)
+        harness.send(.clocks([.init(conversation: id, clock: claim)]), from: mallory, to: bob)
+        try harness.runWithoutTimers()
+        let asked = { (peer: SyncHarness.Node) in
+            self.harness.log.count { $0.from == bob.id && $0.to == peer.id && $0.message.isRequest }
+        }
+        try harness.tick(bob, by: .milliseconds(1))
+        #expect(asked(mallory) == 1, "asked at once: the first clock over a lazy link")
+        #expect(try bob.store.texts(id).isEmpty)
+        try link(carol, bob)
+        try harness.run()
+        #expect(try bob.store.texts(id) == ["one", "two"])
+        #expect(asked(carol) >= 1)
+        #expect(asked(mallory) == 1, "the liar was not asked again for the same claim")
+    }
+
     /// Once a link's first clocks are through, an announcement over it waits for the graft
     /// delay as before: on a loaded machine the copy the tree passes on is often still
     /// queued when the announcement comes (100 real nodes asking at once got 12.9 copies of

@@ -7,8 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Why a TCP connect failed, in the words a person reads in a log or a report: NIO's own
-/// description of a refused connect is a dump of every address it tried.
+/// Why a connect or a bind failed, in the system's own words (`Connection refused`,
+/// `Address already in use`) for a log or a report: NIO's own description of a refused
+/// connect is a dump of every address it tried.
 public enum ConnectFailure {
     public static func describe(_ error: any Error) -> String {
         if let code = errno(of: error) { return String(cString: strerror(code)) }

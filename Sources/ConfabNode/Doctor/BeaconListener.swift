@@ -77,7 +77,7 @@ struct BeaconListener {
                 ).get()
                 sendErrors.append(nil)
             } catch {
-                sendErrors.append(PortProbe.describe(error))
+                sendErrors.append(ConnectFailure.describe(error))
             }
         }
         if !channels.isEmpty { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }

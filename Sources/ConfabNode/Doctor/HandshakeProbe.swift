@@ -1,6 +1,7 @@
 import ConfabClient
 import ConfabCrypto
 import ConfabModel
+import ConfabNet
 import ConfabWire
 import Foundation
 import NIOConcurrencyHelpers
@@ -68,11 +69,11 @@ struct HandshakeProbe {
                 .connect(host: host, port: port).get()
         } catch {
             done.finish(.closed(.notConnected))
-            let detail = PortProbe.describe(error)
+            let detail = ConnectFailure.describe(error)
             if let error = error as? ChannelError, case .connectTimeout = error {
                 return Outcome(result: .timedOut, detail: detail)
             }
-            switch PortProbe.errno(of: error) {
+            switch ConnectFailure.errno(of: error) {
             case ECONNREFUSED?: return Outcome(result: .refused, detail: detail)
             case ETIMEDOUT?: return Outcome(result: .timedOut, detail: detail)
             default: return Outcome(result: .unreachable, detail: detail)

@@ -42,8 +42,8 @@ enum PortProbe {
 
     /// What a failed bind means for the port.
     static func classify(_ error: any Error) -> (DoctorFacts.Port.State, String) {
-        let reason = describe(error)
-        guard let code = errno(of: error) else { return (.failed, reason) }
+        let reason = ConnectFailure.describe(error)
+        guard let code = ConnectFailure.errno(of: error) else { return (.failed, reason) }
         switch code {
         case EADDRINUSE: return (.inUse, reason)
         case EACCES, EPERM: return (.denied, reason)
@@ -51,9 +51,4 @@ enum PortProbe {
         default: return (.failed, reason)
         }
     }
-
-    /// The system's own words (`Address already in use`), without NIO's decoration.
-    static func describe(_ error: any Error) -> String { ConnectFailure.describe(error) }
-
-    static func errno(of error: any Error) -> Int32? { ConnectFailure.errno(of: error) }
 }
