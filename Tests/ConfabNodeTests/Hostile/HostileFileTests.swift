@@ -52,16 +52,25 @@ import Testing
                 if case .fileWant(let want) = message { return want }
                 return nil
             }
-            for want in wants.dropFirst(answered) {
-                if want.manifest { try mallory.send(.fileManifest(file: fileID, manifest: manifest), to: bob) }
+            // Bob may close the session between two answers (at the fourth damaged chunk):
+            // what Mallory would still send then has nowhere to go.
+            answering: for want in wants.dropFirst(answered) {
+                if want.manifest {
+                    guard try mallory.sendIfConnected([.fileManifest(file: fileID, manifest: manifest)], to: bob)
+                    else { break answering }
+                }
                 for index in want.chunks {
-                    damaged += 1
                     let junk = [UInt8](
                         repeating: UInt8(truncatingIfNeeded: index), count: layout.cipherLength(of: index))
-                    try mallory.send(.fileChunk(file: fileID, index: index, data: junk), to: bob)
+                    guard try mallory.sendIfConnected([.fileChunk(file: fileID, index: index, data: junk)], to: bob)
+                    else { break answering }
+                    damaged += 1
                 }
                 let everything = ChunkSet.full(count: layout.chunkCount).bytes
-                try mallory.send(.fileHave(.init(file: fileID, manifest: true, chunks: everything)), to: bob)
+                guard
+                    try mallory.sendIfConnected(
+                        [.fileHave(.init(file: fileID, manifest: true, chunks: everything))], to: bob)
+                else { break answering }
             }
             answered = wants.count
             return try !mallory.isConnected(to: bob)

@@ -80,6 +80,15 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
         session.send(messages)
     }
 
+    /// Sends if a session with `node` is open, and says whether one was: for a test that
+    /// answers a node which may close the session between two answers.
+    @discardableResult
+    func sendIfConnected(_ messages: [SessionMessage], to node: NodeProcess) throws -> Bool {
+        guard let session = sessions.session(with: try node.nodeID()) else { return false }
+        session.send(messages)
+        return true
+    }
+
     /// One at a time, each once the session can take more (below its write buffer's high
     /// mark): a flood larger than the write buffer all reaches the node, at the pace it
     /// reads, instead of this peer giving up on a node that does not read fast enough.
