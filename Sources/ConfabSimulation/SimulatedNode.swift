@@ -3,6 +3,7 @@ import ConfabModel
 import ConfabStore
 import ConfabSync
 import ConfabWire
+import NIOConcurrencyHelpers
 
 /// One node: a real store (SQLite in memory) and the real sync engine, reading the
 /// simulation's clock. What it is sent, its timer and its writes wait in its inbox and are
@@ -22,6 +23,9 @@ final class SimulatedNode {
     /// Sessions by peer index.
     var peers: [Int: LinkID] = [:]
     private var inbox: [Simulation.Work] = []
+    /// Bytes of entries waiting in the inbox: what the node's engine is told is still
+    /// unhandled (`SyncConfiguration.backlog`), as a real node's inbox tells it.
+    private let backlog = NIOLockedValueBox(0)
     private var inboxHead = 0
     var busy = false
 
@@ -34,17 +38,30 @@ final class SimulatedNode {
         configuration.now = { clock.now }
         // As a person's node runs it (NodeOptions' default).
         configuration.authorRateLimit = .default
+        let backlog = backlog
+        configuration.backlog = { backlog.withLockedValue { $0 } }
         engine = SyncEngine(store: store, configuration: configuration)
     }
 
     var hasWaiting: Bool { inboxHead < inbox.count }
 
-    func enqueue(_ work: Simulation.Work) { inbox.append(work) }
+    func enqueue(_ work: Simulation.Work) {
+        inbox.append(work)
+        let bytes = Self.entryBytes(work)
+        if bytes > 0 { backlog.withLockedValue { $0 += bytes } }
+    }
+
+    private static func entryBytes(_ work: Simulation.Work) -> Int {
+        guard case .message(let arrival) = work, case .entries(let entries) = arrival.message else { return 0 }
+        return entries.reduce(0) { $0 + $1.count }
+    }
 
     func takeNext() -> Simulation.Work? {
         guard hasWaiting else { return nil }
         let work = inbox[inboxHead]
         inboxHead += 1
+        let bytes = Self.entryBytes(work)
+        if bytes > 0 { backlog.withLockedValue { $0 -= bytes } }
         if inboxHead > 1024, inboxHead * 2 > inbox.count {
             inbox.removeFirst(inboxHead)
             inboxHead = 0

@@ -201,7 +201,7 @@ public final class Simulation {
             guard let link, link.up, link.session == arrival.session else { return nil }
             var entries = 0
             if case .entries(let list) = arrival.message { entries = list.count }
-            cost = config.costPerMessage + config.costPerEntry * entries
+            cost = (config.costPerMessage + config.costPerEntry * entries) * config.slowdown
             var handled = try node.engine.handle(arrival.message, from: nodes[arrival.from].id)
             // The node tells the engine which rooms a peer is in from its Rooms message,
             // which follows its Hello (Protocol.md §18.4).
@@ -219,7 +219,7 @@ public final class Simulation {
             cost = .zero
             output = try node.engine.tick()
         case .write(let group, let number):
-            cost = config.costPerEntry
+            cost = config.costPerEntry * config.slowdown
             let text = "message \(number) from node \(node.index)"
             output = try node.engine.didWrite([try node.store.sendMessage(text, to: conversations[group])])
         }

@@ -47,6 +47,10 @@ public struct SimulationConfig: Sendable {
     /// about 12,800 entries a second verified and stored by one core).
     public var costPerMessage: Duration
     public var costPerEntry: Duration
+    /// The cores every node shares, as real processes on one machine do: each node's costs
+    /// are then `nodes / sharedCores` times the above (every node busy at once, as while a
+    /// group of all of them converges). Nil: a core per node.
+    public var sharedCores: Int?
     /// The engine's timer, as the node runs it.
     public var tickInterval: Duration
     /// The run ends once nothing is in flight and nothing happened for this long; it must
@@ -69,8 +73,10 @@ public struct SimulationConfig: Sendable {
         latency: ClosedRange<Duration> = .microseconds(200) ... .milliseconds(1),
         costPerMessage: Duration = .microseconds(20), costPerEntry: Duration = .microseconds(80),
         tickInterval: Duration = .milliseconds(300), quietSpan: Duration = .seconds(10),
-        timeLimit: Duration = .seconds(600), seed: UInt64 = 1, room: Bool = false, large: Bool = false
+        timeLimit: Duration = .seconds(600), seed: UInt64 = 1, room: Bool = false, large: Bool = false,
+        sharedCores: Int? = nil
     ) {
+        self.sharedCores = sharedCores
         self.room = room
         self.large = large
         self.nodes = nodes
@@ -91,4 +97,7 @@ public struct SimulationConfig: Sendable {
         self.timeLimit = timeLimit
         self.seed = seed
     }
+
+    /// What one node's handling costs, once the cores are shared.
+    var slowdown: Int { sharedCores.map { max(1, nodes / max(1, $0)) } ?? 1 }
 }

@@ -71,7 +71,8 @@ struct BenchArguments: Sendable {
                          (CONFAB_BENCH_SIM=200,1000/bounded runs only those scenarios:
                          a node count, or a count and everyone, members or bounded;
                          200/room and 1000/room, one room of every node, and 200/large
-                         and 1000/large, one large group of every node, run only so;
+                         and 1000/large, one large group of every node, and 100/lan,
+                         the 100-node LAN bench's large group on 2 shared cores, run only so;
                          CONFAB_BENCH_SIM_PARTITIONS=0 runs them with no partition)
           --no-file      skip a file sent between two confab up processes and chat latency
                          meanwhile (CONFAB_BENCH_FILE_MB sets its size: 1000 MiB, or 100 when

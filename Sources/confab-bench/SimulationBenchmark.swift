@@ -31,6 +31,7 @@ enum SimulationBenchmark {
             case .bounded: "bounded"
             }
         if config.room { return only.contains("\(config.nodes)/room") }
+        if config.sharedCores != nil { return only.contains("\(config.nodes)/lan") }
         if config.large { return only.contains("\(config.nodes)/large") }
         return only.contains("\(config.nodes)") || only.contains("\(config.nodes)/\(topology)")
     }
@@ -55,5 +56,11 @@ enum SimulationBenchmark {
         // asked for (`CONFAB_BENCH_SIM=1000/large`).
         SimulationConfig(nodes: 200, groupSize: 200, topology: .bounded(3), large: true),
         SimulationConfig(nodes: 1000, groupSize: 1000, topology: .bounded(3), writerShare: 0.05, large: true),
+        // `LARGE=1 Bench/lan-group.sh 100 20` in virtual time: 100 nodes sharing 2 cores,
+        // each about 8 sessions, every one writing 20 messages within 5 s into one large
+        // group of all: run only when asked for (`CONFAB_BENCH_SIM=100/lan`).
+        SimulationConfig(
+            nodes: 100, groupSize: 100, topology: .bounded(4), writerShare: 1, messagesPerWriter: 20,
+            writeWindow: .seconds(5), partitions: 0, large: true, sharedCores: 2),
     ]
 }

@@ -1,6 +1,7 @@
 import ConfabModel
-import ConfabSimulation
 import Testing
+
+@testable import ConfabSimulation
 
 /// The simulator itself: real engines and stores over in-memory links must end with every
 /// member of a group holding the same entries, through partitions and over more than one
@@ -30,6 +31,38 @@ import Testing
         for member in 1..<10 { #expect(try simulation.clock(ofGroup: 0, onMember: member) == first) }
         // Every writer's five messages (four and the receipts it wrote) are in the clock.
         #expect(first.sum == UInt64(report.tally.writtenCount + 1), "the create entry and everything written")
+    }
+
+    /// Nodes sharing cores (as 100 processes on a 2-core machine do) handle each message
+    /// that many times slower: the same run converges, later.
+    @Test func nodesSharingCoresConvergeLater() throws {
+        var shared = tenNodes()
+        shared.partitions = 0
+        var own = shared
+        shared.sharedCores = 1
+        let slow = try Simulation(shared).run()
+        let fast = try Simulation(own).run()
+        #expect(slow.converged && fast.converged)
+        #expect(slow.tally.deliveredCount == fast.tally.deliveredCount)
+        let (late, early) = (try #require(slow.messagesConverged), try #require(fast.messagesConverged))
+        #expect(late > early, "\(late) after the last write sharing one core, \(early) with a core each")
+        own.sharedCores = 10
+        #expect(own.slowdown == 1, "ten nodes on ten cores")
+    }
+
+    /// A node's engine is told how many bytes of entries wait unhandled in its inbox, as a
+    /// real node's is (it asks nobody while more than 64 KiB wait).
+    @Test func aNodesEngineSeesTheEntriesWaitingInItsInbox() throws {
+        let node = try SimulatedNode(index: 0, seed: 1, clock: VirtualClock())
+        let entries: [[UInt8]] = [Array(repeating: 1, count: 300), Array(repeating: 2, count: 200)]
+        #expect(node.engine.configuration.backlog() == 0)
+        node.enqueue(.tick)
+        node.enqueue(.message(.init(from: 1, session: 0, message: .entries(entries))))
+        #expect(node.engine.configuration.backlog() == 500)
+        _ = node.takeNext()
+        #expect(node.engine.configuration.backlog() == 500, "the timer went, the entries wait")
+        _ = node.takeNext()
+        #expect(node.engine.configuration.backlog() == 0)
     }
 
     @Test func theSameSeedGivesTheSameRun() throws {
