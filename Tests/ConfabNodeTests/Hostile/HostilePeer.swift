@@ -74,10 +74,9 @@ final class HostilePeer: SessionDelegate, @unchecked Sendable {
 
     /// All in one write.
     func send(_ messages: [SessionMessage], to node: NodeProcess) throws {
-        guard let session = sessions.session(with: try node.nodeID()) else {
+        guard try sendIfConnected(messages, to: node) else {
             throw NodeProcess.Failure("\(name) has no session with \(node.name)")
         }
-        session.send(messages)
     }
 
     /// Sends if a session with `node` is open, and says whether one was: for a test that
