@@ -106,7 +106,7 @@ if not pairs:
 else:
     rate = lambda k: sum(b[k] - a[k] for a, b in pairs) / len(pairs) / seconds
     print(f"{label}: per node per second: beacons received {rate('beaconsReceived'):.2f}, signatures checked "
-          f"{rate('beaconsChecked'):.2f}, acted on {rate('beaconsAccepted'):.2f}, sent {rate('beaconsSent'):.3f}; "
+          f"{rate('beaconsChecked'):.2f}, repeats dropped unchecked {rate('beaconsRepeated') if 'beaconsRepeated' in pairs[0][1] else 0:.2f}, acted on {rate('beaconsAccepted'):.2f}, sent {rate('beaconsSent'):.3f}; "
           f"connections accepted {rate('connectionsAccepted'):.3f}, refused {rate('connectionsRefused'):.3f}; "
           f"handshakes failed {rate('handshakeFailures'):.3f}; sessions opened {rate('sessionsOpened'):.3f}")
 PY

@@ -19,11 +19,13 @@ struct BeaconHandlerTests {
     }
 
     func receiver(
-        own: SigningKeyPair = Keys.alice, counters: DiscoveryCounters = DiscoveryCounters()
+        own: SigningKeyPair = Keys.alice, counters: DiscoveryCounters = DiscoveryCounters(),
+        attention: BeaconAttention = .everything
     ) throws -> (EmbeddedChannel, Heard) {
         let heard = Heard()
         let handler = BeaconReceiver(
-            ownNode: own.id, networkKey: .default, logger: quietLogger(), counters: counters
+            ownNode: own.id, networkKey: .default, logger: quietLogger(), counters: counters,
+            attention: attention.wants
         ) { beacon, _ in
             heard.append(beacon)
         }
@@ -40,8 +42,8 @@ struct BeaconHandlerTests {
             networkKey: networkKey)
     }
 
-    func deliver(_ bytes: [UInt8], to channel: EmbeddedChannel) throws {
-        try channel.writeInbound(AddressedEnvelope(remoteAddress: sender, data: ByteBuffer(bytes: bytes)))
+    func deliver(_ bytes: [UInt8], to channel: EmbeddedChannel, from source: SocketAddress? = nil) throws {
+        try channel.writeInbound(AddressedEnvelope(remoteAddress: source ?? sender, data: ByteBuffer(bytes: bytes)))
     }
 
     @Test func acceptsAPeersBeacon() throws {
@@ -114,7 +116,7 @@ struct BeaconHandlerTests {
         try deliver(datagram(from: Keys.alice, timestamp: 3000), to: channel)
         try deliver(datagram(from: Keys.carol, timestamp: 10), to: channel)
         #expect(heard.all.map(\.timestamp) == [2000, 10])
-        #expect(counters.snapshot == .init(datagrams: 5, verified: 2, accepted: 2, sent: 0))
+        #expect(counters.snapshot == .init(datagrams: 5, verified: 2, repeats: 0, accepted: 2, sent: 0))
     }
 
     /// The lie: a beacon that claims Bob's key and a timestamp far ahead, badly signed. Its
@@ -127,6 +129,74 @@ struct BeaconHandlerTests {
         try deliver(forged, to: channel)
         try deliver(datagram(from: Keys.bob, timestamp: 2000), to: channel)
         #expect(heard.all.map(\.timestamp) == [2000])
+    }
+
+    /// A node with its share of strangers: a beacon that only repeats the last one accepted
+    /// from a key it neither shows nor wants costs no signature check and never reaches the
+    /// node; anything new in it (a port, rooms, the address it came from) is checked and
+    /// passed on.
+    @Test func repeatsTheNodeHasNoUseForAreDroppedUnchecked() throws {
+        let counters = DiscoveryCounters()
+        let (channel, heard) = try receiver(counters: counters, attention: BeaconAttention(everyKey: false))
+        try deliver(datagram(from: Keys.bob, timestamp: 1000), to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 2000), to: channel)
+        // The same repeat again, as it arrives over the other family.
+        let elsewhere = try SocketAddress(ipAddress: "127.0.0.9", port: 7460)
+        try deliver(datagram(from: Keys.bob, timestamp: 2000), to: channel, from: elsewhere)
+        #expect(heard.all.map(\.timestamp) == [1000])
+        #expect(counters.snapshot.repeats == 2)
+        #expect(counters.snapshot.verified == 1)
+        try deliver(datagram(from: Keys.bob, timestamp: 3000, port: 9999), to: channel)
+        try deliver(datagram(from: Keys.bob, timestamp: 4000, port: 9999), to: channel, from: elsewhere)
+        let rooms = Beacon(
+            node: Keys.bob.id, tcpPort: 9999, role: .person, timestamp: 5000,
+            rooms: [RoomTag(room: ConversationID(validatedBytes: [UInt8](repeating: 7, count: 32)))])
+        try deliver(BeaconCodec.encode(rooms, signedBy: Keys.bob, networkKey: .default), to: channel, from: elsewhere)
+        #expect(heard.all.map(\.timestamp) == [1000, 3000, 4000, 5000])
+        #expect(counters.snapshot.verified == 4)
+    }
+
+    /// Whom the node names, a beacon of a relay where relays count, and a beacon naming a
+    /// room that seeks members are checked and passed on however often they repeat.
+    @Test func repeatsOfWhatTheNodeAttendsToAreCheckedAndPassedOn() throws {
+        let room = RoomTag(room: ConversationID(validatedBytes: [UInt8](repeating: 7, count: 32)))
+        let attention = BeaconAttention(everyKey: false, keys: [Keys.bob.id], roomTags: [room], relays: true)
+        let dave = SigningKeyPair.generate()
+        let (channel, heard) = try receiver(attention: attention)
+        let relay = { (timestamp: Int64) in
+            BeaconCodec.encode(
+                Beacon(node: Keys.carol.id, tcpPort: 7461, role: .relay, timestamp: timestamp), signedBy: Keys.carol,
+                networkKey: .default)
+        }
+        let member = { (timestamp: Int64) in
+            BeaconCodec.encode(
+                Beacon(node: dave.id, tcpPort: 7461, role: .person, timestamp: timestamp, rooms: [room]),
+                signedBy: dave, networkKey: .default)
+        }
+        for timestamp: Int64 in [1000, 2000, 3000] {
+            try deliver(datagram(from: Keys.bob, timestamp: timestamp), to: channel)
+            try deliver(relay(timestamp), to: channel)
+            try deliver(member(timestamp), to: channel)
+        }
+        #expect(heard.all.count == 9)
+        #expect(
+            !BeaconAttention(everyKey: false).wants(Beacon(node: Keys.carol.id, tcpPort: 1, role: .relay, timestamp: 1))
+        )
+    }
+
+    /// The lie: beacons that claim Bob's key, repeat what Bob said and carry a timestamp far
+    /// ahead, badly signed. They are dropped as repeats, unchecked, and their timestamp is not
+    /// remembered: Bob's genuine beacon that says something new is still checked and accepted.
+    @Test func aForgedRepeatDoesNotSilenceTheGenuineSender() throws {
+        let counters = DiscoveryCounters()
+        let (channel, heard) = try receiver(counters: counters, attention: BeaconAttention(everyKey: false))
+        try deliver(datagram(from: Keys.bob, timestamp: 1000), to: channel)
+        var forged = datagram(from: Keys.bob, timestamp: .max - 1)
+        forged[forged.count - 1] ^= 0x01
+        try deliver(forged, to: channel)
+        #expect(counters.snapshot.repeats == 1)
+        try deliver(datagram(from: Keys.bob, timestamp: 2000, port: 9999), to: channel)
+        #expect(heard.all.map(\.tcpPort) == [7461, 9999])
     }
 
     /// The keys heard lately, which stretch this node's own pace on a crowded LAN, count

@@ -88,6 +88,8 @@ public struct NodeStatus: Sendable, Codable, Equatable {
         public var beaconsReceived = 0
         /// Beacon signatures checked (not our own beacons, replays or other networks').
         public var beaconsChecked = 0
+        /// Repeats of a key's last beacon the node had no use for, dropped unchecked.
+        public var beaconsRepeated = 0
         /// Beacons acted on.
         public var beaconsAccepted = 0
         public var beaconsSent = 0
@@ -100,6 +102,25 @@ public struct NodeStatus: Sendable, Codable, Equatable {
         public var sessionsOpened = 0
 
         public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case beaconsReceived, beaconsChecked, beaconsRepeated, beaconsAccepted, beaconsSent
+            case connectionsAccepted, connectionsRefused, handshakeFailures, sessionsOpened
+        }
+
+        /// A node of an earlier build counts no repeats: its status still reads.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            beaconsReceived = try container.decode(Int.self, forKey: .beaconsReceived)
+            beaconsChecked = try container.decode(Int.self, forKey: .beaconsChecked)
+            beaconsRepeated = try container.decodeIfPresent(Int.self, forKey: .beaconsRepeated) ?? 0
+            beaconsAccepted = try container.decode(Int.self, forKey: .beaconsAccepted)
+            beaconsSent = try container.decode(Int.self, forKey: .beaconsSent)
+            connectionsAccepted = try container.decode(Int.self, forKey: .connectionsAccepted)
+            connectionsRefused = try container.decode(Int.self, forKey: .connectionsRefused)
+            handshakeFailures = try container.decode(Int.self, forKey: .handshakeFailures)
+            sessionsOpened = try container.decode(Int.self, forKey: .sessionsOpened)
+        }
     }
 
     /// Protocol messages sent to and received from peers, every kind but the keepalive's

@@ -80,6 +80,7 @@ extension DiscoveryService {
         let onBeacon = self.onBeacon
         let replays = self.replays
         let roomTags = self.roomTags
+        let attention = self.attention
         let counters = self.counters
         let v6 = slot.family == .inet6
         let targets = targets.filter { $0.protocol == slot.family }
@@ -113,7 +114,9 @@ extension DiscoveryService {
                     try channel.pipeline.syncOperations.addHandler(
                         BeaconReceiver(
                             ownNode: NodeID(configuration.identity.publicKey), networkKey: configuration.networkKey,
-                            logger: configuration.logger, replays: replays, counters: counters, onBeacon: onBeacon))
+                            logger: configuration.logger, replays: replays, counters: counters,
+                            attention: { beacon in attention.withLockedValue { $0.wants(beacon) } },
+                            onBeacon: onBeacon))
                 }
             }
         }

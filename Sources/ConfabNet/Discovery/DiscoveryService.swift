@@ -63,6 +63,8 @@ public final class DiscoveryService: Sendable {
     public let counters = DiscoveryCounters()
     /// Tags of the rooms this node joined, which its beacons carry (Protocol.md §18.7).
     let roomTags = NIOLockedValueBox<[RoomTag]>([])
+    /// Whose repeated beacons the node still wants (`BeaconAttention`).
+    let attention = NIOLockedValueBox(BeaconAttention.everything)
     /// Sockets being opened again; `stop` ends them and waits, so that nothing binds on an
     /// event loop group its owner shuts down next.
     let reopening = NIOLockedValueBox([Slot: Task<Void, Never>]())
@@ -193,6 +195,12 @@ public final class DiscoveryService: Sendable {
             return tags != rooms
         }
         if changed { announceNow() }
+    }
+
+    /// The node says whose repeated beacons it still acts on; the others are dropped on
+    /// arrival, unchecked (Protocol.md §11.4).
+    public func attend(_ attention: BeaconAttention) {
+        self.attention.withLockedValue { $0 = attention }
     }
 
     /// Sends a beacon at once, outside the schedule (for example on a resync).

@@ -10,6 +10,7 @@ extension Node {
         chosenPeers = Set(((try? local.store.chosenPeers()) ?? []).map(\.id))
         needs.update(
             wanted: chosenPeers.union((try? local.store.fellowParticipants(createdBy: chosenPeers)) ?? []))
+        attendBeacons()
     }
 
     /// The people of conversations just written in that have no session: dialled now, at

@@ -31,6 +31,7 @@ extension Node {
     /// find one another on a LAN where sessions are kept by need.
     func announceRooms(_ joined: [RoomName: ConversationID]) {
         roomDirectory.hold(joined)
+        attendBeacons()
         let first = joined.sorted { $0.key < $1.key }.prefix(RoomTag.maxInBeacon)
         discovery?.announce(rooms: first.map { RoomTag(room: $0.value) })
     }
@@ -55,6 +56,7 @@ extension Node {
     /// with it those held here.
     func receiveRooms(_ rooms: [RoomName], from session: PeerSession) throws {
         roomDirectory.peer(session.remote, joined: rooms)
+        attendBeacons()
         let ids = Set(rooms.map { roomDirectory.id(of: $0, network: options.networkKey) })
         apply(try engine.peerRooms(ids, of: session.remote), replyTo: session)
     }

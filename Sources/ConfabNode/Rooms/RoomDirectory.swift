@@ -46,6 +46,13 @@ struct RoomDirectory {
         }
     }
 
+    /// The tags of the rooms for which `seeksSession` says yes now.
+    var tagsSeekingSessions: Set<RoomTag> {
+        Set(
+            heldTags.filter { _, room in byPeer.values.lazy.filter { $0.contains(room) }.count < Self.sessionsPerRoom }
+                .keys)
+    }
+
     mutating func peerSpeaksRooms(_ peer: NodeID) { speakers.insert(peer) }
 
     mutating func peer(_ peer: NodeID, joined rooms: [RoomName]) { byPeer[peer] = rooms }

@@ -168,6 +168,7 @@ extension Node {
             onBeacon: { [continuation = inboxContinuation] beacon, from in continuation.yield(.beacon(beacon, from)) })
         try await discovery.start()
         self.discovery = discovery
+        attendBeacons()
         switch targets {
         case .fixed(let addresses):
             logger.info("discovery on UDP \(options.discoveryPort), beacons to \(addresses.map(\.display))")

@@ -167,6 +167,7 @@ public actor Node {
                     .init(
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
+            attendBeacons()
         case .message(let session, let message, let decoded):
             guard !blockList.contains(session.remote), !isRefused(session), !isIncompatible(session) else { return }
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
@@ -203,6 +204,7 @@ public actor Node {
             applyFiles(try files.peerDisconnected(session.remote))
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false)
+            attendBeacons()
         case .beacon(let beacon, let from):
             guard !blockList.contains(beacon.node), let host = from.hostForDialing else { return }
             // A beacon's key is free to make and its source address unauthenticated (anyone
@@ -377,6 +379,7 @@ public actor Node {
         if let counts = discovery?.counters.snapshot {
             activity.beaconsReceived = counts.datagrams
             activity.beaconsChecked = counts.verified
+            activity.beaconsRepeated = counts.repeats
             activity.beaconsAccepted = counts.accepted
             activity.beaconsSent = counts.sent
         }

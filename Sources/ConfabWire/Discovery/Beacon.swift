@@ -59,19 +59,22 @@ public enum BeaconCodec {
     /// (not an error: several networks may share a LAN); throws for anything malformed or
     /// badly signed.
     ///
-    /// `worthVerifying`, given the key and timestamp the beacon claims, says whether it
-    /// could change anything (it is not the receiver's own, nor older than the last one
-    /// accepted from that key); one that could not is dropped, as nil, before its
-    /// signature is checked, which is most of a beacon's cost (Protocol.md §11.4). Only a
-    /// beacon returned may be remembered as accepted.
+    /// `worthVerifying`, given the beacon as it claims to be (checked for form, not yet for
+    /// its signature), says whether it could change anything for the receiver; one that
+    /// could not (the receiver's own, one not newer than the last accepted from that key, a
+    /// repeat of that one) is dropped, as nil, before its signature is checked, which is
+    /// most of a beacon's cost (Protocol.md §11.4). Only a beacon returned may be
+    /// remembered as accepted.
     public static func decode(
         _ datagram: [UInt8], networkKey: NetworkKey,
-        worthVerifying: (NodeID, _ timestamp: Int64) -> Bool = { _, _ in true }
+        worthVerifying: (_ claimed: Beacon) -> Bool = { _ in true }
     ) throws(WireError) -> Beacon? {
         let (signed, content) = try frame(datagram)
         guard [UInt8](content.networkTag) == networkKey.tag else { return nil }
-        if let claimed = NodeID(bytes: content.nodeKey), !worthVerifying(claimed, content.timestampMs) { return nil }
-        return try verify(signed, content)
+        let claimed = try claims(content)
+        guard worthVerifying(claimed) else { return nil }
+        try verify(signed, claimed)
+        return claimed
     }
 
     /// What a datagram is, for a diagnosis (`confab doctor`) rather than for acting on it:
@@ -82,7 +85,8 @@ public enum BeaconCodec {
     public static func inspect(_ datagram: [UInt8], networkKey: NetworkKey) -> BeaconInspection {
         do {
             let (signed, content) = try frame(datagram)
-            let beacon = try verify(signed, content)
+            let beacon = try claims(content)
+            try verify(signed, beacon)
             let tag = [UInt8](content.networkTag)
             return tag == networkKey.tag ? .ours(beacon) : .otherNetwork(beacon, tag: tag)
         } catch {
@@ -111,19 +115,11 @@ public enum BeaconCodec {
         }
     }
 
-    /// Checks 4 and 5 of Protocol.md §11.4: key, port, signature.
-    private static func verify(
-        _ signed: Confab_V1_Beacon, _ content: Confab_V1_BeaconContent
-    ) throws(WireError) -> Beacon {
+    /// Check 4 of Protocol.md §11.4 (key, port, room tags): the beacon as it claims to be.
+    private static func claims(_ content: Confab_V1_BeaconContent) throws(WireError) -> Beacon {
         guard let node = NodeID(bytes: content.nodeKey) else { throw .malformed("beacon node key") }
         guard content.tcpPort > 0, content.tcpPort <= UInt32(UInt16.max) else {
             throw .malformed("beacon port \(content.tcpPort)")
-        }
-        guard signed.signature.count == SigningPublicKey.signatureLength,
-            node.signingKey.verify(
-                signature: [UInt8](signed.signature), message: signatureDomain + [UInt8](signed.content))
-        else {
-            throw .badSignature
         }
         guard content.rooms.count <= RoomTag.maxInBeacon * RoomTag.length, content.rooms.count % RoomTag.length == 0
         else { throw .malformed("beacon room tags (\(content.rooms.count) bytes)") }
@@ -133,6 +129,16 @@ public enum BeaconCodec {
         return Beacon(
             node: node, tcpPort: UInt16(content.tcpPort), role: content.role == .relay ? .relay : .person,
             timestamp: content.timestampMs, version: content.version, rooms: rooms)
+    }
+
+    /// Check 5 of Protocol.md §11.4: the signature, over the content as received.
+    private static func verify(_ signed: Confab_V1_Beacon, _ claimed: Beacon) throws(WireError) {
+        guard signed.signature.count == SigningPublicKey.signatureLength,
+            claimed.node.signingKey.verify(
+                signature: [UInt8](signed.signature), message: signatureDomain + [UInt8](signed.content))
+        else {
+            throw .badSignature
+        }
     }
 }
 

@@ -1,0 +1,95 @@
+import ConfabCrypto
+import ConfabModel
+import ConfabTestSupport
+import ConfabWire
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+/// On an office LAN a node with its share of strangers hears a few beacons a second that
+/// only repeat what a stranger said last: it drops them unchecked and unhandled (Protocol.md
+/// §11.4), and checks them again once the key matters to it.
+@Suite(.serialized) struct BeaconRepeatTests {
+    /// A stranger beaconing to Alice's discovery port, always the same beacon but for its
+    /// timestamp.
+    final class Beaconer {
+        let keys = SigningKeyPair.generate()
+        let channel: any Channel
+        let target: SocketAddress
+        private var timestamp: Int64 = 1_000
+
+        init(to port: Int) async throws {
+            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: 0).get()
+            target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        }
+
+        func beacon() async throws {
+            timestamp += 1
+            // A port where nothing listens: a dial on it fails, as a dial on a lie would.
+            let bytes = BeaconCodec.encode(
+                Beacon(node: NodeID(keys.publicKey), tcpPort: 9, role: .person, timestamp: timestamp),
+                signedBy: keys, networkKey: .default)
+            try await channel.writeAndFlush(
+                AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: bytes)))
+        }
+
+        /// Beacons every 0.1 s until `condition` holds; fails after `timeout`.
+        func beacon(until what: String, timeout: TimeInterval = 30, _ condition: () throws -> Bool) async throws {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                try await beacon()
+                if try condition() { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            throw NodeProcess.Failure("timed out after \(Int(timeout)) s beaconing until \(what)")
+        }
+    }
+
+    func activity(_ node: NodeProcess) throws -> (checked: Int, repeated: Int) {
+        let status = try #require(try node.cli(["status", "--json"]).json() as? [String: Any])
+        let activity = try #require(status["activity"] as? [String: Any])
+        return (try #require(activity["beaconsChecked"] as? Int), try #require(activity["beaconsRepeated"] as? Int))
+    }
+
+    @Test func aStrangersRepeatsAreDroppedUncheckedUntilTheKeyIsChosen() async throws {
+        let root = try temporaryRoot()
+        let discovery = try DiscoveryPort()
+        let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
+        defer { try? alice.stop() }
+        try alice.start()
+        // Her share of strangers: eight sessions with keys she does not know.
+        var strangers: [HostilePeer] = []
+        for i in 0..<8 {
+            let stranger = try HostilePeer(name: "stranger\(i)")
+            try await stranger.connect(to: alice)
+            strangers.append(stranger)
+        }
+        try await waitUntil(timeout: 30, "alice's sessions with eight strangers") { try alice.sessionKeys().count == 8 }
+
+        let kay = try await Beaconer(to: discovery.number)
+        defer { _ = kay.channel.close(mode: .all) }
+        let start = try activity(alice)
+        try await kay.beacon()
+        try await waitUntil(timeout: 30, "kay's first beacon checked") {
+            try activity(alice).checked == start.checked + 1
+        }
+        try await kay.beacon(until: "a repeat of kay's beacon is dropped") {
+            try activity(alice).repeated > start.repeated
+        }
+        let dropping = try activity(alice)
+        for _ in 0..<3 { try await kay.beacon() }
+        try await waitUntil(timeout: 30, "three more repeats dropped") {
+            try activity(alice).repeated == dropping.repeated + 3
+        }
+        #expect(try activity(alice).checked == start.checked + 1, "only kay's first beacon was checked")
+        #expect(try alice.listedPeers()[NodeID(kay.keys.publicKey).hex] == nil)
+
+        // Alice chooses Kay: Kay's beacons matter to her now, and are checked again.
+        try alice.cli(["peers", "add", NodeID(kay.keys.publicKey).hex, "--name", "kay"])
+        let chosen = try activity(alice)
+        try await kay.beacon(until: "kay's beacons are checked again") { try activity(alice).checked > chosen.checked }
+        for stranger in strangers { await stranger.shutdown() }
+    }
+}
