@@ -62,31 +62,54 @@ struct KeepaliveHandlerTests {
         #expect(try written(channel).count == 1)
     }
 
-    /// Two sides of a quiet session, wired to each other for ten minutes: mostly one Ping
-    /// (and its Pong) per interval between them, where a fixed interval had both sides ping
-    /// every 15 s (80 Pings), and every Ping answered.
+    /// Two sides of a quiet session, wired to each other for ten minutes: one Ping (and its
+    /// Pong) per interval between them, where a fixed interval had both sides ping every 15 s
+    /// (80 Pings), and every Ping answered. Once one side has pinged first, the other only
+    /// answers: it waits the whole interval, which the pinger's next Ping always forestalls.
     @Test func aQuietSessionCostsOnePingPerIntervalNotTwo() throws {
         let (a, _) = try channel()
         let (b, _) = try channel()
         var pings = 0
         var pongs = 0
-        func exchange() throws {
-            for (from, to) in [(a, b), (b, a), (a, b)] {
+        var pingsAfterAMinute = [0, 0]
+        func exchange(after minute: Bool) throws {
+            for (side, (from, to)) in [(a, b), (b, a), (a, b)].enumerated() {
                 for message in try written(from) {
-                    if case .ping = message { pings += 1 }
+                    if case .ping = message {
+                        pings += 1
+                        if minute { pingsAfterAMinute[side == 1 ? 1 : 0] += 1 }
+                    }
                     if case .pong = message { pongs += 1 }
                     try to.writeInbound(message)
                 }
             }
         }
-        for _ in 0..<6000 {
+        for tick in 0..<6000 {
             a.embeddedEventLoop.advanceTime(by: .milliseconds(100))
             b.embeddedEventLoop.advanceTime(by: .milliseconds(100))
-            try exchange()
+            try exchange(after: tick >= 600)
         }
         #expect(pings >= 40)
-        #expect(pings <= 60)
+        #expect(pings <= 50)
         #expect(pongs == pings)
+        #expect(pingsAfterAMinute.min() == 0, "both sides pinged: \(pingsAfterAMinute)")
+    }
+
+    /// The side that answers does not ping while its peer keeps pinging, and pings on its
+    /// own pace again once the peer stops.
+    @Test func aPongPostponesThePingByTheWholeInterval() throws {
+        let (channel, _) = try channel()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        try channel.writeInbound(SessionMessage.ping(1))
+        #expect(try written(channel) == [.pong(1)])
+        channel.embeddedEventLoop.advanceTime(by: .seconds(15) - .milliseconds(1))
+        #expect(try written(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        let sent = try written(channel)
+        guard sent.count == 1, case .ping = sent[0] else {
+            Issue.record("expected a ping, got \(sent)")
+            return
+        }
     }
 
     @Test func answersPingWithPongAndSwallowsBoth() throws {

@@ -3,8 +3,9 @@ import NIOCore
 
 /// Keeps a quiet session provably alive, and ends one whose peer has gone.
 ///
-/// After `pingInterval` (less a random part of a fifth) without anything written it sends a Ping; it answers a Ping with a
-/// Pong carrying the same nonce; it swallows both, so the layers above never see them.
+/// After `pingInterval` (less a random part of a fifth) without anything written it sends a
+/// Ping, or after all of it when its last write answered the peer's Ping; it answers a Ping
+/// with a Pong carrying the same nonce; it swallows both, so the layers above never see them.
 /// While the channel is not writable (the peer is not taking what it is sent) no Pong is
 /// written: only the latest Ping is answered once it is writable again, so a peer that
 /// floods Pings and reads nothing cannot make the node queue a Pong for each. When nothing
@@ -24,9 +25,13 @@ final class KeepaliveHandler: ChannelDuplexHandler {
     private var armed = false
     private var lastRead = NIODeadline.uptimeNanoseconds(0)
     private var lastWrite = NIODeadline.uptimeNanoseconds(0)
-    private var pingTimer: Scheduled<Void>?
-    private var silenceTimer: Scheduled<Void>?
+    /// One timer for both the Ping and the silence check: on an office LAN a node holds
+    /// twenty quiet sessions, and each timer that fired only to find nothing due was a
+    /// wake-up of a process on a shared core.
+    private var timer: Scheduled<Void>?
     private var unansweredPing: UInt64?
+    /// A Ping of ours not yet answered by a Pong.
+    private var awaitingPong = false
 
     init(pingInterval: TimeAmount, deadPeerTimeout: TimeAmount) {
         self.pingInterval = pingInterval
@@ -48,7 +53,7 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             }
             pong(nonce, context: context)
         case .pong:
-            break
+            awaitingPong = false
         case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .prune, .fileWant,
             .fileManifest, .fileChunk, .fileHave:
             context.fireChannelRead(data)
@@ -77,9 +82,16 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         disarm()
     }
 
+    /// The other side pinged first: it keeps the pace, and this side waits the whole
+    /// interval before a Ping of its own, which its peer's next Ping (at most four fifths
+    /// to all of it later) forestalls. Unless this side's own Ping crossed the peer's: then
+    /// each keeps its own draw, and whichever is shorter leads from then on.
     private func pong(_ nonce: UInt64, context: ChannelHandlerContext) {
         lastWrite = context.eventLoop.now
         context.writeAndFlush(Self.wrapOutboundOut(.pong(nonce)), promise: nil)
+        guard armed else { return }
+        if !awaitingPong { pingDelay = pingInterval }
+        schedule(context: context)
     }
 
     private func arm(context: ChannelHandlerContext) {
@@ -88,20 +100,17 @@ final class KeepaliveHandler: ChannelDuplexHandler {
         lastRead = context.eventLoop.now
         lastWrite = context.eventLoop.now
         drawPingDelay()
-        schedulePing(context: context)
-        scheduleSilenceCheck(context: context)
+        schedule(context: context)
     }
 
     private func disarm() {
         armed = false
-        pingTimer?.cancel()
-        pingTimer = nil
-        silenceTimer?.cancel()
-        silenceTimer = nil
+        timer?.cancel()
+        timer = nil
     }
 
-    /// How long after the last write the next Ping goes: a random part of the last fifth
-    /// of the interval. Both sides of a quiet session started their clocks together, and with
+    /// How long after the last write the next Ping goes: drawn between four fifths of the
+    /// interval and a thirtieth short of it (the whole of it after answering a Ping). Both sides of a quiet session started their clocks together, and with
     /// one fixed interval both pinged and both answered every interval; now one side's Ping
     /// usually arrives first, its Pong is the other side's write, and a quiet session costs
     /// one Ping and one Pong per interval, not two of each.
@@ -109,33 +118,31 @@ final class KeepaliveHandler: ChannelDuplexHandler {
 
     private func drawPingDelay() {
         let nanoseconds = pingInterval.nanoseconds
-        pingDelay = .nanoseconds(Int64.random(in: (nanoseconds * 4 / 5)...nanoseconds))
+        pingDelay = .nanoseconds(Int64.random(in: (nanoseconds * 4 / 5)...(nanoseconds * 29 / 30)))
     }
 
-    // Each timer re-checks against the latest activity rather than being reset on every
-    // message, so busy sessions cost no timer churn.
-    private func schedulePing(context: ChannelHandlerContext) {
-        pingTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastWrite + pingDelay) {
+    // The timer re-checks against the latest activity rather than being reset on every
+    // message, so busy sessions cost no timer churn; only a Pong moves it.
+    private func schedule(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = context.eventLoop.assumeIsolated().scheduleTask(
+            deadline: min(lastWrite + pingDelay, lastRead + deadPeerTimeout)
+        ) {
             guard self.armed else { return }
-            if context.eventLoop.now >= self.lastWrite + self.pingDelay {
-                self.drawPingDelay()
-                self.lastWrite = context.eventLoop.now
-                context.writeAndFlush(Self.wrapOutboundOut(.ping(UInt64.random(in: .min ... .max))), promise: nil)
-            }
-            self.schedulePing(context: context)
-        }
-    }
-
-    private func scheduleSilenceCheck(context: ChannelHandlerContext) {
-        silenceTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastRead + deadPeerTimeout) {
-            guard self.armed else { return }
-            guard context.eventLoop.now >= self.lastRead + self.deadPeerTimeout else {
-                self.scheduleSilenceCheck(context: context)
+            let now = context.eventLoop.now
+            if now >= self.lastRead + self.deadPeerTimeout {
+                self.disarm()
+                context.fireErrorCaught(SessionError.peerSilent(for: self.deadPeerTimeout))
+                context.close(promise: nil)
                 return
             }
-            self.disarm()
-            context.fireErrorCaught(SessionError.peerSilent(for: self.deadPeerTimeout))
-            context.close(promise: nil)
+            if now >= self.lastWrite + self.pingDelay {
+                self.drawPingDelay()
+                self.lastWrite = now
+                self.awaitingPong = true
+                context.writeAndFlush(Self.wrapOutboundOut(.ping(UInt64.random(in: .min ... .max))), promise: nil)
+            }
+            self.schedule(context: context)
         }
     }
 }
