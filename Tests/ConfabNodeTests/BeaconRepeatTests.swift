@@ -25,25 +25,15 @@ import Testing
             target = try SocketAddress(ipAddress: "127.0.0.1", port: port)
         }
 
-        func beacon() async throws {
+        /// Sent without waiting for the write, so that a poll can send one each time it looks.
+        func beacon() {
             timestamp += 1
             // A port where nothing listens: a dial on it fails, as a dial on a lie would.
             let bytes = BeaconCodec.encode(
                 Beacon(node: NodeID(keys.publicKey), tcpPort: 9, role: .person, timestamp: timestamp),
                 signedBy: keys, networkKey: .default)
-            try await channel.writeAndFlush(
-                AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: bytes)))
-        }
-
-        /// Beacons every 0.1 s until `condition` holds; fails after `timeout`.
-        func beacon(until what: String, timeout: TimeInterval = 30, _ condition: () throws -> Bool) async throws {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                try await beacon()
-                if try condition() { return }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            throw NodeProcess.Failure("timed out after \(Int(timeout)) s beaconing until \(what)")
+            channel.writeAndFlush(
+                AddressedEnvelope(remoteAddress: target, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
         }
     }
 
@@ -59,37 +49,42 @@ import Testing
         let alice = try NodeProcess(name: "alice", root: root, discovery: discovery)
         defer { try? alice.stop() }
         try alice.start()
-        // Her share of strangers: eight sessions with keys she does not know.
+        // Her share of strangers: eight sessions with keys she does not know. She greets each
+        // only once her discovery knows whose beacons she still attends to.
         var strangers: [HostilePeer] = []
         for i in 0..<8 {
             let stranger = try HostilePeer(name: "stranger\(i)")
             try await stranger.connect(to: alice)
             strangers.append(stranger)
         }
-        try await waitUntil(timeout: 30, "alice's sessions with eight strangers") { try alice.sessionKeys().count == 8 }
+        try await waitUntil(timeout: 30, "alice's Hello to each of the eight strangers") {
+            try strangers.allSatisfy { stranger in
+                try stranger.received(from: alice).contains { if case .hello = $0 { true } else { false } }
+            }
+        }
 
         let kay = try await Beaconer(to: discovery.number)
         defer { _ = kay.channel.close(mode: .all) }
         let start = try activity(alice)
-        try await kay.beacon()
+        kay.beacon()
         try await waitUntil(timeout: 30, "kay's first beacon checked") {
             try activity(alice).checked == start.checked + 1
         }
-        try await kay.beacon(until: "a repeat of kay's beacon is dropped") {
-            try activity(alice).repeated > start.repeated
-        }
-        let dropping = try activity(alice)
-        for _ in 0..<3 { try await kay.beacon() }
-        try await waitUntil(timeout: 30, "three more repeats dropped") {
-            try activity(alice).repeated == dropping.repeated + 3
+        for _ in 0..<3 { kay.beacon() }
+        try await waitUntil(timeout: 30, "three repeats of kay's beacon dropped") {
+            try activity(alice).repeated == start.repeated + 3
         }
         #expect(try activity(alice).checked == start.checked + 1, "only kay's first beacon was checked")
         #expect(try alice.listedPeers()[NodeID(kay.keys.publicKey).hex] == nil)
 
-        // Alice chooses Kay: Kay's beacons matter to her now, and are checked again.
+        // Alice chooses Kay: she re-reads whom she chose within seconds, and from then on
+        // Kay's beacons (one each time this looks) are checked again.
         try alice.cli(["peers", "add", NodeID(kay.keys.publicKey).hex, "--name", "kay"])
         let chosen = try activity(alice)
-        try await kay.beacon(until: "kay's beacons are checked again") { try activity(alice).checked > chosen.checked }
+        try await waitUntil(timeout: 30, "kay's beacons checked again") {
+            kay.beacon()
+            return try activity(alice).checked > chosen.checked
+        }
         for stranger in strangers { await stranger.shutdown() }
     }
 }

@@ -40,17 +40,17 @@ struct RoomDirectory {
     /// dial (a made-up key fails the handshake), and a peer that does not then name the room
     /// counts for nothing, so the node goes on seeking members.
     func seeksSession(forTags tags: [RoomTag]) -> Bool {
-        tags.contains { tag in
-            guard let room = heldTags[tag] else { return false }
-            return byPeer.values.lazy.filter { $0.contains(room) }.count < Self.sessionsPerRoom
-        }
+        tags.contains { tag in heldTags[tag].map(seeksMembers) ?? false }
     }
 
     /// The tags of the rooms for which `seeksSession` says yes now.
     var tagsSeekingSessions: Set<RoomTag> {
-        Set(
-            heldTags.filter { _, room in byPeer.values.lazy.filter { $0.contains(room) }.count < Self.sessionsPerRoom }
-                .keys)
+        Set(heldTags.filter { seeksMembers($0.value) }.keys)
+    }
+
+    /// Whether fewer than `sessionsPerRoom` peers in session said they joined `room`.
+    private func seeksMembers(_ room: RoomName) -> Bool {
+        byPeer.values.lazy.filter { $0.contains(room) }.count < Self.sessionsPerRoom
     }
 
     mutating func peerSpeaksRooms(_ peer: NodeID) { speakers.insert(peer) }

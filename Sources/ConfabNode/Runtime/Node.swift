@@ -162,12 +162,13 @@ public actor Node {
             // address to dial: where it accepts sessions is known once its Hello arrives.
             updatePresence(
                 session.remote, connected: true, address: session.isInitiator ? session.remoteAddress?.display : nil)
+            // Before the Hello: a peer that has it knows discovery was told whose beacons matter.
+            attendBeacons()
             session.send(
                 .hello(
                     .init(
                         displayName: try local.displayName(), role: options.role,
                         listenPort: UInt16(listenAddress?.port ?? 0))))
-            attendBeacons()
         case .message(let session, let message, let decoded):
             guard !blockList.contains(session.remote), !isRefused(session), !isIncompatible(session) else { return }
             if case .typing(let typing) = message { return receiveTyping(typing, from: session.remote) }
