@@ -6,7 +6,8 @@ BIN_RELEASE := .build/release/confab
 ARGS ?=
 
 APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils man-db dpkg-dev
+# chromium, chromium-driver and python3-selenium: the web app's tests drive a real browser.
+TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils man-db dpkg-dev chromium chromium-driver python3-selenium
 
 # Installing (docs/install.md). `make install` copies into $(DESTDIR)$(PREFIX) what
 # `make release` staged: the release binary with the Swift runtime linked in, so it runs on a
@@ -25,7 +26,7 @@ INSTALL_SCRATCH := .build/install
 STAGE := .build/stage
 STAGE_SOURCES := Package.swift $(wildcard Package.resolved) $(shell find Sources -type f) Packaging/stage.sh
 
-.PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto format clean release install uninstall deb
+.PHONY: deps test-deps build run test lint fuzz fuzz-long bench proto web screenshots format clean release install uninstall deb
 
 # Installs only what is missing; needs root (or sudo) the first time.
 deps:
@@ -73,6 +74,7 @@ test: test-deps lint
 	@rm -f .build/release.status; { while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done; \
 	    nice -n 19 $(MAKE) --no-print-directory release >.build/release.log 2>&1; echo $$? >.build/release.status; } & \
 	    echo $$! >.build/release.pid
+	python3 Tools/embed-web.py --check
 	python3 Tests/Docs/check_links.py --self-test
 	python3 Tests/Docs/check_links.py README.md docs/*.md CHANGELOG.md Examples/README.md
 	CONFAB=.build/debug/confab python3 Tests/Docs/run_readme.py --self-test
@@ -83,6 +85,7 @@ test: test-deps lint
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/office-test.sh
+	CONFAB=.build/debug/confab Tests/Web/web-test.sh
 	@while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done
 	CONFAB=.build/debug/confab OLD_TAG=$(OLD_RELEASE) Tests/LAN/mixed-version-test.sh
 	@while kill -0 $$(cat .build/release.pid) 2>/dev/null; do sleep 1; done
@@ -111,6 +114,16 @@ fuzz-long: deps
 # (built from swift-protobuf, version matching Package.swift) on PATH.
 proto:
 	protoc --proto_path=Proto --swift_out=Sources/ConfabWire/Generated Proto/*.proto
+
+# Embeds the web app's front end (Web/) in the binary: Sources/ConfabWeb/Assets/WebAssetFiles.swift,
+# committed; `make test` fails when it is not what Web/ holds.
+web:
+	python3 Tools/embed-web.py
+
+# The README's picture of the web app, taken by the browser test as it runs.
+screenshots: test-deps
+	$(SWIFT) build --product confab
+	CONFAB=.build/debug/confab Tests/Web/web-test.sh --screenshot docs/images/web-chat.png
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Fuzz/Sources Package.swift

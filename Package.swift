@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -102,6 +105,22 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The web app the node serves (`confab up`, `confab chat`): the control protocol's
+        // operations over HTTP, its events over a WebSocket, the front end's files, and the
+        // browser's own attacks kept out.
+        .target(
+            name: "ConfabWeb",
+            dependencies: [
+                "ConfabCrypto", "ConfabModel", "ConfabClient", "ConfabNode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "ConfabTUI",
             dependencies: [
@@ -113,7 +132,8 @@ let package = Package(
         .executableTarget(
             name: "confab",
             dependencies: [
-                "ConfabTUI", "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto", "ConfabWire",
+                "ConfabTUI", "ConfabWeb", "ConfabClient", "ConfabNode", "ConfabStore", "ConfabModel", "ConfabCrypto",
+                "ConfabWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -205,6 +225,16 @@ let package = Package(
                 "ConfabTUI", "ConfabModel", "ConfabClient", "ConfabNode", "ConfabTestSupport", "ConfabPseudoTerminal",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The web app's rules (origins, addresses, logins) and its routes answered in process;
+        // the browser's side is Tests/Web, against real nodes.
+        .testTarget(
+            name: "ConfabWebTests",
+            dependencies: [
+                "ConfabWeb", "ConfabClient", "ConfabTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),

@@ -81,13 +81,35 @@ extension ControlEnvelope: Codable {
         guard let known = OperationMethod(rawValue: method) else {
             throw Malformed(description: "unknown method \"\(method)\"")
         }
+        request = .operation(
+            try Self.namingMissingParams(of: known) { try Self.decode(known.operation, from: container) })
+    }
+
+    /// An operation from its method and its params alone, as the web app's routes carry
+    /// them (Protocol.md §13.1): refused as the same params in a request line would be.
+    /// Empty params are `{}`.
+    public static func operation(_ method: OperationMethod, params: Data) throws -> any ConfabOperation {
+        try namingMissingParams(of: method) {
+            try decodeParams(method.operation, from: params.isEmpty ? Data("{}".utf8) : params)
+        }
+    }
+
+    private static func decodeParams<Operation: ConfabOperation>(
+        _ type: Operation.Type, from params: Data
+    ) throws -> Operation {
+        try JSONOutput.decoder().decode(Operation.self, from: params)
+    }
+
+    /// A param left out is named as the caller wrote it, not as a Swift path.
+    private static func namingMissingParams<Value>(
+        of method: OperationMethod, _ decode: () throws -> Value
+    ) throws -> Value {
         do {
-            request = .operation(try Self.decode(known.operation, from: container))
+            return try decode()
         } catch DecodingError.keyNotFound(let key, let context) {
-            // A param left out is named as the caller wrote it, not as a Swift path.
-            throw Malformed(description: "\(method) needs param \(Self.paramPath(context.codingPath + [key]))")
+            throw Malformed(description: "\(method.rawValue) needs param \(Self.paramPath(context.codingPath + [key]))")
         } catch DecodingError.valueNotFound(_, let context) {
-            throw Malformed(description: "\(method) needs param \(Self.paramPath(context.codingPath))")
+            throw Malformed(description: "\(method.rawValue) needs param \(Self.paramPath(context.codingPath))")
         }
     }
 

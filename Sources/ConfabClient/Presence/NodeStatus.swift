@@ -44,6 +44,8 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public var protocolVersion: UInt32? = SessionCodec.protocolVersion
     /// What peers on other protocol versions cost the person (`PeerPresence.protocolNotice`).
     public var versionNotices: [String]?
+    /// Where the node serves the web app (`http://127.0.0.1:7462/`); absent when it serves none.
+    public var web: String?
 
     public init(
         id: NodeID, name: String, role: NodeRole, listen: String, discovery: Bool, sessions: [Session], outbox: Int,

@@ -232,7 +232,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Why a request line was refused, in terms of the request, never a Swift dump.
-    static func describe(_ error: any Error) -> String {
+    public static func describe(_ error: any Error) -> String {
         if let malformed = error as? ControlEnvelope.Malformed { return malformed.description }
         let context: DecodingError.Context
         switch error as? DecodingError {

@@ -109,6 +109,13 @@ extension Node {
         applyFiles(try files.refresh())
         refreshChosenPeers()
         services.append(HousekeepingService(node: self))
+        for (index, frontEnd) in options.frontEnds.enumerated() {
+            services.append(
+                frontEnd.service(messenger: messenger, directory: local.directory, logger: logger) {
+                    [frontEndAddresses] address in
+                    frontEndAddresses.withLockedValue { $0[index] = address }
+                })
+        }
         services.append(ControlService(server: control, messenger: messenger, logger: logger))
         try startDialing()
         return (services, address)

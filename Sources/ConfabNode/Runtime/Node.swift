@@ -7,6 +7,7 @@ import ConfabSync
 import ConfabWire
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -61,6 +62,8 @@ public actor Node {
     var discovery: DiscoveryService?
     var control: ControlServer?
     var listenAddress: SocketAddress?
+    /// Where the front ends (the web app) say they serve, for `status`.
+    let frontEndAddresses = NIOLockedValueBox<[Int: String]>([:])
     /// What the node last read of the store as other processes leave it (Node+ExternalWrites).
     var externalWrites = ExternalWrites()
     /// Entries delivered and not handled yet: while many wait, the engine asks for nothing.
@@ -374,6 +377,7 @@ public actor Node {
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
         let notices = peers().compactMap(\.protocolNotice)
         status.versionNotices = notices.isEmpty ? nil : notices
+        status.web = frontEndAddresses.withLockedValue { $0.sorted { $0.key < $1.key }.first?.value }
         let statistics = sessions.statistics
         status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)
         var activity = NodeStatus.Activity()

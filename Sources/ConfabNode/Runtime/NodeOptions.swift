@@ -34,6 +34,8 @@ public struct NodeOptions: Sendable {
     public var maxFileSize: UInt64 = LocalMessenger.defaultMaxFileSize
     /// `HOST:PORT` to serve Prometheus metrics on at /metrics; nil: no metrics server.
     public var metricsAddress: String?
+    /// What the node serves besides sessions and its control socket (the web app).
+    public var frontEnds: [any NodeFrontEnd] = []
 
     public init(directory: DataDirectory) {
         self.directory = directory

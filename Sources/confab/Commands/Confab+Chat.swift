@@ -18,6 +18,7 @@ extension Confab {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var network: NetworkOptions
+        @OptionGroup var webOptions: WebOptions
 
         @Flag(help: "Plain lines, no cursor addressing: for screen readers, dumb terminals and logs.")
         var plain = false
@@ -38,7 +39,8 @@ extension Confab {
             // the log file, never onto the chat's screen or between its lines.
             let redirect = try StandardErrorRedirect(to: directory.url.appendingPathComponent("confab.log").path)
             defer { redirect.restore() }
-            let options = try network.nodeOptions(directory: directory, role: .person)
+            var options = try network.nodeOptions(directory: directory, role: .person)
+            options.frontEnds = try webOptions.frontEnds()
             let capabilities = Terminal.capabilities()
             if !plain, capabilities.fullScreen {
                 let signal = try await FullScreenChat.run(

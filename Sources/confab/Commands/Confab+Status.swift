@@ -33,6 +33,7 @@ extension Confab {
             Console.out(
                 "\(Style.bold(TextSanitizer.line(status.name))) (\(status.id.shortHex)) · \(status.role) · "
                     + "listening on \(status.listen)")
+            if let web = status.web { Console.out("Web app: \(web) (confab open signs a browser in)") }
             Console.out(
                 status.sessions.isEmpty
                     ? "Offline — messages will be sent when a peer is reachable"

@@ -12,15 +12,19 @@ extension Confab {
             discussion: """
                 Logs go to standard error. SIGINT or SIGTERM stops it cleanly. While it runs, \
                 other confab commands (send, watch, status, peers) talk to it through its \
-                control socket in the data directory.
+                control socket in the data directory, and it serves the web app on \
+                http://127.0.0.1:7462/ (confab open signs a browser in).
                 """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var network: NetworkOptions
         @OptionGroup var operations: OperationsOptions
+        @OptionGroup var webOptions: WebOptions
 
         func run() async throws {
-            try await NodeRunner.run(global: global, network: network, operations: operations, role: .person)
+            try await NodeRunner.run(
+                global: global, network: network, operations: operations, role: .person,
+                frontEnds: try webOptions.frontEnds())
         }
     }
 }
@@ -29,7 +33,7 @@ extension Confab {
 enum NodeRunner {
     static func run(
         global: GlobalOptions, network: NetworkOptions, operations: OperationsOptions, role: ConfabWire.NodeRole,
-        relay: RelayConfiguration? = nil, identityName: String? = nil
+        relay: RelayConfiguration? = nil, identityName: String? = nil, frontEnds: [any NodeFrontEnd] = []
     ) async throws {
         let level = Logger.Level(rawValue: network.logLevel) ?? .info
         let format = operations.logFormat
@@ -48,6 +52,7 @@ enum NodeRunner {
         var options = try network.nodeOptions(directory: global.directory, role: role)
         options.relay = relay
         options.metricsAddress = operations.metrics
+        options.frontEnds = frontEnds
         // A relay is started by a service manager on an empty state directory: it makes its
         // own identity rather than asking for "confab init".
         var local: Profile?

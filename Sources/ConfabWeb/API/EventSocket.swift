@@ -1,0 +1,63 @@
+import ConfabClient
+import ConfabModel
+import Hummingbird
+import HummingbirdWebSocket
+import NIOConcurrencyHelpers
+import NIOWebSocket
+
+/// `GET /api/v1/events` as a WebSocket: `{"v":1,"ok":true,"result":{}}` once subscribed,
+/// then each event exactly as `watch --json` prints it, one per text message (Protocol.md
+/// §13.1). Each tab has a queue of its own, bounded: a tab that stops reading (a laptop
+/// lid, a frozen page) is closed with code 4008 once its queue is full, and reads the state
+/// again when it reconnects, so it costs the node a bounded amount and slows no one else.
+struct EventSocket: Sendable {
+    static var queueLimit: Int { 1_000 }
+    /// "You fell behind; read the state again" (a code in the range private to applications).
+    static var fellBehind: WebSocketErrorCode { .init(codeNumber: 4008) }
+
+    let messenger: LocalMessenger
+
+    func add(to router: Router<BasicWebSocketRequestContext>) {
+        router.ws("/api/v1/events") { request, _ in
+            guard let value = request.uri.queryParameters["conversation"] else { return .upgrade([:]) }
+            return ConversationID(hex: String(value)) == nil ? .dontUpgrade : .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            let conversation = context.request.uri.queryParameters["conversation"].flatMap {
+                ConversationID(hex: String($0))
+            }
+            try await serve(conversation: conversation, inbound: inbound, outbound: outbound)
+        }
+    }
+
+    private func serve(
+        conversation: ConversationID?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async throws {
+        let events = try await messenger.events(for: conversation)
+        try await outbound.write(.text(try JSONOutput.line(ControlResponse.success(ControlEmpty(), id: nil))))
+        let (queue, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
+        let fellBehind = NIOLockedValueBox(false)
+        try await withThrowingTaskGroup { group in
+            group.addTask {
+                for await event in events {
+                    guard let line = try? JSONOutput.line(ControlEvent(event)) else { continue }
+                    if case .dropped = continuation.yield(line) {
+                        fellBehind.withLockedValue { $0 = true }
+                        break
+                    }
+                }
+                continuation.finish()
+            }
+            group.addTask {
+                for await line in queue { try await outbound.write(.text(line)) }
+                if fellBehind.withLockedValue({ $0 }) {
+                    try await outbound.close(Self.fellBehind, reason: "fell behind: read the state again")
+                }
+            }
+            // Nothing is asked over the socket: its end (the tab closed) is what is waited for.
+            group.addTask { for try await _ in inbound {} }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,714 @@
+// The open conversation: its header, the message log (a window of at most WINDOW nodes
+// over the messages read so far) and the composer.
+import { api } from './api.js';
+import { h, add, toast, debounce, replaceKeepingFocus } from './dom.js';
+import { avatar, lastSeen, plural } from './format.js';
+import { compareOrder, convName, faceId, fromServer, fileFrom, isGroup, msgKey } from './model.js';
+import { state, on, emit, findSummary, isOnline, loadSummary } from './state.js';
+import { renderItem } from './bubble.js';
+import { Composer } from './composer.js';
+import { openMenu } from './menu.js';
+import { confirmDialog, membersDialog } from './dialogs.js';
+import { refreshListSoon, deleteConversation } from './list.js';
+
+const WINDOW = 200;   // message nodes kept in the page at most
+const STEP = 50;      // nodes added or dropped at a time while scrolling
+const PAGE = 60;      // messages per history request
+const EMOJI = ['👍', '❤️', '😂', '😮', '😢', '🙏'];
+const RANK = { sending: 0, sent: 1, delivered: 2, read: 3 };
+
+const els = {};
+let composer;
+let nav;
+let view = null;      // the open conversation's state; replaced on each open
+let pendingCount = 0;
+
+export function initChat(navigation) {
+  nav = navigation;
+  for (const id of ['chat-empty', 'chat-view', 'chat-name', 'chat-sub', 'chat-avatar', 'log', 'new-below', 'members-btn', 'back-btn', 'chat-more', 'composer']) {
+    els[id.replace(/-(\w)/g, (_, c) => c.toUpperCase())] = document.getElementById(id);
+  }
+  composer = new Composer(els.composer, {
+    send: sendText,
+    edit: editText,
+    typing: (value) => {
+      if (!view || !state.typingEnabled) return;
+      api('typing', { conversation: view.id, value }).catch(() => {});
+    },
+    members: () => (view && view.members) || [],
+    editLast: () => {
+      const m = view && [...view.msgs].reverse().find((x) => x.mine && !x.pending && !x.deleted && !x.membership && !x.file && x.text != null);
+      if (m) composer.startEdit(m);
+      return Boolean(m);
+    },
+  });
+  els.log.addEventListener('scroll', () => { if (!scrollQueued) { scrollQueued = true; requestAnimationFrame(onScroll); } }, { passive: true });
+  // A picture that finishes loading pushes the newest message down.
+  els.log.addEventListener('load', () => { if (view && view.stick) scrollToBottom(); }, true);
+  els.newBelow.addEventListener('click', jumpToBottom);
+  els.membersBtn.addEventListener('click', () => view && membersDialog(view.id, () => refreshHeader()));
+  els.backBtn.addEventListener('click', () => nav.close());
+  els.chatMore.addEventListener('click', () => view && conversationMenu());
+  document.addEventListener('visibilitychange', () => markReadSoon());
+  on('status', drawHeader);
+  on('presence', drawHeader);
+  on('typing', (conversation) => { if (view && view.id === conversation) drawHeader(); });
+  on('conversations', () => {
+    if (!view) return;
+    const s = findSummary(view.id);
+    if (s) { view.summary = s; drawHeader(); composerState(); }
+    markReadSoon();
+  });
+  on('marked-unread', (id) => { if (view && view.id === id) view.keepUnread = true; });
+  on('trust', () => refreshHeader());
+}
+
+window.__view = () => view;
+export const openId = () => (view ? view.id : null);
+
+export function closeConversation() {
+  view = null;
+  state.openId = null;
+  els.chatView.hidden = true;
+  els.chatEmpty.hidden = false;
+  document.body.classList.remove('show-chat');
+  composer.setConversation(null);
+  emit('open');
+}
+
+/** `target` ({ author, seq }) opens the page around that message and shows it. */
+export async function openConversation(id, target = null) {
+  if (view && view.id === id) {
+    if (target) jumpTo(target);
+    document.body.classList.add('show-chat');
+    return;
+  }
+  const v = {
+    id, summary: findSummary(id), msgs: [], nodes: new Map(), hasOlder: false, start: 0, end: 0,
+    stick: true, newCount: 0, loadingOlder: false, members: null, earlyStatus: new Map(), keepUnread: false,
+    loaded: false, gap: false,
+  };
+  view = v;
+  state.openId = id;
+  emit('open');
+  els.chatEmpty.hidden = true;
+  els.chatView.hidden = false;
+  document.body.classList.add('show-chat');
+  els.log.replaceChildren(h('p', { class: 'log-note' }, 'Loading…'));
+  els.newBelow.hidden = true;
+  composer.setConversation(id, readOnlyState(v.summary));
+  drawHeader();
+  try {
+    const [summary, page] = await Promise.all([
+      loadSummary(id),
+      api('history', target ? { conversation: id, around: target } : { conversation: id, limit: PAGE }),
+    ]);
+    if (view !== v) return;
+    v.summary = summary;
+    v.msgs = page.messages.map(fromServer);
+    v.hasOlder = page.hasOlder;
+    v.gap = Boolean(target) && page.messages.length >= 5000;
+    v.loaded = true;
+  } catch (e) {
+    if (view !== v) return;
+    els.log.replaceChildren(h('p', { class: 'log-note error', role: 'alert' }, `Could not open this conversation: ${e.message}`));
+    return;
+  }
+  drawHeader();
+  composerState();
+  if (target) {
+    const i = indexOf(msgKey(target.author, target.seq));
+    renderWindow(Math.max(0, i - 100), Math.min(v.msgs.length, Math.max(0, i - 100) + WINDOW));
+    showMessage(msgKey(target.author, target.seq));
+  } else {
+    renderWindow(Math.max(0, v.msgs.length - 100), v.msgs.length);
+    scrollToBottom();
+  }
+  fillIfShort();
+  if (matchMedia('(min-width: 700px)').matches) composer.focus();
+  loadMembers();
+  markReadSoon();
+}
+
+function readOnlyState(s) {
+  if (!s) return {};
+  if (s.isFormerMember) return { readOnly: true, reason: 'You are no longer a member of this conversation.' };
+  if (s.keyProblem) return { readOnly: true, reason: 'This conversation cannot be read on this computer (its key did not open).' };
+  return {};
+}
+function composerState() { if (view) { const r = readOnlyState(view.summary); composer.setReadOnly(Boolean(r.readOnly), r.reason || ''); } }
+
+async function loadMembers() {
+  const v = view;
+  try {
+    const list = await api('members', { conversation: v.id });
+    if (view === v) v.members = list.members.filter((m) => !state.me || m.id !== state.me.id);
+  } catch { /* mentions just offer nobody */ }
+}
+
+async function refreshHeader() {
+  const v = view;
+  if (!v) return;
+  try {
+    const s = await loadSummary(v.id);
+    if (view === v) { v.summary = s; drawHeader(); composerState(); }
+  } catch (e) {
+    if (view === v && e.status && e.status !== 401) { toast('This conversation is no longer on this computer.'); nav.close(); }
+  }
+}
+
+// ---- header ----------------------------------------------------------------------
+
+function drawHeader() {
+  if (!view) return;
+  const s = view.summary;
+  const name = s ? convName(s) : '';
+  const parts = s ? s.participants : [];
+  const verifiedOne = parts.length === 1 && parts[0].trust === 'verified';
+  els.chatName.replaceChildren(s && s.title ? h('span', { class: 'hash', 'aria-hidden': 'true' }, '#') : '', name,
+    verifiedOne ? h('span', { class: 'verified', title: 'Verified', 'aria-label': 'verified' }, ' ✓') : '');
+  const face = avatar(faceId(s), name);
+  face.id = 'chat-avatar';
+  els.chatAvatar.replaceWith(face);
+  els.chatAvatar = face;
+  const typing = [...(state.typing.get(view.id) || new Map()).values()];
+  let presence;
+  if (typing.length) {
+    presence = h('span', { class: 'typing' },
+      typing.length === 1 ? `${typing[0]} is typing…` : typing.length === 2 ? `${typing[0]} and ${typing[1]} are typing…` : `${typing.length} people are typing…`);
+  } else if (parts.some((p) => isOnline(p.id))) {
+    presence = h('span', { class: 'online' }, 'online');
+  } else {
+    const seen = parts.map((p) => state.presence.get(p.id)).map((p) => p && p.lastSeen).filter(Boolean).sort().pop();
+    presence = h('span', null, lastSeen(seen));
+  }
+  const group = isGroup(s);
+  els.chatSub.replaceChildren(presence);
+  if (group) {
+    add(els.chatSub, [' · ', h('span', { class: 'participants' },
+      parts.map((p, i) => [i ? ', ' : '', p.name, p.trust === 'verified' ? h('span', { class: 'verified', 'aria-label': 'verified' }, ' ✓') : '']))]);
+  }
+}
+
+function conversationMenu() {
+  const s = view.summary;
+  if (!s) return;
+  const flag = (flagName, value) => async () => {
+    try { await api('set_flag', { conversation: s.id, flag: flagName, value }); refreshListSoon(); refreshHeader(); } catch (e) { toast(e.message); }
+  };
+  openMenu(els.chatMore, [
+    { label: s.isPinned ? 'Unpin' : 'Pin', onSelect: flag('pinned', !s.isPinned) },
+    { label: s.isArchived ? 'Unarchive' : 'Archive', onSelect: flag('archived', !s.isArchived) },
+    { label: s.isMuted ? 'Unmute' : 'Mute', onSelect: flag('muted', !s.isMuted) },
+    { label: 'Delete', danger: true, onSelect: () => deleteConversation(s.id) },
+  ], { label: 'Conversation options' });
+}
+
+// ---- the log window --------------------------------------------------------------
+
+const indexOf = (key) => (view ? view.msgs.findIndex((m) => m.key === key) : -1);
+
+function ctx() {
+  const readOnly = Boolean(view.summary && (view.summary.isFormerMember || view.summary.keyProblem));
+  return { group: isGroup(view.summary), readOnly, onOptions: messageMenu, onReact: react, onJump: jumpTo, onAccept: acceptFile };
+}
+
+function nodeAt(i, c = ctx()) {
+  const m = view.msgs[i];
+  const el = renderItem(m, view.msgs[i - 1] || null, c);
+  view.nodes.set(m.key, el);
+  return el;
+}
+
+function topNote() {
+  const v = view;
+  if (v.start > 0 || v.hasOlder) return h('p', { class: 'log-note top' }, v.loadingOlder ? 'Loading older messages…' : '');
+  if (!v.msgs.length) return null;
+  return h('p', { class: 'log-note top' }, 'This is the beginning of the conversation.');
+}
+
+function renderWindow(start, end) {
+  const v = view;
+  v.nodes.clear();
+  v.start = start;
+  v.end = end;
+  if (!v.msgs.length) {
+    els.log.replaceChildren(h('div', { class: 'log-empty' }, h('p', null, `Say hi to ${v.summary ? convName(v.summary) : 'them'}`)));
+    return;
+  }
+  const c = ctx();
+  const nodes = [];
+  for (let i = start; i < end; i++) nodes.push(nodeAt(i, c));
+  els.log.replaceChildren(...[topNote()].filter(Boolean), ...nodes);
+}
+
+function redrawTopNote() {
+  const old = els.log.querySelector('.log-note.top');
+  const fresh = topNote();
+  if (old && fresh) old.replaceWith(fresh);
+  else if (old) old.remove();
+  else if (fresh) els.log.prepend(fresh);
+}
+
+/** Redraws one message in place if it is in the window. */
+function redraw(i) {
+  const m = view.msgs[i];
+  if (!m || i < view.start || i >= view.end) return;
+  const old = view.nodes.get(m.key);
+  const fresh = nodeAt(i);
+  if (old && old.isConnected) replaceKeepingFocus(old, fresh);
+}
+
+// Keeps what the person looks at in place while nodes come and go above it.
+function keepingPlace(change) {
+  const log = els.log;
+  const top = log.getBoundingClientRect().top;
+  let anchorKey = null;
+  let y = 0;
+  for (const [key, el] of view.nodes) {
+    const r = el.getBoundingClientRect();
+    if (r.bottom > top) { anchorKey = key; y = r.top; break; }
+  }
+  change();
+  const anchor = anchorKey && view.nodes.get(anchorKey);
+  if (anchor && anchor.isConnected) log.scrollTop += anchor.getBoundingClientRect().top - y;
+}
+
+function dropNode(key) {
+  const el = view.nodes.get(key);
+  if (el) el.remove();
+  view.nodes.delete(key);
+}
+
+function showEarlier() {
+  const v = view;
+  const from = Math.max(0, v.start - STEP);
+  if (from === v.start) return;
+  keepingPlace(() => {
+    const first = els.log.querySelector('.item');
+    const c = ctx();
+    const nodes = [];
+    for (let i = from; i < v.start; i++) nodes.push(nodeAt(i, c));
+    if (first) first.before(...nodes); else els.log.append(...nodes);
+    const oldStart = v.start;
+    v.start = from;
+    redraw(oldStart);   // its predecessor is drawn now: date line and author may go
+    while (v.end - v.start > WINDOW) dropNode(v.msgs[--v.end].key);
+    redrawTopNote();
+  });
+}
+
+function showLater() {
+  const v = view;
+  const to = Math.min(v.msgs.length, v.end + STEP);
+  if (to === v.end) return;
+  keepingPlace(() => {
+    const c = ctx();
+    const nodes = [];
+    for (let i = v.end; i < to; i++) nodes.push(nodeAt(i, c));
+    els.log.append(...nodes);
+    v.end = to;
+    while (v.end - v.start > WINDOW) dropNode(v.msgs[v.start++].key);
+    redrawTopNote();
+  });
+}
+
+async function loadOlder() {
+  const v = view;
+  if (v.loadingOlder || !v.hasOlder) return;
+  const oldest = v.msgs.find((m) => m.orderKey);
+  if (!oldest) return;
+  v.loadingOlder = true;
+  redrawTopNote();
+  try {
+    const page = await api('history', { conversation: v.id, before: oldest.orderKey, limit: PAGE });
+    if (view !== v) return;
+    const older = page.messages.map(fromServer).filter((m) => indexOf(m.key) < 0);
+    v.msgs.unshift(...older);
+    v.start += older.length;
+    v.end += older.length;
+    v.hasOlder = page.hasOlder && older.length > 0;
+  } catch (e) {
+    if (view === v) toast(`Could not load older messages: ${e.message}`);
+  } finally {
+    v.loadingOlder = false;
+  }
+  if (view !== v) return;
+  redrawTopNote();
+  showEarlier();
+}
+
+let scrollQueued = false;
+function onScroll() {
+  scrollQueued = false;
+  const v = view;
+  if (!v || !v.loaded) return;
+  const log = els.log;
+  const fromBottom = log.scrollHeight - log.scrollTop - log.clientHeight;
+  v.stick = fromBottom < 48 && v.end === v.msgs.length && !v.gap;
+  if (v.stick && v.newCount) { v.newCount = 0; drawNewBelow(); }
+  if (log.scrollTop < 400) { if (v.start > 0) showEarlier(); else loadOlder(); }
+  if (fromBottom < 400) {
+    if (v.end < v.msgs.length) showLater();
+    else if (v.gap) catchUp();
+  }
+}
+
+// A window shorter than the pane gets no scroll events: fill it with older pages.
+function fillIfShort() {
+  const v = view;
+  if (v && v.hasOlder && v.start === 0 && els.log.scrollHeight <= els.log.clientHeight + 10) {
+    loadOlder().then(() => { if (view === v && v.hasOlder) fillIfShort(); });
+  }
+}
+
+function scrollToBottom() { els.log.scrollTop = els.log.scrollHeight; }
+
+function jumpToBottom() {
+  const v = view;
+  if (!v) return;
+  if (v.gap) { catchUp(true); return; }
+  if (v.end < v.msgs.length || v.start > Math.max(0, v.msgs.length - WINDOW)) {
+    renderWindow(Math.max(0, v.msgs.length - 100), v.msgs.length);
+  }
+  v.stick = true;
+  v.newCount = 0;
+  drawNewBelow();
+  scrollToBottom();
+  markReadSoon();
+}
+
+function drawNewBelow() {
+  const n = view ? view.newCount : 0;
+  els.newBelow.hidden = n === 0;
+  els.newBelow.textContent = n ? `${plural(n, 'new message', 'new messages')} ↓` : '';
+}
+
+/** Puts a message where display order says; answers whether it is drawn at the bottom. */
+function insert(m) {
+  const v = view;
+  const msgs = v.msgs;
+  let i = msgs.length;
+  if (!m.pending) while (i > 0 && (msgs[i - 1].pending || compareOrder(msgs[i - 1], m) > 0)) i--;
+  const showsNewest = v.end === msgs.length;
+  msgs.splice(i, 0, m);
+  if (msgs.length === 1) {
+    renderWindow(0, 1);
+    return true;
+  }
+  if (i < v.start || (i === v.start && v.start > 0)) { v.start++; v.end++; return false; }
+  if (i > v.end || (i === v.end && !showsNewest)) return false;
+  const el = nodeAt(i);
+  const next = msgs[i + 1] && v.nodes.get(msgs[i + 1].key);
+  const apply = () => {
+    if (next && next.isConnected) next.before(el); else els.log.append(el);
+    v.end++;
+    redraw(i + 1);
+  };
+  if (v.stick) {
+    apply();
+    while (v.end - v.start > WINDOW) dropNode(msgs[v.start++].key);
+    redrawTopNote();
+    scrollToBottom();
+  } else {
+    keepingPlace(apply);
+  }
+  return i === msgs.length - 1 || msgs.slice(i + 1).every((x) => x.pending);
+}
+
+function removeAt(i) {
+  const v = view;
+  const [m] = v.msgs.splice(i, 1);
+  if (i < v.start) { v.start--; v.end--; return; }
+  if (i >= v.end) return;
+  dropNode(m.key);
+  v.end--;
+  redraw(i);
+  if (!v.msgs.length) renderWindow(0, 0);
+}
+
+function update(key, change) {
+  const i = indexOf(key);
+  if (i < 0) return false;
+  change(view.msgs[i]);
+  if (view.stick) { redraw(i); scrollToBottom(); } else keepingPlace(() => redraw(i));
+  return true;
+}
+
+/** Scrolls a drawn message into the middle of the pane and marks it for a moment. */
+function showMessage(key) {
+  const el = view.nodes.get(key);
+  if (!el) return;
+  el.scrollIntoView({ block: 'center' });
+  view.stick = false;
+  el.classList.add('flash');
+  setTimeout(() => el.classList.remove('flash'), 1600);
+  const bubble = el.querySelector('.bubble, .system');
+  if (bubble) { bubble.tabIndex = -1; bubble.focus({ preventScroll: true }); }
+}
+
+async function jumpTo(ref) {
+  const v = view;
+  const key = msgKey(ref.author, ref.seq);
+  let i = indexOf(key);
+  if (i < 0) {
+    try {
+      const page = await api('history', { conversation: v.id, around: { author: ref.author, seq: ref.seq } });
+      if (view !== v) return;
+      const pending = v.msgs.filter((m) => m.pending);
+      v.msgs = page.messages.map(fromServer).concat(pending);
+      v.hasOlder = page.hasOlder;
+      v.gap = page.messages.length >= 5000;
+    } catch (e) {
+      toast(`That message is not here: ${e.message}`);
+      return;
+    }
+    i = indexOf(key);
+    if (i < 0) { toast('That message is not here.'); return; }
+  }
+  if (i < v.start || i >= v.end) {
+    const start = Math.max(0, i - 100);
+    renderWindow(start, Math.min(v.msgs.length, start + WINDOW));
+  }
+  showMessage(key);
+}
+
+/** After a reconnection or a write by another process: read the newest page again. */
+export async function catchUp(toBottom = false) {
+  const v = view;
+  if (!v || !v.loaded) return;
+  let page;
+  try {
+    page = await api('history', { conversation: v.id, limit: PAGE });
+  } catch { return; }
+  if (view !== v) return;
+  const fresh = page.messages.map(fromServer);
+  const joins = !page.hasOlder || !fresh.length || indexOf(fresh[0].key) >= 0;
+  if (!joins || v.gap) {
+    // What we hold no longer meets the newest page: start again from it.
+    v.msgs = fresh.concat(v.msgs.filter((m) => m.pending));
+    v.hasOlder = page.hasOlder;
+    v.gap = false;
+    renderWindow(Math.max(0, v.msgs.length - 100), v.msgs.length);
+    if (toBottom || v.stick) scrollToBottom();
+    return;
+  }
+  for (const m of fresh) {
+    if (indexOf(m.key) >= 0) update(m.key, (old) => Object.assign(old, m));
+    else { adoptPending(m); insert(m); }
+  }
+  if (toBottom) jumpToBottom();
+}
+
+// ---- events ------------------------------------------------------------------------
+
+function adoptPending(m) {
+  if (!m.mine) return;
+  const i = view.msgs.findIndex((x) => x.pending && !x.adopted && x.text === m.text);
+  if (i >= 0) { view.msgs[i].adopted = true; removeAt(i); }
+}
+
+/** A `message` or `members` event; the event's shape lacks the display order, so read it. */
+export async function onNewMessage(ev) {
+  const v = view;
+  const brief = fromServer(ev.message);
+  if (!v || brief.conversation !== v.id || !v.loaded) return;
+  let m = brief;
+  try {
+    const full = await api('message', { conversation: v.id, message: { author: brief.author, seq: brief.seq } });
+    if (full) m = fromServer(full);
+  } catch { /* draw it from the event */ }
+  if (view !== v) return;
+  if (!m.system && brief.system) m.system = brief.system;
+  if (indexOf(m.key) >= 0) { update(m.key, (old) => Object.assign(old, m)); return; }
+  if (v.gap) { if (!m.mine) { v.newCount++; drawNewBelow(); } return; }
+  adoptPending(m);
+  const early = m.mine && v.earlyStatus.get(m.seq);
+  if (early && RANK[early] > RANK[m.status || 'sending']) m.status = early;
+  const atBottom = insert(m);
+  if (!m.mine && !(atBottom && v.stick)) { v.newCount++; drawNewBelow(); }
+  if (!m.mine) { v.keepUnread = false; v.arrived = true; markReadSoon(); }
+  if (m.membership) { loadMembers(); refreshHeader(); }
+}
+
+/** `edited`, `deleted`, `reaction`: the message as it reads now, minus its order key. */
+export function onChangedMessage(ev) {
+  const m = fromServer(ev.message);
+  if (!view || m.conversation !== view.id) return;
+  update(m.key, (old) => {
+    const { orderKey, status } = old;
+    Object.assign(old, m, { orderKey: m.orderKey || orderKey, status: m.status || status });
+  });
+}
+
+export function onStatus(ev) {
+  if (!view || ev.conversation !== view.id || !state.me) return;
+  const key = msgKey(state.me.id, ev.seq);
+  const found = update(key, (m) => { if (RANK[ev.status] > RANK[m.status || 'sending']) m.status = ev.status; });
+  if (!found) view.earlyStatus.set(ev.seq, ev.status);
+}
+
+export function onFile(ev) {
+  if (!view || ev.conversation !== view.id || !ev.file) return;
+  update(msgKey(ev.file.author, ev.seq), (m) => { m.file = fileFrom(ev.file); });
+}
+
+export function onChanged(ev) {
+  if (!view) return;
+  if (!ev.conversation || ev.conversation === view.id) { refreshHeader(); catchUpSoon(); }
+}
+const catchUpSoon = debounce(() => catchUp(), 150);
+
+// ---- reading ---------------------------------------------------------------------
+
+// The person sees the conversation: tell the others (read receipt) and clear the badge.
+const markReadSoon = debounce(async () => {
+  const v = view;
+  if (!v || !v.loaded || document.visibilityState !== 'visible' || v.keepUnread) return;
+  const s = findSummary(v.id) || v.summary;
+  const unread = s && (s.unreadCount > 0 || s.isMarkedUnread);
+  if (!unread && !v.arrived) return;
+  v.arrived = false;
+  try {
+    await api('mark_read', { conversation: v.id });
+    refreshListSoon();
+  } catch { /* the badge stays; nothing else to do */ }
+}, 300);
+
+// ---- actions ---------------------------------------------------------------------
+
+async function sendText(text, replyTo) {
+  const v = view;
+  if (!v || !state.me) return;
+  if (v.gap || v.end < v.msgs.length) jumpToBottom();
+  v.stick = true;
+  const p = {
+    key: `pending:${++pendingCount}`, pending: true, conversation: v.id, author: state.me.id, authorName: 'You',
+    seq: null, mine: true, text, sentAt: new Date(), orderKey: null, status: 'sending', editedAt: null, deleted: false,
+    replyTo: replyTo ? { author: replyTo.author, seq: replyTo.seq, authorName: replyTo.authorName, text: replyTo.text, deleted: false, missing: false } : null,
+    mentions: [], mentionsMe: false, reactions: [], membership: null, system: null, file: null,
+  };
+  insert(p);
+  scrollToBottom();
+  const params = { conversation: v.id, text };
+  if (replyTo) params.replyTo = { author: replyTo.author, seq: replyTo.seq };
+  try {
+    const r = await api('send', params);
+    if (view !== v) return;
+    const key = msgKey(state.me.id, r.seq);
+    const at = indexOf(p.key);
+    if (p.adopted || indexOf(key) >= 0) { if (at >= 0) removeAt(at); return; }
+    if (at < 0) return;
+    // The answer came before the event: the bubble becomes the real message.
+    const node = view.nodes.get(p.key);
+    view.nodes.delete(p.key);
+    Object.assign(p, { key, seq: r.seq, pending: false, status: v.earlyStatus.get(r.seq) || r.status || 'sending' });
+    if (node) view.nodes.set(key, node);
+    redraw(at);
+  } catch (e) {
+    if (e.status === 401) return;
+    toast(`Not sent: ${e.message}`);
+    if (view === v) {
+      const at = indexOf(p.key);
+      if (at >= 0) removeAt(at);
+      composer.restore(text);
+    }
+  } finally {
+    refreshListSoon();
+  }
+}
+
+async function editText(m, text) {
+  const v = view;
+  try {
+    await api('edit', { conversation: v.id, target: m.seq, text });
+    if (view === v) update(m.key, (x) => { x.text = text; x.editedAt = new Date().toISOString(); });
+  } catch (e) {
+    toast(`Not edited: ${e.message}`);
+  }
+}
+
+async function react(m, emoji, remove) {
+  try {
+    await api('react', { conversation: m.conversation, message: { author: m.author, seq: m.seq }, emoji, remove });
+  } catch (e) { toast(e.message); }
+}
+
+async function acceptFile(f) {
+  try {
+    await api('accept_file', { file: f.id });
+    toast(`Fetching ${f.name || 'the file'}…`, 'info');
+  } catch (e) { toast(e.message); }
+}
+
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Plain http on a LAN address is not a secure context: no clipboard API there.
+    const area = h('textarea', { class: 'offscreen', readonly: true });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    document.execCommand('copy');
+    area.remove();
+  }
+  toast('Copied', 'info');
+}
+
+function messageMenu(m, trigger) {
+  const readOnly = ctx().readOnly;
+  const usable = !m.deleted && !m.membership;
+  const mineHas = (emoji) => m.reactions.some((r) => r.emoji === emoji && r.mine);
+  openMenu(trigger, [
+    usable && !readOnly ? {
+      label: 'React',
+      row: EMOJI.map((emoji) => ({
+        label: emoji, ariaLabel: `${mineHas(emoji) ? 'Remove' : 'React'} ${emoji}`, className: `emoji-item ${mineHas(emoji) ? 'chosen' : ''}`,
+        onSelect: () => react(m, emoji, mineHas(emoji)),
+      })),
+    } : null,
+    usable && !readOnly ? { label: 'Reply', onSelect: () => composer.startReply(m) } : null,
+    usable && !readOnly && m.mine && !m.file && m.text != null ? { label: 'Edit', onSelect: () => composer.startEdit(m) } : null,
+    usable && m.text ? { label: 'Copy text', onSelect: () => copyText(m.text) } : null,
+    usable && !readOnly && m.mine ? { label: 'Delete for everyone', danger: true, onSelect: () => unsend(m) } : null,
+  ].filter(Boolean), {
+    label: 'Message options',
+    returnFocus: () => view && view.nodes.get(m.key) && view.nodes.get(m.key).querySelector('.msg-options'),
+  });
+}
+
+async function unsend(m) {
+  const ok = await confirmDialog('Delete this message for everyone? It is removed on every computer in the conversation.', 'Delete', 'Delete message');
+  if (!ok) return;
+  const v = view;
+  try {
+    await api('unsend', { conversation: v.id, target: m.seq });
+    if (view === v) update(m.key, (x) => { x.deleted = true; x.text = null; x.reactions = []; });
+  } catch (e) { toast(`Not deleted: ${e.message}`); }
+}
+
+// Typing starts and stops come as events; a lost stop must not leave "typing…" forever.
+const typingTimers = new Map();
+export function onTyping(ev) {
+  const key = `${ev.conversation}/${ev.author}`;
+  clearTimeout(typingTimers.get(key));
+  const who = state.typing.get(ev.conversation) || new Map();
+  if (ev.active && state.typingEnabled) {
+    who.set(ev.author, ev.authorName || 'Someone');
+    typingTimers.set(key, setTimeout(() => onTyping({ ...ev, active: false }), 8000));
+  } else {
+    who.delete(ev.author);
+  }
+  if (who.size) state.typing.set(ev.conversation, who); else state.typing.delete(ev.conversation);
+  emit('typing', ev.conversation);
+}
+
+export function clearTyping() {
+  for (const t of typingTimers.values()) clearTimeout(t);
+  typingTimers.clear();
+  const convs = [...state.typing.keys()];
+  state.typing.clear();
+  convs.forEach((c) => emit('typing', c));
+}
+
