@@ -26,7 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // No default traits: swift-configuration and full Foundation support are not used, and
+        // cost build time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
@@ -111,7 +113,7 @@ let package = Package(
         .target(
             name: "ConfabWeb",
             dependencies: [
-                "ConfabCrypto", "ConfabModel", "ConfabClient", "ConfabNode",
+                "ConfabCrypto", "ConfabModel", "ConfabStore", "ConfabClient", "ConfabNode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -232,9 +234,8 @@ let package = Package(
         .testTarget(
             name: "ConfabWebTests",
             dependencies: [
-                "ConfabWeb", "ConfabClient", "ConfabTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "ConfabWeb", "ConfabClient", "ConfabNode", "ConfabTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "ConfabTestSupport", path: "Tests/ConfabTestSupport"),

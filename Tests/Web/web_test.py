@@ -20,7 +20,8 @@ import time
 import traceback
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -49,6 +50,22 @@ def wait_until(what, condition, timeout=WAIT):
             last = error
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last.msg})" if last else ""))
+
+
+def settled(read, tries=5):
+    """`read()` again if the page redrew the nodes it was reading (an event came)."""
+    for attempt in range(tries):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            if attempt == tries - 1:
+                raise
+
+
+def check(what, read):
+    """Asserts what the page shows now (no waiting), read again over a redraw."""
+    value = settled(read)
+    assert value, f"{what} (saw {value!r})"
 
 
 class Person:
@@ -154,6 +171,84 @@ class Person:
         found = self.find("#net-banner")
         return found[0].text if found else ""
 
+    def item(self, text):
+        """The log entry (bubble and reactions) of the message whose own text holds `text`,
+        not a reply that quotes it."""
+        for item in self.find('[role="log"][aria-label="Messages"] .item'):
+            if any(text in t.text for t in self.find(".bubble > .text", item)):
+                return item
+        return None
+
+    def message_texts(self):
+        """What the log's messages say, top to bottom, without their statuses (which move on)."""
+        return [t.text for t in self.find('[role="log"][aria-label="Messages"] .bubble > .text')]
+
+    def inside(self, element, css):
+        """`css` under `element`, none if there is no element (rather than the whole page)."""
+        return self.find(css, element) if element else []
+
+    def chat_name(self):
+        # A group's name follows a "#".
+        return self.browser.find_element(By.ID, "chat-name").text.lstrip("#").strip()
+
+    def rows(self):
+        """The names in the conversation list, top to bottom."""
+        return [r.text.lstrip("#").strip() for r in self.find('[aria-label="Conversations"] li.row .row-name')]
+
+    def row_item(self, name):
+        row = self.row(name)
+        return row.find_element(By.XPATH, "./ancestor::li[1]") if row else None
+
+    def press(self, what, target):
+        """Clicks `target()` once it is there; the list and the log redraw on events, so a
+        node gone stale in between is found again."""
+        def attempt():
+            element = target()
+            if element:
+                element.click()
+                return True
+        wait_until(what, attempt)
+
+    def hover_and_press(self, what, target, button_css):
+        """Points at `target()` and presses its `button_css`: options buttons only show under
+        the pointer, as for a person with a mouse."""
+        def attempt():
+            element = target()
+            if element:
+                ActionChains(self.browser).move_to_element(element).perform()
+                element.find_element(By.CSS_SELECTOR, button_css).click()
+                return True
+        wait_until(what, attempt)
+
+    def message_menu(self, text):
+        self.hover_and_press(f"{self.name}'s options of “{text}”", lambda: self.item(text), ".msg-options")
+
+    def row_menu(self, name):
+        self.hover_and_press(f"{self.name}'s options of the row {name}", lambda: self.row_item(name), ".row-more")
+
+    def choose(self, label):
+        """Presses the open menu's item named `label` (its text or its accessible name)."""
+        def item():
+            for button in self.find('[role="menu"] [role="menuitem"]'):
+                if label in (button.text.strip(), button.get_attribute("aria-label")):
+                    return button
+        self.press(f"{label} in {self.name}'s menu", item)
+
+    def dialog_button(self, label):
+        self.press(f"{label} in {self.name}'s dialog", lambda: self.find_xpath(
+            f'//dialog[@open]//button[normalize-space()="{label}"]'))
+
+    def find_xpath(self, xpath):
+        found = self.browser.find_elements(By.XPATH, xpath)
+        return found[0] if found else None
+
+    def in_log_view(self, element):
+        """Where `element` is against the log's scrolled pane: above, in, below or partly."""
+        return self.browser.execute_script("""
+            const r = arguments[0].getBoundingClientRect(), pane = document.getElementById('log').getBoundingClientRect();
+            return r.bottom <= pane.top ? 'above' : r.top >= pane.bottom ? 'below'
+                 : r.top >= pane.top - 1 && r.bottom <= pane.bottom + 1 ? 'in' : 'partly';""", element)
+
     def screenshot(self, label):
         if self.browser:
             path = ARTIFACTS / f"{label}-{self.name.lower()}.png"
@@ -258,6 +353,144 @@ def offline_then_sent():
     wait_until("the message sent once Bob is back", lambda: alice.status_of("still there") in ("sent", "delivered", "read"))
     # Bob's tab lost its node and reconnected: it catches up without a reload.
     wait_until("the message in Bob's open tab", lambda: bob.bubble("still there"), timeout=60)
+    if args.screenshot:
+        # The README's picture: Alice's chat with the conversation under way.
+        alice.screenshot("readme")
+
+
+@step("a message edited, reacted to and replied to changes live on the other side; its quote leads back to it")
+def edit_react_reply():
+    # Halfway through writing something else, Alice edits an earlier message.
+    alice.composer().click()
+    alice.composer().send_keys("Shall I book")
+    alice.message_menu("lunch at noon")
+    alice.choose("Edit")
+    wait_until("Alice's composer editing", lambda: "Editing message" in alice.browser.find_element(By.ID, "composer").text)
+    box = alice.composer()
+    assert box.get_attribute("value") == "Hi Bob, lunch at noon?", box.get_attribute("value")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys("Hi Bob, lunch at one?", Keys.ENTER)
+    wait_until("the new text, marked edited, in Bob's chat",
+               lambda: [e.text for e in bob.inside(bob.item("lunch at one"), ".meta .edited")] == ["edited"])
+    check("the old text gone from Bob's chat", lambda: not bob.item("lunch at noon"))
+    assert box.get_attribute("value") == "Shall I book", f"Alice's draft is not back: {box.get_attribute('value')!r}"
+    box.send_keys(Keys.CONTROL, "a", Keys.DELETE)
+
+    bob.message_menu("lunch at one")
+    bob.choose("React 👍")
+    reactions = lambda: alice.inside(alice.item("lunch at one"), ".reactions .reaction")
+    wait_until("Bob's 👍 under Alice's message, on her screen", lambda: [r.text for r in reactions()] == ["👍 1"])
+    check("the reaction names Bob", lambda: "Bob" in reactions()[0].get_attribute("aria-label"))
+
+    # A long message in between pushes hers out of Alice's view, so the quote has somewhere
+    # to take her.
+    bob.cli("send", "Alice", "\n".join(["Things to bring:"] + [f"{i}. something" for i in range(1, 31)]))
+    wait_until("Bob's long message in Alice's chat", lambda: alice.item("Things to bring"))
+    bob.message_menu("lunch at one")
+    bob.choose("Reply")
+    wait_until("Bob's composer replying", lambda: "Replying to Alice" in bob.browser.find_element(By.ID, "composer").text)
+    bob.type_and_send("One works, see you there")
+    quote = lambda: (alice.inside(alice.item("One works"), ".quote") or [None])[0]
+    wait_until("Bob's reply quoting Alice's message, in her chat",
+               lambda: any("lunch at one" in q.text for q in alice.inside(quote(), ".quote-text")))
+    original = lambda: alice.item("lunch at one")
+    key = settled(lambda: original().get_attribute("data-key"))
+    check("Alice's message out of view before the quote is pressed", lambda: alice.in_log_view(original()) == "above")
+    # The highlight lasts 1.6 s: a watcher records it, so a slow poll cannot miss it.
+    alice.browser.execute_script("""
+        window.flashed = [];
+        new MutationObserver((changes) => changes.forEach((c) => {
+          if (c.target.classList.contains('flash')) window.flashed.push(c.target.dataset.key);
+        })).observe(document.getElementById('log'), { subtree: true, attributes: true, attributeFilter: ['class'] });""")
+    alice.press("the quote", quote)
+    wait_until("Alice's message highlighted", lambda: key in alice.browser.execute_script("return window.flashed"))
+    wait_until("Alice's message in view", lambda: alice.in_log_view(original()) == "in")
+
+
+@step("a message deleted for everyone shows as deleted in its place on the other side")
+def delete_for_everyone():
+    before = settled(bob.message_texts)
+    place = before.index("Are you still there?")
+    expected = before[:place] + ["This message was deleted"] + before[place + 1:]
+    alice.message_menu("still there")
+    alice.choose("Delete for everyone")
+    alice.dialog_button("Delete")
+    # In its place: the messages around it are as they were.
+    wait_until("the deleted mark in Bob's chat, in its place", lambda: bob.message_texts() == expected)
+    wait_until("the deleted mark in Alice's chat", lambda: "This message was deleted" in alice.message_texts())
+
+
+@step("a second conversation arrives live; pin, archive, mark unread, search, and delete (Cancel, then Delete)")
+def list_actions():
+    plans = json.loads(bob.cli("new", alice.id, "--title", "Plans", "--message", "second thread", "--json"))["id"]
+    wait_until("Plans in Alice's list, unread",
+               lambda: alice.rows() == ["Plans", "Bob"] and alice.inside(alice.row_item("Plans"), ".badge"))
+
+    # Pin: the older conversation goes first, marked.
+    alice.row_menu("Bob")
+    alice.choose("Pin")
+    wait_until("Bob pinned first", lambda: alice.rows() == ["Bob", "Plans"])
+    check("the pin mark on Bob's row only", lambda: alice.inside(alice.row_item("Bob"), '.mark[title="Pinned"]')
+          and not alice.inside(alice.row_item("Plans"), '.mark[title="Pinned"]'))
+
+    # Archive: out of the list, in the Archived view, and back.
+    alice.row_menu("Plans")
+    alice.choose("Archive")
+    wait_until("Plans out of the list", lambda: alice.rows() == ["Bob"])
+    archived = alice.browser.find_element(By.ID, "archived-btn")
+    archived.click()
+    wait_until("the Archived view with Plans", lambda: alice.rows() == ["Plans"] and archived.get_attribute("aria-pressed") == "true")
+    alice.row_menu("Plans")
+    alice.choose("Unarchive")
+    wait_until("the Archived view empty", lambda: "No archived conversations" in alice.browser.find_element(By.ID, "list-area").text)
+    archived.click()
+    wait_until("Plans back in the list", lambda: alice.rows() == ["Bob", "Plans"])
+
+    # Mark as unread, on a read conversation that is not open; opening it clears the mark.
+    alice.press("Plans' row", lambda: alice.row("Plans"))
+    wait_until("Plans open", lambda: alice.chat_name() == "Plans" and alice.item("second thread"))
+    wait_until("Plans read", lambda: alice.row_item("Plans") and not alice.inside(alice.row_item("Plans"), ".badge, .dot"))
+    wait_until("Bob's conversation read", lambda: alice.row_item("Bob") and not alice.inside(alice.row_item("Bob"), ".badge, .dot"))
+    alice.row_menu("Bob")
+    alice.choose("Mark as unread")
+    wait_until("the unread mark on Bob's row", lambda: alice.inside(alice.row_item("Bob"), ".dot")
+               and "marked unread" in alice.row("Bob").get_attribute("aria-label"))
+    alice.press("Bob's row", lambda: alice.row("Bob"))
+    wait_until("Bob's conversation open", lambda: alice.chat_name() == "Bob" and alice.item("One works"))
+    wait_until("the unread mark gone", lambda: alice.row_item("Bob") and not alice.inside(alice.row_item("Bob"), ".dot, .badge"))
+
+    # Search: the message, its match marked; pressing it opens its conversation.
+    search = alice.browser.find_element(By.ID, "search")
+    search.send_keys("second")
+    hits = lambda: alice.find('[aria-label="Search results"] li button')
+    # Typed key by key, the box may search "sec" first: wait for the answer to the word.
+    wait_until("the search result, its match marked",
+               lambda: [([n.text for n in alice.find(".row-name", h)], [m.text for m in alice.find("mark", h)])
+                        for h in hits()] == [(["Plans"], ["second"])])
+    check("the result shows the message", lambda: "second thread" in hits()[0].text)
+    alice.press("the search result", lambda: (hits() or [None])[0])
+    wait_until("Plans open from the search", lambda: alice.chat_name() == "Plans" and alice.item("second thread"))
+    search.send_keys(Keys.ESCAPE)
+    wait_until("the list back", lambda: alice.rows() == ["Bob", "Plans"])
+
+    # Delete: Cancel keeps it, Delete removes it from this computer.
+    alice.row_menu("Plans")
+    alice.choose("Delete")
+    alice.dialog_button("Cancel")
+    wait_until("the dialog closed", lambda: not alice.find("dialog[open]"))
+    # Reading it from the node again, after the dialog closed, proves it is still there.
+    alice.press("Bob's row", lambda: alice.row("Bob"))
+    wait_until("Bob's conversation open", lambda: alice.chat_name() == "Bob")
+    alice.press("Plans' row", lambda: alice.row("Plans"))
+    wait_until("Plans still there", lambda: alice.chat_name() == "Plans" and alice.item("second thread"))
+    check("Plans still listed", lambda: alice.rows() == ["Bob", "Plans"])
+    alice.row_menu("Plans")
+    alice.choose("Delete")
+    alice.dialog_button("Delete")
+    wait_until("Plans gone from the list", lambda: alice.rows() == ["Bob"])
+    wait_until("its chat closed", lambda: alice.browser.find_element(By.ID, "chat-empty").is_displayed())
+    ids = [c["id"] for c in json.loads(alice.cli("list", "--all", "--json"))]
+    assert plans not in ids, ids
 
 
 def main():
@@ -291,7 +524,7 @@ def main():
                         pass
                 break
         if args.screenshot and not failed:
-            shutil.copy(alice.screenshot("readme"), args.screenshot)
+            shutil.copy(ARTIFACTS / "readme-alice.png", args.screenshot)
     finally:
         for person in (alice, bob):
             if person:

@@ -20,7 +20,7 @@ function signOut() {
 }
 
 /** Runs one control operation (Protocol.md §13) and returns its `result`. */
-export async function api(method, params = {}) {
+export async function api(method, params = {}, { timeout = 0 } = {}) {
   if (signedOut) throw new ApiError('Signed out', 401);
   let res;
   try {
@@ -30,6 +30,7 @@ export async function api(method, params = {}) {
       body: JSON.stringify(params),
       credentials: 'same-origin',
       cache: 'no-store',
+      signal: timeout ? AbortSignal.timeout(timeout) : undefined,
     });
   } catch {
     throw new ApiError('Cannot reach Confab. Is the node still running?');
@@ -108,7 +109,7 @@ export class EventStream {
     const wait = this.delay;
     this.delay = Math.min(this.delay * 2, 5000);
     setTimeout(async () => {
-      try { await api('status'); } catch { /* a 401 stops everything via signOut */ }
+      try { await api('status', {}, { timeout: 4000 }); } catch { /* a 401 stops everything via signOut */ }
       this.start();
     }, wait);
   }

@@ -54,7 +54,9 @@ function content(m, ctx) {
   if (m.file) return fileBlock(m, ctx);
   if (m.text == null) return h('div', { class: 'text deleted' }, 'This message could not be decrypted');
   const big = EMOJI_ONLY.test(m.text.trim());
-  return h('div', { class: `text ${big ? 'jumbo' : ''}` }, richText(m.text, m.mentions));
+  // The text names me by my own name, which the mention list may give as "You".
+  const mentions = m.mentionsMe && ctx.myName ? [...m.mentions, { name: ctx.myName }] : m.mentions;
+  return h('div', { class: `text ${big ? 'jumbo' : ''}` }, richText(m.text, mentions));
 }
 
 function meta(m) {
@@ -93,7 +95,7 @@ export function renderItem(m, prev, ctx) {
     showAuthor ? h('div', { class: `author ${colorClass(m.author)}` }, m.authorName) : h('span', { class: 'sr-only' }, `${m.mine ? 'You' : m.authorName}: `),
     m.replyTo && !m.deleted ? h('button', {
       type: 'button', class: 'quote', dataset: { focus: 'quote' },
-      'aria-label': `In reply to ${m.replyTo.authorName}: ${quoteText(m.replyTo)}. Show it`,
+      'aria-label': `Replying to ${m.replyTo.authorName}: ${quoteText(m.replyTo)}`, title: 'Show the message it replies to',
       onclick: () => ctx.onJump(m.replyTo),
     }, h('span', { class: 'quote-author' }, m.replyTo.authorName), h('span', { class: 'quote-text' }, quoteText(m.replyTo))) : null,
     content(m, ctx),

@@ -2,7 +2,7 @@
 // over the messages read so far) and the composer.
 import { api } from './api.js';
 import { h, add, toast, debounce, replaceKeepingFocus } from './dom.js';
-import { avatar, lastSeen, plural } from './format.js';
+import { avatar, lastSeen, listNames, plural } from './format.js';
 import { compareOrder, convName, faceId, fromServer, fileFrom, isGroup, msgKey } from './model.js';
 import { state, on, emit, findSummary, isOnline, loadSummary } from './state.js';
 import { renderItem } from './bubble.js';
@@ -63,9 +63,6 @@ export function initChat(navigation) {
   on('trust', () => refreshHeader());
 }
 
-window.__view = () => view;
-export const openId = () => (view ? view.id : null);
-
 export function closeConversation() {
   view = null;
   state.openId = null;
@@ -105,7 +102,11 @@ export async function openConversation(id, target = null) {
     ]);
     if (view !== v) return;
     v.summary = summary;
-    v.msgs = page.messages.map(fromServer);
+    // A status event that came while the page was read is newer than what the page says.
+    v.msgs = page.messages.map(fromServer).map((m) => {
+      if (m.mine) m.status = laterStatus(m.status, v.earlyStatus.get(m.seq));
+      return m;
+    });
     v.hasOlder = page.hasOlder;
     v.gap = Boolean(target) && page.messages.length >= 5000;
     v.loaded = true;
@@ -125,7 +126,7 @@ export async function openConversation(id, target = null) {
     scrollToBottom();
   }
   fillIfShort();
-  if (matchMedia('(min-width: 700px)').matches) composer.focus();
+  if (!target && matchMedia('(min-width: 700px)').matches) composer.focus();
   loadMembers();
   markReadSoon();
 }
@@ -206,11 +207,20 @@ function conversationMenu() {
 
 // ---- the log window --------------------------------------------------------------
 
+// Statuses only move on; a read that left before a status event must not undo it.
+const laterStatus = (a, b) => (!a ? b : !b ? a : RANK[b] > RANK[a] ? b : a);
+function merge(old, m) {
+  Object.assign(old, m, { orderKey: m.orderKey || old.orderKey, status: laterStatus(old.status, m.status) });
+}
+
+// What a bubble shows: a message read again that looks the same is not redrawn.
+const looks = (m) => JSON.stringify([m.text, m.status, m.editedAt, m.deleted, m.reactions, m.file, m.replyTo, m.system]);
+
 const indexOf = (key) => (view ? view.msgs.findIndex((m) => m.key === key) : -1);
 
 function ctx() {
   const readOnly = Boolean(view.summary && (view.summary.isFormerMember || view.summary.keyProblem));
-  return { group: isGroup(view.summary), readOnly, onOptions: messageMenu, onReact: react, onJump: jumpTo, onAccept: acceptFile };
+  return { group: isGroup(view.summary), readOnly, myName: state.me && state.me.name, onOptions: messageMenu, onReact: react, onJump: jumpTo, onAccept: acceptFile };
 }
 
 function nodeAt(i, c = ctx()) {
@@ -233,7 +243,8 @@ function renderWindow(start, end) {
   v.start = start;
   v.end = end;
   if (!v.msgs.length) {
-    els.log.replaceChildren(h('div', { class: 'log-empty' }, h('p', null, `Say hi to ${v.summary ? convName(v.summary) : 'them'}`)));
+    const names = v.summary ? v.summary.participants.map((p) => p.name) : [];
+    els.log.replaceChildren(h('div', { class: 'log-empty' }, h('p', null, `Say hi to ${listNames(names) || 'them'}`)));
     return;
   }
   const c = ctx();
@@ -265,9 +276,9 @@ function keepingPlace(change) {
   const top = log.getBoundingClientRect().top;
   let anchorKey = null;
   let y = 0;
-  for (const [key, el] of view.nodes) {
+  for (const el of log.children) {
     const r = el.getBoundingClientRect();
-    if (r.bottom > top) { anchorKey = key; y = r.top; break; }
+    if (el.dataset.key && r.bottom > top) { anchorKey = el.dataset.key; y = r.top; break; }
   }
   change();
   const anchor = anchorKey && view.nodes.get(anchorKey);
@@ -494,7 +505,8 @@ export async function catchUp(toBottom = false) {
     return;
   }
   for (const m of fresh) {
-    if (indexOf(m.key) >= 0) update(m.key, (old) => Object.assign(old, m));
+    const i = indexOf(m.key);
+    if (i >= 0) { if (looks(v.msgs[i]) !== looks(m)) update(m.key, (old) => merge(old, m)); }
     else { adoptPending(m); insert(m); }
   }
   if (toBottom) jumpToBottom();
@@ -520,11 +532,10 @@ export async function onNewMessage(ev) {
   } catch { /* draw it from the event */ }
   if (view !== v) return;
   if (!m.system && brief.system) m.system = brief.system;
-  if (indexOf(m.key) >= 0) { update(m.key, (old) => Object.assign(old, m)); return; }
+  if (indexOf(m.key) >= 0) { update(m.key, (old) => merge(old, m)); return; }
   if (v.gap) { if (!m.mine) { v.newCount++; drawNewBelow(); } return; }
   adoptPending(m);
-  const early = m.mine && v.earlyStatus.get(m.seq);
-  if (early && RANK[early] > RANK[m.status || 'sending']) m.status = early;
+  if (m.mine) m.status = laterStatus(m.status, v.earlyStatus.get(m.seq));
   const atBottom = insert(m);
   if (!m.mine && !(atBottom && v.stick)) { v.newCount++; drawNewBelow(); }
   if (!m.mine) { v.keepUnread = false; v.arrived = true; markReadSoon(); }
@@ -535,16 +546,13 @@ export async function onNewMessage(ev) {
 export function onChangedMessage(ev) {
   const m = fromServer(ev.message);
   if (!view || m.conversation !== view.id) return;
-  update(m.key, (old) => {
-    const { orderKey, status } = old;
-    Object.assign(old, m, { orderKey: m.orderKey || orderKey, status: m.status || status });
-  });
+  update(m.key, (old) => merge(old, m));
 }
 
 export function onStatus(ev) {
   if (!view || ev.conversation !== view.id || !state.me) return;
   const key = msgKey(state.me.id, ev.seq);
-  const found = update(key, (m) => { if (RANK[ev.status] > RANK[m.status || 'sending']) m.status = ev.status; });
+  const found = update(key, (m) => { m.status = laterStatus(m.status, ev.status); });
   if (!found) view.earlyStatus.set(ev.seq, ev.status);
 }
 
@@ -579,7 +587,12 @@ const markReadSoon = debounce(async () => {
 
 async function sendText(text, replyTo) {
   const v = view;
-  if (!v || !state.me) return;
+  if (!v) return;
+  if (!state.me) {
+    toast('Not sent: this page does not know who you are yet. Is the node running?');
+    composer.restore(text);
+    return;
+  }
   if (v.gap || v.end < v.msgs.length) jumpToBottom();
   v.stick = true;
   const p = {
@@ -602,7 +615,7 @@ async function sendText(text, replyTo) {
     // The answer came before the event: the bubble becomes the real message.
     const node = view.nodes.get(p.key);
     view.nodes.delete(p.key);
-    Object.assign(p, { key, seq: r.seq, pending: false, status: v.earlyStatus.get(r.seq) || r.status || 'sending' });
+    Object.assign(p, { key, seq: r.seq, pending: false, status: laterStatus(r.status || 'sending', v.earlyStatus.get(r.seq)) });
     if (node) view.nodes.set(key, node);
     redraw(at);
   } catch (e) {

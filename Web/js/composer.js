@@ -108,8 +108,13 @@ export class Composer {
     const text = this.box.value.replace(/^\s*\n|\s+$/g, '');
     if (!text.trim() || this.box.disabled) return;
     const context = this.context;
-    this.box.value = '';
-    this.drafts.delete(this.conversation);
+    if (context?.kind === 'edit') {
+      // The box held the edited message: what was being written before comes back.
+      this.box.value = this.drafts.get(this.conversation) || '';
+    } else {
+      this.box.value = '';
+      this.drafts.delete(this.conversation);
+    }
     this.cancelContext(false);
     this.closeMention();
     this.resize();

@@ -27,8 +27,6 @@ export function add(el, children) {
   return el;
 }
 
-export const $ = (sel, root = document) => root.querySelector(sel);
-
 /** Replaces `el`'s content, keeping focus on the matching control (data-focus) if it had it. */
 export function replaceKeepingFocus(oldNode, newNode) {
   const focused = oldNode.contains(document.activeElement) ? document.activeElement : null;

@@ -78,13 +78,13 @@ export function avatar(id, name, extra = '') {
 }
 
 export function fileSize(bytes) {
-  const n = Number(bytes) || 0;
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+  // Decimal units, as the terminal shows them.
+  let v = Number(bytes) || 0;
+  if (v < 1000) return `${v} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let i = -1;
+  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  return `${v.toFixed(1)} ${units[i]}`;
 }
 
 /** The first 16 hex digits of a key in groups of 4, as people compare them. */

@@ -27,7 +27,6 @@ export function initList(navigation) {
   archivedBtn.addEventListener('click', async () => {
     state.filter = state.filter === 'inbox' ? 'archived' : 'inbox';
     archivedBtn.setAttribute('aria-pressed', String(state.filter === 'archived'));
-    archivedBtn.textContent = state.filter === 'archived' ? '← Back to chats' : 'Archived';
     await refreshList();
   });
 }

@@ -5,7 +5,7 @@ import Hummingbird
 /// the API's JSON error shape under /api, plain text elsewhere.
 struct WebRefusal: HTTPResponseError {
     private enum Kind {
-        case forbidden, unauthorized, tooLarge, tooManyLogins, notFound, badRequest
+        case forbidden, unauthorized, tooLarge, tooManyLogins, notFound, badRequest, conflict
     }
 
     private let kind: Kind
@@ -21,6 +21,7 @@ struct WebRefusal: HTTPResponseError {
     }
     static func notFound(_ message: String) -> Self { Self(kind: .notFound, message: message) }
     static func badRequest(_ message: String) -> Self { Self(kind: .badRequest, message: message) }
+    static func conflict(_ message: String) -> Self { Self(kind: .conflict, message: message) }
 
     var status: HTTPResponse.Status {
         switch kind {
@@ -30,6 +31,7 @@ struct WebRefusal: HTTPResponseError {
         case .tooManyLogins: .tooManyRequests
         case .notFound: .notFound
         case .badRequest: .badRequest
+        case .conflict: .conflict
         }
     }
 

@@ -18,6 +18,8 @@ enum WebApp {
         LoginRoutes(token: token, password: password).add(to: router)
         OperationRoutes(messenger: messenger).add(to: router)
         EventSocket(messenger: messenger).add(to: router)
+        FileRoutes(messenger: messenger).add(to: router)
+        UploadRoutes(messenger: messenger).add(to: router)
         WebAssets().add(to: router)
         return router
     }
