@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "ConfabWebTests",
             dependencies: [
-                "ConfabWeb", "ConfabClient", "ConfabNode", "ConfabTestSupport",
+                "ConfabWeb", "ConfabClient", "ConfabNode", "ConfabModel", "ConfabCrypto", "ConfabTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -12,6 +12,8 @@ struct LoopbackHTTP {
         var status: Int
         var headers: [String: String]
         var body: String
+        /// The body as bytes, for what is not text.
+        var bytes: [UInt8]
     }
 
     struct Failure: Error {
@@ -25,6 +27,12 @@ struct LoopbackHTTP {
     func request(
         _ method: String, _ path: String, headers: [String: String] = [:], body: String = ""
     ) async throws -> Response {
+        try await request(method, path, headers: headers, bytes: Array(body.utf8))
+    }
+
+    func request(
+        _ method: String, _ path: String, headers: [String: String] = [:], bytes body: [UInt8]
+    ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             // A thread, not a Dispatch queue: its few threads would block on each other's sockets.
             Thread {
@@ -34,13 +42,13 @@ struct LoopbackHTTP {
     }
 
     private func blockingRequest(
-        _ method: String, _ path: String, headers: [String: String], body: String
+        _ method: String, _ path: String, headers: [String: String], body: [UInt8]
     ) throws -> Response {
-        var all = ["Host": "127.0.0.1:\(port)", "Connection": "close", "Content-Length": "\(body.utf8.count)"]
+        var all = ["Host": "127.0.0.1:\(port)", "Connection": "close", "Content-Length": "\(body.count)"]
         all.merge(headers) { _, given in given }
         let head = (["\(method) \(path) HTTP/1.1"] + all.sorted { $0.key < $1.key }.map { "\($0): \($1)" })
             .joined(separator: "\r\n")
-        let raw = try exchange(Array((head + "\r\n\r\n" + body).utf8))
+        let raw = try exchange(Array((head + "\r\n\r\n").utf8) + body)
         return try Self.parse(raw)
     }
 
@@ -79,29 +87,37 @@ struct LoopbackHTTP {
         return received
     }
 
+    /// Where the head ends (after its blank line), if it has.
+    private static func bodyStart(_ received: [UInt8]) -> Int? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard received.count >= 4 else { return nil }
+        return (0...(received.count - 4)).first { received[$0..<($0 + 4)].elementsEqual(separator) }.map { $0 + 4 }
+    }
+
     /// Whether an answer's head and all of the body its Content-Length announces are in.
     private static func isComplete(_ received: [UInt8]) -> Bool {
-        let text = String(decoding: received, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return false }
-        let head = text[..<end.lowerBound].lowercased()
+        guard let start = bodyStart(received) else { return false }
+        let head = String(decoding: received[..<start], as: UTF8.self).lowercased()
         let length =
             head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        return text[end.upperBound...].utf8.count >= length
+        return received.count - start >= length
     }
 
     private static func parse(_ raw: [UInt8]) throws -> Response {
-        let text = String(decoding: raw, as: UTF8.self)
-        let parts = text.components(separatedBy: "\r\n\r\n")
-        let lines = parts[0].components(separatedBy: "\r\n")
+        let start = bodyStart(raw) ?? raw.count
+        let lines = String(decoding: raw[..<start], as: UTF8.self).components(separatedBy: "\r\n")
         let statusWords = lines.first?.split(separator: " ") ?? []
-        guard statusWords.count > 1, let status = Int(statusWords[1]) else { throw Failure(text: "no answer: \(text)") }
+        guard statusWords.count > 1, let status = Int(statusWords[1]) else {
+            throw Failure(text: "no answer: \(String(decoding: raw, as: UTF8.self))")
+        }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
                 in: .whitespaces)
         }
-        return Response(status: status, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+        let bytes = Array(raw[start...])
+        return Response(status: status, headers: headers, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 }

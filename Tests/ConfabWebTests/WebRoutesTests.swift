@@ -1,4 +1,6 @@
 import ConfabClient
+import ConfabCrypto
+import ConfabModel
 import ConfabNode
 import ConfabTestSupport
 import Foundation
@@ -212,6 +214,92 @@ import Testing
             // Even the right password waits now: a guesser learns nothing from the answer.
             let limited = try await http.request("POST", "/login", headers: form, body: "password=correct+horse")
             #expect(limited.status == 429)
+        }
+    }
+}
+
+/// Files through the browser's routes: what is uploaded is sent as `send_file` sends it, and
+/// comes back byte for byte, inline only when its own bytes are a raster image.
+@Suite struct WebFileRoutesTests {
+    let fixture: WebRoutesTests.Fixture
+    let conversation: ConversationID
+
+    init() async throws {
+        fixture = try WebRoutesTests.Fixture()
+        let bob = NodeID(SigningKeyPair.generate().publicKey)
+        conversation = try await fixture.messenger.perform(
+            Operations.Create(participants: [bob], title: nil, firstMessage: nil)
+        ).conversation
+    }
+
+    private func upload(_ http: LoopbackHTTP, name: String, body: String) async throws -> LoopbackHTTP.Response {
+        try await upload(http, name: name, bytes: Array(body.utf8))
+    }
+
+    private func upload(_ http: LoopbackHTTP, name: String, bytes: [UInt8]) async throws -> LoopbackHTTP.Response {
+        let query =
+            "conversation=\(conversation.hex)&name=\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        return try await http.request("POST", "/api/v1/upload?" + query, headers: fixture.signedIn(), bytes: bytes)
+    }
+
+    private func fileID(of answer: LoopbackHTTP.Response) throws -> String {
+        let json = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        return try #require((json?["result"] as? [String: Any])?["file"] as? String)
+    }
+
+    @Test func aPNGComesBackInline() async throws {
+        try await fixture.serve { http in
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<300_000).map { UInt8($0 % 251) }
+            let sent = try await upload(http, name: "photo.png", bytes: png)
+            #expect(sent.status == 200)
+            let file = try fileID(of: sent)
+            let back = try await http.request("GET", "/api/v1/files/\(file)", headers: fixture.cookie)
+            #expect(back.status == 200)
+            #expect(back.headers["content-type"] == "image/png")
+            #expect(back.headers["content-disposition"]?.hasPrefix("inline;") == true)
+            #expect(back.bytes == png)
+        }
+    }
+
+    /// A page named to break out of the header, with script inside, is a download whatever
+    /// it is called, and its name is made safe.
+    @Test func aHostileFileIsADownloadUnderASafeName() async throws {
+        try await fixture.serve { http in
+            let page = "<html><script>alert(1)</script></html>"
+            let sent = try await upload(http, name: "\"><img src=x onerror=alert(1)>.png", body: page)
+            #expect(sent.status == 200)
+            let back = try await http.request("GET", "/api/v1/files/\(try fileID(of: sent))", headers: fixture.cookie)
+            #expect(back.status == 200)
+            #expect(back.headers["content-type"] == "application/octet-stream")
+            let disposition = try #require(back.headers["content-disposition"])
+            #expect(disposition.hasPrefix("attachment; filename=\""))
+            #expect(disposition.filter { $0 == "\"" }.count == 2)
+            #expect(back.body == page)
+        }
+    }
+
+    @Test func filesNeedTheCookieAndAnIDHeldHere() async throws {
+        try await fixture.serve { http in
+            let sent = try await upload(http, name: "notes.txt", body: "hello")
+            let file = try fileID(of: sent)
+            #expect(try await http.request("GET", "/api/v1/files/\(file)").status == 401)
+            let unknown = try await http.request(
+                "GET", "/api/v1/files/" + String(repeating: "ab", count: 32), headers: fixture.cookie)
+            #expect(unknown.status == 404)
+            #expect(try await http.request("GET", "/api/v1/files/xyz", headers: fixture.cookie).status == 400)
+        }
+    }
+
+    /// A body announced larger than the node sends is refused before a byte is staged.
+    @Test func anUploadTooLargeIsRefused() async throws {
+        try await fixture.serve { http in
+            var headers = fixture.signedIn()
+            headers["Content-Length"] = "\(LocalMessenger.defaultMaxFileSize + 1)"
+            let query = "conversation=\(conversation.hex)&name=big.bin"
+            let answer = try await http.request("POST", "/api/v1/upload?" + query, headers: headers)
+            #expect(answer.status == 413)
+            let staged = fixture.directory.url.appendingPathComponent("uploads").path
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: staged))?.isEmpty ?? true)
         }
     }
 }
