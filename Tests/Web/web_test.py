@@ -14,16 +14,19 @@ import shutil
 import signal
 import socket
 import subprocess
+import struct
 import sys
 import tempfile
 import time
 import traceback
+import zlib
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.file_detector import UselessFileDetector
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--confab", required=True)
@@ -130,7 +133,9 @@ class Person:
     def stop(self):
         for action in (lambda: self.browser and self.browser.quit(),
                        lambda: self.chromedriver and (self.chromedriver.terminate(), self.chromedriver.wait(10)),
-                       lambda: self.node and (self.node.terminate(), self.node.wait(30))):
+                       lambda: self.node and (self.node.terminate(), self.node.wait(30)),
+                       lambda: shutil.rmtree(self.data, ignore_errors=True),
+                       lambda: shutil.rmtree(self.profile, ignore_errors=True)):
             try:
                 action()
             except Exception:
@@ -491,6 +496,69 @@ def list_actions():
     wait_until("its chat closed", lambda: alice.browser.find_element(By.ID, "chat-empty").is_displayed())
     ids = [c["id"] for c in json.loads(alice.cli("list", "--all", "--json"))]
     assert plans not in ids, ids
+
+
+@step("a message that comes while a conversation is opening shows once it is open")
+def event_while_opening():
+    # A slow network for one request: the answer with the conversation's first page is held
+    # until released, so the message's events come after the page was read, before it is drawn.
+    alice.browser.execute_script("""
+        const fetch = window.fetch;
+        window.held = 'waiting';
+        window.fetch = async (url, options) => {
+          const answer = await fetch(url, options);
+          if (String(url).endsWith('/api/v1/history') && window.held === 'waiting') {
+            window.held = 'holding';
+            while (window.held === 'holding') await new Promise((go) => setTimeout(go, 50));
+          }
+          return answer;
+        };""")
+    alice.press("Bob's row", lambda: alice.row("Bob"))
+    wait_until("the first page's answer held", lambda: alice.browser.execute_script("return window.held") == "holding")
+    one = next(c["id"] for c in json.loads(alice.cli("list", "--json")) if c["name"] == "Bob")
+    alice.cli("send", one, "Sent from the terminal")
+    # The list (not held) shows it: the page has had the message's events.
+    wait_until("the message in Alice's list", lambda: "Sent from the terminal" in alice.row("Bob").text)
+    alice.browser.execute_script("window.held = 'released'")
+    wait_until("the conversation drawn", lambda: alice.item("One works"))
+    wait_until("the message in the open conversation", lambda: alice.item("Sent from the terminal"))
+    wait_until("its status, read by Bob", lambda: alice.status_of("Sent from the terminal") == "read")
+
+
+def png(width, height):
+    """A real PNG: a gradient, so the browser has something to decode."""
+    rows = b"".join(b"\x00" + b"".join(bytes((x * 255 // width, y * 255 // height, 160)) for x in range(width))
+                    for y in range(height))
+    chunk = lambda kind, data: (struct.pack(">I", len(data)) + kind + data
+                                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+@step("files sent with the Attach button arrive: a picture as a thumbnail, a hostile name as text")
+def files():
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="confab-web-files-"))
+    picture = folder / "sunset.png"
+    picture.write_bytes(png(320, 200))
+    hostile = folder / '"><img src=x onerror=alert(1)>.txt'
+    hostile.write_text("just text\n")
+    alice.press("Bob's row", lambda: alice.row("Bob"))
+    wait_until("Alice's conversation with Bob open", lambda: alice.item("Sent from the terminal"))
+    picker = alice.browser.find_element(By.CSS_SELECTOR, '#composer input[type="file"]')
+    # The browser runs on this machine: it reads the paths itself (no upload through WebDriver).
+    alice.browser.file_detector = UselessFileDetector()
+    picker.send_keys(f"{picture}\n{hostile}")
+    # Bob's page draws the picture once his node holds it whole: decoded, not a broken image.
+    bob.press("Alice's row", lambda: bob.row("Alice"))
+    image = wait_until("the picture in Bob's chat", lambda: bob.find('[role="log"] figure.image img[alt="sunset.png"]'))[0]
+    wait_until("the picture decoded", lambda: bob.browser.execute_script(
+        "return arguments[0].complete && arguments[0].naturalWidth", image) == 320)
+    name = '"><img src=x onerror=alert(1)>.txt'
+    link = wait_until("the hostile file's link", lambda: [a for a in bob.find('[role="log"] a.file-name') if a.text == name])
+    assert link[0].get_attribute("download") is not None
+    # Both files arrived and were drawn: no element came out of the name.
+    assert not bob.find('[role="log"] img[src="x"]')
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def main():

@@ -7,6 +7,7 @@ import { compareOrder, convName, faceId, fromServer, fileFrom, isGroup, msgKey }
 import { state, on, emit, findSummary, isOnline, loadSummary } from './state.js';
 import { renderItem } from './bubble.js';
 import { Composer } from './composer.js';
+import { Uploader } from './upload.js';
 import { openMenu } from './menu.js';
 import { confirmDialog, membersDialog } from './dialogs.js';
 import { refreshListSoon, deleteConversation } from './list.js';
@@ -42,6 +43,12 @@ export function initChat(navigation) {
       return Boolean(m);
     },
   });
+  // Files: the Attach button beside the message box, and drops anywhere on the chat.
+  const tray = h('ul', { class: 'upload-tray', 'aria-label': 'Files being sent', hidden: true });
+  const uploader = new Uploader(tray, () => (view && !composer.box.disabled ? view.id : null));
+  composer.form.prepend(uploader.picker, uploader.button);
+  composer.form.before(tray);
+  uploader.acceptDrops(els.chatView);
   els.log.addEventListener('scroll', () => { if (!scrollQueued) { scrollQueued = true; requestAnimationFrame(onScroll); } }, { passive: true });
   // A picture that finishes loading pushes the newest message down.
   els.log.addEventListener('load', () => { if (view && view.stick) scrollToBottom(); }, true);
@@ -83,7 +90,7 @@ export async function openConversation(id, target = null) {
   const v = {
     id, summary: findSummary(id), msgs: [], nodes: new Map(), hasOlder: false, start: 0, end: 0,
     stick: true, newCount: 0, loadingOlder: false, members: null, earlyStatus: new Map(), keepUnread: false,
-    loaded: false, gap: false,
+    loaded: false, gap: false, missed: false,
   };
   view = v;
   state.openId = id;
@@ -129,6 +136,8 @@ export async function openConversation(id, target = null) {
   if (!target && matchMedia('(min-width: 700px)').matches) composer.focus();
   loadMembers();
   markReadSoon();
+  // Something happened while the page was read (which may have been before it): read again.
+  if (v.missed && !v.gap) catchUp();
 }
 
 function readOnlyState(s) {
@@ -487,7 +496,8 @@ async function jumpTo(ref) {
 /** After a reconnection or a write by another process: read the newest page again. */
 export async function catchUp(toBottom = false) {
   const v = view;
-  if (!v || !v.loaded) return;
+  if (!v) return;
+  if (!v.loaded) { v.missed = true; return; }
   let page;
   try {
     page = await api('history', { conversation: v.id, limit: PAGE });
@@ -514,6 +524,14 @@ export async function catchUp(toBottom = false) {
 
 // ---- events ------------------------------------------------------------------------
 
+// An event of the conversation being opened, before its first page is drawn: that page may
+// have been read before the event, so it is read again once drawn (see openConversation).
+function missedWhileOpening(conversation) {
+  if (!view || view.id !== conversation || view.loaded) return false;
+  view.missed = true;
+  return true;
+}
+
 function adoptPending(m) {
   if (!m.mine) return;
   const i = view.msgs.findIndex((x) => x.pending && !x.adopted && x.text === m.text);
@@ -524,7 +542,7 @@ function adoptPending(m) {
 export async function onNewMessage(ev) {
   const v = view;
   const brief = fromServer(ev.message);
-  if (!v || brief.conversation !== v.id || !v.loaded) return;
+  if (missedWhileOpening(brief.conversation) || !v || brief.conversation !== v.id) return;
   let m = brief;
   try {
     const full = await api('message', { conversation: v.id, message: { author: brief.author, seq: brief.seq } });
@@ -545,7 +563,7 @@ export async function onNewMessage(ev) {
 /** `edited`, `deleted`, `reaction`: the message as it reads now, minus its order key. */
 export function onChangedMessage(ev) {
   const m = fromServer(ev.message);
-  if (!view || m.conversation !== view.id) return;
+  if (missedWhileOpening(m.conversation) || !view || m.conversation !== view.id) return;
   update(m.key, (old) => merge(old, m));
 }
 
@@ -557,7 +575,7 @@ export function onStatus(ev) {
 }
 
 export function onFile(ev) {
-  if (!view || ev.conversation !== view.id || !ev.file) return;
+  if (!ev.file || missedWhileOpening(ev.conversation) || !view || ev.conversation !== view.id) return;
   update(msgKey(ev.file.author, ev.seq), (m) => { m.file = fileFrom(ev.file); });
 }
 
