@@ -7,6 +7,10 @@ struct BenchArguments: Sendable {
     var fileCryptoOnly = false
     /// `--send-path`: only the CPU per message of the send path (two builds compared).
     var sendPathOnly = false
+    /// `--web-fixture DIR`: only write the web app benchmark's data directory there.
+    var webFixture: String?
+    /// `--chat-frame DIR`: only time the real chat's first frame on that data directory.
+    var chatFrame: String?
     /// Parts named by `--no-PART`.
     var skipped: Set<String> = []
 
@@ -22,9 +26,15 @@ struct BenchArguments: Sendable {
     static func parse(_ arguments: [String]) -> Parsed {
         var parsed = BenchArguments()
         var counted = false
-        for argument in arguments {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
             if argument == "-h" || argument == "--help" { return .help }
-            if argument == "--file-crypto" {
+            if argument == "--web-fixture" || argument == "--chat-frame" {
+                guard let directory = rest.popFirst(), !directory.hasPrefix("-") else {
+                    return .wrong("\(argument) needs a directory")
+                }
+                if argument == "--web-fixture" { parsed.webFixture = directory } else { parsed.chatFrame = directory }
+            } else if argument == "--file-crypto" {
                 parsed.fileCryptoOnly = true
             } else if argument == "--send-path" {
                 parsed.sendPathOnly = true
@@ -48,6 +58,8 @@ struct BenchArguments: Sendable {
         usage: confab-bench [N] [--no-chat] [--no-network] [--no-send] [--no-pipe] [--no-sim] [--no-file]
                confab-bench --file-crypto
                confab-bench [N] --send-path
+               confab-bench --web-fixture DIR
+               confab-bench --chat-frame DIR
                confab-bench --help
 
         Measures Confab's hot paths, each beside a ceiling measured in the same run (raw
@@ -80,6 +92,15 @@ struct BenchArguments: Sendable {
           --file-crypto  print only the per-MiB crypto cost of a file transfer, and exit
           --send-path    run only the send path, and exit (to compare two builds, run
                          each in turn)
+          --web-fixture DIR
+                         write a heavy user's data directory in DIR (which must not hold
+                         one), and exit: 1,000 conversations of 100 messages and one of
+                         10,000, the newest (for Bench/web.sh)
+          --chat-frame DIR
+                         print only the real `confab chat`'s first frame on the data
+                         directory DIR beside `confab --version`, and exit (needs the confab
+                         binary beside confab-bench; it serves the web app on 127.0.0.1:7462
+                         while it runs, so Bench/web.sh runs it in a network namespace)
           -h, --help     print this, and exit
 
         Exit codes: 0 done, 2 usage.

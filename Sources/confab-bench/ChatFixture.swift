@@ -3,13 +3,18 @@ import ConfabCrypto
 import ConfabModel
 import ConfabNode
 import ConfabStore
+import ConfabWire
 import Foundation
 
 /// A data directory as a heavy user's would be after months: `conversations` threads with
 /// twenty people, half the messages theirs (signed by them, verified on the way in), some
-/// unread, some titled, activity spread over the last 60 days.
+/// unread, some titled, activity spread over the last 60 days. `long` adds one more thread,
+/// the newest, of that many messages (the web app's benchmark opens it).
 enum ChatFixture {
-    static func make(at url: URL, conversations: Int, perConversation: Int) throws -> Profile {
+    /// The long thread's title, by which a benchmark finds its row.
+    static let longTitle = "Long thread"
+
+    static func make(at url: URL, conversations: Int, perConversation: Int, long: Int = 0) throws -> Profile {
         let me = try Profile.initialize(DataDirectory(url: url), name: "bench")
         let people = try (0..<20).map { index in
             let keys = SigningKeyPair.generate()
@@ -37,7 +42,33 @@ enum ChatFixture {
             // Most threads were read; the newest tenth were not.
             if index < conversations * 9 / 10 { _ = try me.store.markRead(id, now: start.addingTimeInterval(3)) }
         }
+        if long > 0 { try addLongThread(to: me, with: people[0], messages: long, now: now) }
         return me
+    }
+
+    /// A thread of `messages` messages over the last day, the two writing in turns of 50
+    /// (each turn delivered to the other), all read: the newest conversation in the list.
+    private static func addLongThread(to me: Profile, with other: ConfabStore, messages: Int, now: Date) throws {
+        let turns = max(1, messages / 100)
+        let start = now.addingTimeInterval(-24 * 60 * 60)
+        let (id, _) = try me.store.createConversation(with: [other.me], title: longTitle, now: start)
+        try deliver(try me.store.entries(in: id, author: me.me, after: 0, limit: 10), to: other)
+        var written = 0
+        for turn in 0..<turns {
+            let at = start.addingTimeInterval(Double(turn + 1) * 24 * 60 * 60 / Double(turns + 1))
+            let size = (messages - written) / (turns - turn)
+            let mine = size / 2
+            let sent = try me.store.sendMessages(
+                (0..<mine).map { "my message \(written + $0) in the long thread, about the trip next month" }, to: id,
+                now: at)
+            try deliver(sent.map(EntryCodec.encode), to: other)
+            let answered = try other.sendMessages(
+                (0..<(size - mine)).map { "their answer \(written + mine + $0) in the long thread: fine by me" },
+                to: id, now: at.addingTimeInterval(1))
+            try deliver(answered.map(EntryCodec.encode), to: me.store)
+            written += size
+        }
+        _ = try me.store.markRead(id, now: now)
     }
 
     private static func deliver(_ entries: [[UInt8]], to store: ConfabStore) throws {

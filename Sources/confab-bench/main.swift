@@ -31,6 +31,34 @@ if arguments.fileCryptoOnly {
     exit(0)
 }
 
+// `--web-fixture DIR`: the data directory Bench/web.sh serves to a browser.
+if let path = arguments.webFixture {
+    let directory = URL(fileURLWithPath: path)
+    guard !FileManager.default.fileExists(atPath: directory.appendingPathComponent("identity.key").path) else {
+        FileHandle.standardError.write(Data("confab-bench: \(path) already holds a data directory\n".utf8))
+        exit(1)
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    _ = try ChatFixture.make(at: directory, conversations: 1_000, perConversation: 100, long: 10_000)
+    print(
+        String(
+            format: "web fixture: 1,000 conversations of 100 messages and \"%@\" of 10,000, built in %.1f s",
+            ChatFixture.longTitle, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
+    exit(0)
+}
+
+// `--chat-frame DIR`: the real chat's first frame on a data directory (for Bench/web.sh).
+if let path = arguments.chatFrame {
+    let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "confab")
+    guard FileManager.default.isExecutableFile(atPath: confab.path) else {
+        FileHandle.standardError.write(Data("confab-bench: no confab binary beside confab-bench\n".utf8))
+        exit(1)
+    }
+    try ChatBenchmarks.measureProcess(confab: confab, directory: URL(fileURLWithPath: path))
+    exit(0)
+}
+
 let count = arguments.count
 
 // `--send-path`: only the CPU per message of the send path (two builds, run in turn).

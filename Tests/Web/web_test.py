@@ -129,6 +129,11 @@ class Person:
             options.add_argument(flag)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.browser = webdriver.Remote(command_executor=f"http://{self.address}:{port}", options=options)
+        # chromedriver's own command for the DevTools protocol (a remote driver has no shortcut).
+        self.browser.command_executor._commands["cdp"] = ("POST", "/session/$sessionId/goog/cdp/execute")
+
+    def cdp(self, command, params):
+        return self.browser.execute("cdp", {"cmd": command, "params": params})["value"]
 
     def stop(self):
         for action in (lambda: self.browser and self.browser.quit(),
@@ -559,6 +564,78 @@ def files():
     # Both files arrived and were drawn: no element came out of the name.
     assert not bob.find('[role="log"] img[src="x"]')
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@step("two tabs and the CLI on one node stay consistent")
+def two_tabs():
+    first = alice.browser.current_window_handle
+    alice.browser.switch_to.new_window("tab")
+    second = alice.browser.current_window_handle
+    try:
+        alice.browser.get("http://127.0.0.1:7462/")
+        wait_until("Alice's second tab's list", lambda: alice.row("Bob"))
+        # Written in the second tab: the first shows it, with its status moving on.
+        alice.press("Bob's row in the second tab", lambda: alice.row("Bob"))
+        alice.type_and_send("Written in my second tab")
+        alice.browser.switch_to.window(first)
+        wait_until("the message in the first tab", lambda: alice.item("Written in my second tab"))
+        wait_until("read, in the first tab", lambda: alice.status_of("Written in my second tab") == "read")
+        # Written by the CLI on the same node: both tabs show it.
+        one = next(c["id"] for c in json.loads(alice.cli("list", "--json")) if c["name"] == "Bob")
+        alice.cli("send", one, "Written from the terminal")
+        wait_until("the CLI's message in the first tab", lambda: alice.item("Written from the terminal"))
+        alice.browser.switch_to.window(second)
+        wait_until("the CLI's message in the second tab", lambda: alice.item("Written from the terminal"))
+    finally:
+        alice.browser.switch_to.window(second)
+        alice.browser.close()
+        alice.browser.switch_to.window(first)
+
+
+@step("by keyboard alone: New conversation opens its dialog and Escape closes it")
+def keyboard():
+    body = alice.browser.find_element(By.TAG_NAME, "body")
+    body.click()
+    # Tab from the page's start until the focus is on the button a person wants.
+    def focused_label():
+        return alice.browser.execute_script(
+            "const e = document.activeElement; return e ? (e.getAttribute('aria-label') || e.textContent).trim() : ''")
+    for _ in range(40):
+        if focused_label() == "New conversation":
+            break
+        alice.browser.switch_to.active_element.send_keys(Keys.TAB)
+    assert focused_label() == "New conversation", focused_label()
+    alice.browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_until("the dialog open", lambda: alice.find("dialog[open]"))
+    alice.browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_until("the dialog closed", lambda: not alice.find("dialog[open]"))
+
+
+@step("360 px wide shows one pane at a time; dark and light follow the system")
+def narrow_and_dark():
+    def background():
+        return alice.browser.execute_script("return getComputedStyle(document.body).backgroundColor")
+    light = background()
+    alice.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    wait_until("a dark background", lambda: background() != light)
+    alice.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+    wait_until("the light background again", lambda: background() == light)
+    alice.browser.set_window_size(360, 740)
+    try:
+        def visible(css):
+            return alice.browser.execute_script(
+                "const e = document.querySelector(arguments[0]); if (!e) return false;"
+                "const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.right <= innerWidth + 1",
+                css)
+        alice.browser.get("http://127.0.0.1:7462/")
+        wait_until("the list alone", lambda: visible('[aria-label="Conversations"]') and not visible('#chat-view'))
+        alice.press("Bob's row", lambda: alice.row("Bob"))
+        wait_until("the chat alone", lambda: visible('[role="log"]') and not visible('[aria-label="Conversations"]'))
+        assert alice.browser.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+        alice.press("back", lambda: alice.find('button[aria-label="Back to conversations"]')[0])
+        wait_until("the list again", lambda: visible('[aria-label="Conversations"]'))
+    finally:
+        alice.browser.set_window_size(1100, 760)
 
 
 def main():
