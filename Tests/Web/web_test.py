@@ -592,6 +592,25 @@ def two_tabs():
         alice.browser.switch_to.window(first)
 
 
+@step("People: verifying a peer shows the safety number both sides compute, then marks the key verified")
+def verify_peer():
+    expected = json.loads(alice.cli("verify", bob.id, "--json"))["safetyNumber"]
+    assert expected == json.loads(bob.cli("verify", alice.id, "--json"))["safetyNumber"]
+    alice.press("People", lambda: alice.find_xpath('//button[normalize-space()="People"]'))
+    alice.press("Verify, beside Bob", lambda: alice.find_xpath(
+        '//dialog[@open]//li[.//*[normalize-space()="Bob"]]//button[normalize-space()="Verify"]'))
+    shown = wait_until("the safety number", lambda: [p.text for p in alice.find("dialog.confirm[open] p")
+                                                       if expected in p.text])
+    assert shown, expected
+    # The confirmation's own button, not the row's Verify in the People dialog beneath it.
+    alice.press("Verify in the confirmation", lambda: alice.find_xpath(
+        '//dialog[contains(@class, "confirm")][@open]//button[normalize-space()="Verify"]'))
+    wait_until("Bob verified", lambda: any(p["trust"] == "verified" for p in json.loads(alice.cli("peers", "--json"))
+                                           if p["id"] == bob.id))
+    alice.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait_until("the People dialog closed", lambda: not alice.find("dialog[open]"))
+
+
 @step("by keyboard alone: New conversation opens its dialog and Escape closes it")
 def keyboard():
     body = alice.browser.find_element(By.TAG_NAME, "body")

@@ -154,9 +154,16 @@ export async function peopleDialog(open) {
         await draw();
       } catch (e) { toast(e.message); }
     };
+    // The safety number both sides show (as `confab verify` does): compared in person or on
+    // a call, it proves each holds the other's real key.
     const verify = async (p) => {
+      let number;
+      try {
+        number = (await api('safety_number', { peer: p.id })).safetyNumber;
+      } catch (e) { toast(e.message); return; }
       const ok = await confirmDialog(
-        `Mark ${p.name} as verified? First check with ${p.name}, in person or on a call, that their key starts with ${fingerprint(p.id)}.`,
+        `Compare this safety number with ${p.name}'s, in person or on a call: their Confab shows the same one for you. ` +
+        `Mark ${p.name} as verified only if every digit matches.\n\n${number}`,
         'Verify', 'Verify key');
       if (ok) trust(p, 'verified');
     };

@@ -83,6 +83,10 @@ extension LocalMessenger {
         return SavedFile(path: path)
     }
 
+    public func perform(_ operation: Operations.SafetyNumberWith) async throws -> SafetyNumberAnswer {
+        SafetyNumberAnswer(peer: operation.peer, safetyNumber: SafetyNumber(local.me, operation.peer).description)
+    }
+
     public func perform(_ operation: Operations.TypingSetting) async throws -> TypingIndicators {
         if let value = operation.value { try local.store.setTypingIndicators(value) }
         return TypingIndicators(try local.store.typingIndicators())

@@ -53,6 +53,7 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.Members) async throws -> MemberList
     func perform(_ operation: Operations.Files) async throws -> [FileInfo]
     func perform(_ operation: Operations.KnownPeers) async throws -> [Peer]
+    func perform(_ operation: Operations.SafetyNumberWith) async throws -> SafetyNumberAnswer
     func perform(_ operation: Operations.SaveFile) async throws -> SavedFile
 
     /// What happens from now on (messages stored, statuses, peers, changes), for one

@@ -61,6 +61,7 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case typingSetting = "typing_setting"
     case join
     case rooms
+    case safetyNumber = "safety_number"
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -97,6 +98,7 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .typingSetting: Operations.TypingSetting.self
         case .join: Operations.Join.self
         case .rooms: Operations.Rooms.self
+        case .safetyNumber: Operations.SafetyNumberWith.self
         }
     }
 }

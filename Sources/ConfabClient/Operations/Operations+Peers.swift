@@ -14,6 +14,22 @@ extension Operations {
         }
     }
 
+    /// The safety number of this node's key and a peer's (what `confab verify` shows, and
+    /// what the peer's side shows too): read aloud or compared side by side to verify a key.
+    public struct SafetyNumberWith: ReadOperation {
+        public typealias Answer = SafetyNumberAnswer
+        public static let method = OperationMethod.safetyNumber
+        public var peer: NodeID
+
+        public init(_ peer: NodeID) {
+            self.peer = peer
+        }
+
+        public func perform(on messenger: some Messenger) async throws -> SafetyNumberAnswer {
+            try await messenger.perform(self)
+        }
+    }
+
     /// How far this node trusts a peer; a running node closes a newly blocked peer's
     /// session at once and lets an unblocked one back in.
     public struct SetTrust: ConfabOperation {
@@ -49,5 +65,16 @@ extension Operations {
             try container.encode(trust.rawValue, forKey: .trust)
             try container.encode(peer, forKey: .peer)
         }
+    }
+}
+
+/// The answer of `safety_number`: the peer, and 12 groups of 5 digits separated by spaces.
+public struct SafetyNumberAnswer: Sendable, Equatable, Codable {
+    public let peer: NodeID
+    public let safetyNumber: String
+
+    public init(peer: NodeID, safetyNumber: String) {
+        self.peer = peer
+        self.safetyNumber = safetyNumber
     }
 }

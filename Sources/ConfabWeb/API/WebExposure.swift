@@ -11,7 +11,8 @@ extension OperationMethod {
         case .sendFile, .saveFile, .changed, .sendLines: false
         case .status, .peers, .send, .acceptFile, .create, .edit, .unsend, .react, .changeMembers, .leave,
             .markRead, .setFlag, .delete, .setTrust, .typing, .resync, .conversations, .conversation, .history,
-            .message, .lastOwnMessage, .search, .members, .files, .knownPeers, .typingSetting, .join, .rooms:
+            .message, .lastOwnMessage, .search, .members, .files, .knownPeers, .typingSetting, .join, .rooms,
+            .safetyNumber:
             true
         }
     }

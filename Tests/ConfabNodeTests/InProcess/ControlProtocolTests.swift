@@ -52,6 +52,7 @@ import Testing
             Operations.Files(in: conversation, matching: "ab12"),
             Operations.KnownPeers(), Operations.SaveFile(file, into: "/tmp/saved files"), Operations.TypingSetting(),
             Operations.TypingSetting(false), Operations.Join(RoomName(exactly: "general")!), Operations.Rooms(),
+            Operations.SafetyNumberWith(peer.id),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
