@@ -538,11 +538,17 @@ function adoptPending(m) {
   if (i >= 0) { view.msgs[i].adopted = true; removeAt(i); }
 }
 
-/** A `message` or `members` event; the event's shape lacks the display order, so read it. */
+/**
+ * A `message` or `members` event. The event's shape lacks the display order, so the message
+ * is read again; someone else's message arriving while the log shows the newest is drawn from
+ * the event at once (by its time), and moved if its order puts it elsewhere.
+ */
 export async function onNewMessage(ev) {
   const v = view;
   const brief = fromServer(ev.message);
   if (missedWhileOpening(brief.conversation) || !v || brief.conversation !== v.id) return;
+  const early = ev.event === 'message' && !brief.mine && !brief.membership && v.stick && !v.gap && indexOf(brief.key) < 0;
+  if (early) show(v, brief);
   let m = brief;
   try {
     const full = await api('message', { conversation: v.id, message: { author: brief.author, seq: brief.seq } });
@@ -550,7 +556,17 @@ export async function onNewMessage(ev) {
   } catch { /* draw it from the event */ }
   if (view !== v) return;
   if (!m.system && brief.system) m.system = brief.system;
-  if (indexOf(m.key) >= 0) { update(m.key, (old) => merge(old, m)); return; }
+  const i = indexOf(m.key);
+  if (i < 0) { show(v, m); return; }
+  const msgs = v.msgs;
+  const misplaced = early && ((i > 0 && !msgs[i - 1].pending && compareOrder(msgs[i - 1], m) > 0)
+    || (i + 1 < msgs.length && !msgs[i + 1].pending && compareOrder(m, msgs[i + 1]) > 0));
+  if (misplaced) { removeAt(i); insert(m); }
+  else if (looks(msgs[i]) !== looks(m)) update(m.key, (old) => merge(old, m));
+  else msgs[i].orderKey = m.orderKey || msgs[i].orderKey;
+}
+
+function show(v, m) {
   if (v.gap) { if (!m.mine) { v.newCount++; drawNewBelow(); } return; }
   adoptPending(m);
   if (m.mine) m.status = laterStatus(m.status, v.earlyStatus.get(m.seq));
@@ -619,12 +635,14 @@ async function sendText(text, replyTo) {
     replyTo: replyTo ? { author: replyTo.author, seq: replyTo.seq, authorName: replyTo.authorName, text: replyTo.text, deleted: false, missing: false } : null,
     mentions: [], mentionsMe: false, reactions: [], membership: null, system: null, file: null,
   };
-  insert(p);
-  scrollToBottom();
   const params = { conversation: v.id, text };
   if (replyTo) params.replyTo = { author: replyTo.author, seq: replyTo.seq };
+  // Asked before the bubble is drawn (drawing it waits for a layout of the log).
+  const sending = api('send', params);
+  insert(p);
+  scrollToBottom();
   try {
-    const r = await api('send', params);
+    const r = await sending;
     if (view !== v) return;
     const key = msgKey(state.me.id, r.seq);
     const at = indexOf(p.key);

@@ -117,13 +117,17 @@ export class Composer {
     }
     this.cancelContext(false);
     this.closeMention();
+    // The message is asked for first: the box's new height (a layout) and the end of the
+    // typing signal (an operation of its own on the node) come after it.
+    let sent;
+    if (context?.kind === 'edit') {
+      if (text !== context.message.text) sent = this.hooks.edit(context.message, text);
+    } else {
+      sent = this.hooks.send(text, context?.kind === 'reply' ? context.message : null);
+    }
     this.resize();
     this.stopTyping();
-    if (context?.kind === 'edit') {
-      if (text !== context.message.text) await this.hooks.edit(context.message, text);
-    } else {
-      await this.hooks.send(text, context?.kind === 'reply' ? context.message : null);
-    }
+    await sent;
   }
 
   onKey(e) {

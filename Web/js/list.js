@@ -31,9 +31,10 @@ export function initList(navigation) {
   });
 }
 
-export async function refreshList() {
+/** `first`: show that many rows as soon as they are read, before the whole list. */
+export async function refreshList(first = 0) {
   try {
-    await loadConversations();
+    await loadConversations(first);
   } catch (e) {
     if (e.status === 401) return;
     if (!query) area.replaceChildren(h('p', { class: 'list-error', role: 'alert' }, `Could not load conversations: ${e.message}`));
@@ -115,6 +116,12 @@ export async function deleteConversation(id) {
   } catch (e) { toast(e.message); }
 }
 
+// Rows drawn at once (more than a tall screen holds); the rest follow after the first
+// frame, a batch a task, so a list of 1,000 shows as soon as its first rows are built.
+export const FIRST_ROWS = 40;
+const MORE_ROWS = 200;
+let drawing = 0;
+
 // Redraws the whole list; a refresh must not steal the person's place, so the
 // focused control is found again in its new row.
 function drawList() {
@@ -122,7 +129,17 @@ function drawList() {
   const focusId = focused && focused.closest('li') && focused.closest('li').dataset.id;
   const focusPart = focused && focused.dataset.focus;
   const list = state.conversations;
-  const ul = h('ul', { role: 'list', 'aria-label': 'Conversations', class: 'conv-list' }, list.map(rowFor));
+  const at = focusId ? list.findIndex((s) => s.id === focusId) : -1;
+  let drawn = Math.max(FIRST_ROWS, at + 1);
+  const ul = h('ul', { role: 'list', 'aria-label': 'Conversations', class: 'conv-list' }, list.slice(0, drawn).map(rowFor));
+  const pass = ++drawing;
+  const more = () => {
+    if (pass !== drawing || !ul.isConnected || drawn >= list.length) return;
+    ul.append(...list.slice(drawn, drawn + MORE_ROWS).map(rowFor));
+    drawn += MORE_ROWS;
+    setTimeout(more, 0);
+  };
+  if (drawn < list.length) requestAnimationFrame(() => setTimeout(more, 0));
   if (!list.length) {
     area.replaceChildren(ul, state.filter === 'archived'
       ? h('div', { class: 'list-empty' }, h('p', null, 'No archived conversations'))

@@ -4,7 +4,7 @@ import { h, debounce } from './dom.js';
 import { plural, initials, colorClass } from './format.js';
 import { fromServer } from './model.js';
 import { state, on, loadStatus, loadPresence, emit } from './state.js';
-import { initList, refreshList, refreshListSoon } from './list.js';
+import { initList, refreshList, refreshListSoon, FIRST_ROWS } from './list.js';
 import {
   initChat, openConversation, closeConversation, catchUp, onNewMessage, onChangedMessage, onStatus, onFile,
   onChanged, onTyping, clearTyping,
@@ -157,7 +157,7 @@ async function boot() {
   startEvents();
   await Promise.all([
     refreshStatus(),
-    refreshList(),
+    refreshList(FIRST_ROWS),
     loadPresence().catch(() => {}),
     api('typing_setting').then((r) => { state.typingEnabled = r.typingIndicators; }).catch(() => {}),
   ]);
