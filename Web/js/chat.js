@@ -9,7 +9,8 @@ import { renderItem } from './bubble.js';
 import { Composer } from './composer.js';
 import { Uploader } from './upload.js';
 import { openMenu } from './menu.js';
-import { confirmDialog, membersDialog } from './dialogs.js';
+import { confirmDialog } from './dialogs.js';
+import { membersDialog } from './members.js';
 import { refreshListSoon, deleteConversation } from './list.js';
 
 const WINDOW = 200;   // message nodes kept in the page at most

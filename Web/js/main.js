@@ -9,7 +9,9 @@ import {
   initChat, openConversation, closeConversation, catchUp, onNewMessage, onChangedMessage, onStatus, onFile,
   onChanged, onTyping, clearTyping,
 } from './chat.js';
-import { newConversationDialog, peopleDialog, settingsDialog } from './dialogs.js';
+import { newConversationDialog } from './dialogs.js';
+import { peopleDialog } from './people.js';
+import { settingsDialog } from './settings.js';
 import { maybeNotify } from './notify.js';
 import { closeMenu, menuIsOpen } from './menu.js';
 

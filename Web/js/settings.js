@@ -1,0 +1,41 @@
+// Settings: typing, notifications, and this computer's name and key.
+import { api } from './api.js';
+import { h, toast } from './dom.js';
+import { fingerprint } from './format.js';
+import { state, emit } from './state.js';
+import { modal } from './dialogs.js';
+import { notificationsOn, notificationsSupported, setNotifications } from './notify.js';
+
+export async function settingsDialog() {
+  let typing = state.typingEnabled;
+  try { typing = (await api('typing_setting')).typingIndicators; } catch { /* show what we knew */ }
+  const typingBox = h('input', { type: 'checkbox', id: 'set-typing', checked: typing });
+  const notifyBox = h('input', { type: 'checkbox', id: 'set-notify', checked: notificationsOn(), disabled: !notificationsSupported() });
+  const note = h('p', { class: 'hint', role: 'status' });
+  typingBox.addEventListener('change', async () => {
+    try {
+      state.typingEnabled = (await api('typing_setting', { value: typingBox.checked })).typingIndicators;
+      emit('typing-setting');
+    } catch (e) {
+      typingBox.checked = !typingBox.checked;
+      toast(e.message);
+    }
+  });
+  notifyBox.addEventListener('change', async () => {
+    const on = await setNotifications(notifyBox.checked);
+    notifyBox.checked = on;
+    note.textContent = notifyBox.checked || on ? '' : Notification.permission === 'denied'
+      ? 'The browser blocks notifications for this page; allow them in its site settings.' : '';
+  });
+  modal('Settings', h('div', { class: 'dialog-body' },
+    h('div', { class: 'switch-row' }, typingBox, h('label', { for: 'set-typing' }, 'Show and share typing')),
+    h('p', { class: 'hint' }, 'Others see when you type, and you see when they do.'),
+    h('div', { class: 'switch-row' }, notifyBox, h('label', { for: 'set-notify' }, 'Browser notifications')),
+    h('p', { class: 'hint' }, notificationsSupported()
+      ? 'A notice for new messages while this tab is hidden or another conversation is open. Muted conversations stay quiet unless you are mentioned.'
+      : 'This browser has no notifications.'),
+    note,
+    state.me ? h('div', { class: 'whoami' }, h('h3', null, 'This computer'),
+      h('p', null, state.me.name), h('p', { class: 'fingerprint' }, fingerprint(state.me.id))) : null),
+  { className: 'settings' });
+}
