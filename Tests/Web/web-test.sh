@@ -3,7 +3,7 @@
 # two nodes run `confab up` with its defaults on a LAN of network namespaces, each with a
 # browser in its own namespace on the app's default address, http://127.0.0.1:7462/; the
 # test drives both from a third host on the LAN (Tests/Web/web_test.py). Screenshots of a
-# failing step are kept in .build/web-test/.
+# failing step are kept in .build/web-test/. Then the main steps again in Firefox (below).
 #   CONFAB=.build/debug/confab Tests/Web/web-test.sh [--screenshot FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,3 +29,18 @@ lan_create "$tag" 10.231.7 3 || { echo "web test: cannot create network namespac
 mkdir -p .build/web-test
 ip netns exec "${tag}h3" $PYTHON Tests/Web/web_test.py --confab "$(realpath "$CONFAB")" \
     --alice "${tag}h1" --bob "${tag}h2" --subnet 10.231.7 --artifacts .build/web-test "$@"
+
+# The same app in Firefox (Tests/Web/firefox_test.py): Debian's firefox-esr over WebDriver BiDi,
+# spoken by Tests/Web/bidi.py (there is no geckodriver package; nothing is downloaded). Fresh
+# nodes on hosts 1 and 2; Firefox and the script in host 1's namespace, as Firefox's Remote
+# Agent listens on loopback only. Missing Firefox is a skip here and a failure in CI.
+if ! command -v firefox-esr >/dev/null || ! $PYTHON -c 'import websocket' 2>/dev/null; then
+    if [[ ${CI:-} == true ]]; then
+        echo "web test: firefox-esr or python3-websocket is missing (make test-deps installs them)" >&2
+        exit 1
+    fi
+    echo "web test: Firefox skipped: firefox-esr or python3-websocket is missing (make test-deps installs them)"
+    exit 0
+fi
+ip netns exec "${tag}h1" $PYTHON Tests/Web/firefox_test.py --confab "$(realpath "$CONFAB")" \
+    --alice "${tag}h1" --bob "${tag}h2" --artifacts .build/web-test
