@@ -3,7 +3,8 @@
 Alice and Bob each run `confab up` with its defaults on their own host of a namespace LAN,
 and each has a Chromium on that host, opening the app at its default address through the
 login link `confab open` prints. This script runs on a third host of the LAN and drives both
-browsers through chromedriver. Every wait is for something a person would see; a check
+browsers through chromedriver. Carol, on a fourth host, has a node and no browser: she is
+started only for the steps that add her to a group. Every wait is for something a person would see; a check
 that something did NOT happen first waits for something that proves the path worked.
 """
 import argparse
@@ -32,6 +33,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--confab", required=True)
 parser.add_argument("--alice", required=True, help="Alice's namespace")
 parser.add_argument("--bob", required=True, help="Bob's namespace")
+parser.add_argument("--carol", required=True, help="Carol's namespace (a node, no browser)")
 parser.add_argument("--subnet", required=True)
 parser.add_argument("--artifacts", required=True)
 parser.add_argument("--screenshot", help="save Alice's chat here once the conversation is under way")
@@ -248,6 +250,13 @@ class Person:
         self.press(f"{label} in {self.name}'s dialog", lambda: self.find_xpath(
             f'//dialog[@open]//button[normalize-space()="{label}"]'))
 
+    def file_item(self, name):
+        """The log entry of the file message named `name`."""
+        for item in self.find('[role="log"][aria-label="Messages"] .item'):
+            if any(n.text == name for n in self.find(".file-name, figcaption a", item)):
+                return item
+        return None
+
     def find_xpath(self, xpath):
         found = self.browser.find_elements(By.XPATH, xpath)
         return found[0] if found else None
@@ -274,7 +283,7 @@ def port_open(host, port):
         return False
 
 
-alice = bob = None
+alice = bob = carol = None
 steps = []
 
 
@@ -566,6 +575,35 @@ def files():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@step("my file's bubble shows how much of it the recipient holds, up to ✓ Bob")
+def file_progress():
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="confab-web-progress-"))
+    notes = folder / "field-notes.bin"
+    notes.write_bytes(os.urandom(3_000_000))
+    alice.press("Bob's row", lambda: alice.row("Bob"))
+    wait_until("Alice's conversation with Bob open", lambda: alice.chat_name().rstrip(" ✓") == "Bob")
+    # What Alice's bubble showed on the way (a fast LAN may go from nothing to whole at once).
+    alice.browser.execute_script("""
+        window.recipientBars = [];
+        new MutationObserver(() => document.querySelectorAll('#log .file-recipients progress').forEach((p) => {
+          const label = p.getAttribute('aria-label');
+          if (!window.recipientBars.includes(label)) window.recipientBars.push(label);
+        })).observe(document.getElementById('log'), { subtree: true, childList: true });""")
+    picker = alice.browser.find_element(By.CSS_SELECTOR, '#composer input[type="file"]')
+    alice.browser.file_detector = UselessFileDetector()
+    picker.send_keys(str(notes))
+    recipients = lambda: alice.inside(alice.file_item("field-notes.bin"), ".file-recipients")
+    wait_until("✓ Bob under the file in Alice's chat", lambda: [r.text for r in recipients()] == ["✓ Bob"], timeout=60)
+    # Bob's node said it holds the file whole: so it does.
+    bob.press("Alice's row", lambda: bob.row("Alice"))
+    wait_until("the file whole in Bob's chat", lambda: [a for a in bob.find('[role="log"] a.file-name')
+                                                       if a.text == "field-notes.bin"])
+    bars = alice.browser.execute_script("return window.recipientBars")
+    assert all(b.startswith("Bob has ") and b.endswith("%") for b in bars), bars
+    print(f"      Alice's bubble showed on the way: {bars or 'no bar (it was whole at once)'}")
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @step("two tabs and the CLI on one node stay consistent")
 def two_tabs():
     first = alice.browser.current_window_handle
@@ -657,11 +695,94 @@ def narrow_and_dark():
         alice.browser.set_window_size(1100, 760)
 
 
+def member_names(person, heading="Members"):
+    """The names in the open Members panel's list (`heading`: Members, or Former members)."""
+    if heading == "Members":
+        css = 'dialog[open] ul[aria-label="Members"] .person-name'
+    else:
+        css = 'dialog[open] ul.former .person-name'
+    return [n.text.replace("admin", "").replace("✓", "").strip() for n in person.find(css)]
+
+
+def carol_reads(conversation, text):
+    """Carol's node holds the conversation and can read `text` in it."""
+    listed = [c["id"] for c in json.loads(carol.cli("list", "--all", "--json"))]
+    if conversation not in listed:
+        return False
+    return text in carol.cli("history", conversation, "--no-mark-read")
+
+
+@step("Members: the admin adds a known peer from the panel, with the history, and removes her (confirmed); "
+      "the other member sees both and has no Remove button")
+def members_add_remove():
+    carol.start_node()
+    try:
+        wait_until("Carol known to Alice's node",
+                   lambda: any(p["id"] == carol.id for p in json.loads(alice.cli("peers", "--json"))))
+        trip = json.loads(alice.cli("new", bob.id, "--title", "Trip", "--message", "Trip planning starts here",
+                                    "--json"))["id"]
+        for person in (alice, bob):
+            person.press(f"Trip in {person.name}'s list", lambda: person.row("Trip"))
+            # Bob is verified and the only other one yet: the name carries his ✓.
+            wait_until(f"Trip open for {person.name}",
+                       lambda: person.chat_name().rstrip(" ✓") == "Trip" and person.item("Trip planning"))
+
+        # Alice made the group: she is its admin. She adds Carol, giving her the history.
+        alice.press("Members", lambda: alice.find_xpath('//button[normalize-space()="Members"]'))
+        wait_until("Alice's Members panel", lambda: member_names(alice) == ["Alice (you)", "Bob"])
+        alice.dialog_button("Add people")
+        carol_box = wait_until("Carol among the people to add",
+                               lambda: alice.find('dialog[open] input[type="checkbox"][aria-label="Carol"]'))[0]
+        check("Bob not offered (he is a member)",
+              lambda: not alice.find('dialog[open] input[type="checkbox"][aria-label="Bob"]'))
+        carol_box.click()
+        alice.press("the history box", lambda: alice.find_xpath(
+            '//dialog[@open]//label[contains(normalize-space(), "history too")]//input'))
+        alice.dialog_button("Add")
+        wait_until("Carol in Alice's panel", lambda: member_names(alice) == ["Alice (you)", "Bob", "Carol"])
+        wait_until("Carol in Alice's header", lambda: "Carol" in alice.browser.find_element(By.ID, "chat-sub").text)
+        wait_until("the change in Bob's chat", lambda: any(
+            "Alice added Carol" in e.text for e in bob.find('[role="log"] .system')))
+        wait_until("Carol in Bob's header", lambda: "Carol" in bob.browser.find_element(By.ID, "chat-sub").text)
+        wait_until("Carol's node reads the earlier message", lambda: carol_reads(trip, "Trip planning starts here"))
+
+        # Bob is a member, not the admin: he sees Carol and no Remove button.
+        bob.press("Members", lambda: bob.find_xpath('//button[normalize-space()="Members"]'))
+        wait_until("Carol in Bob's panel", lambda: member_names(bob) == ["Alice", "Bob (you)", "Carol"])
+        check("no Remove button for Bob", lambda: not bob.find_xpath(
+            '//dialog[@open]//button[normalize-space()="Remove" or starts-with(@aria-label, "Remove")]'))
+        check("Add people offered to Bob", lambda: bob.find_xpath('//dialog[@open]//button[normalize-space()="Add people"]'))
+        bob.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        wait_until("Bob's panel closed", lambda: not bob.find("dialog[open]"))
+
+        # Alice has Remove beside the others, not beside herself; Carol's asks first.
+        check("Remove beside Bob and Carol only", lambda: [
+            b.get_attribute("aria-label") for b in alice.find('dialog[open] ul[aria-label="Members"] button')]
+            == ["Remove Bob", "Remove Carol"])
+        alice.press("Remove Carol", lambda: alice.find_xpath('//dialog[@open]//button[@aria-label="Remove Carol"]'))
+        alice.press("Remove in the confirmation", lambda: alice.find_xpath(
+            '//dialog[contains(@class, "confirm")][@open]//button[normalize-space()="Remove"]'))
+        wait_until("Carol a former member in Alice's panel", lambda: member_names(alice) == ["Alice (you)", "Bob"]
+                   and member_names(alice, "Former members") == ["Carol"])
+        wait_until("the removal in Bob's chat", lambda: any(
+            "Alice removed Carol" in e.text for e in bob.find('[role="log"] .system')))
+        wait_until("Carol gone from Bob's header", lambda: "Carol" not in bob.browser.find_element(By.ID, "chat-sub").text
+                   and "Alice" in bob.browser.find_element(By.ID, "chat-sub").text)
+        alice.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        wait_until("Alice's panel closed", lambda: not alice.find("dialog[open]"))
+        wait_until("Carol gone from Alice's header", lambda: "Carol" not in alice.browser.find_element(By.ID, "chat-sub").text)
+    finally:
+        if carol.node:
+            carol.stop_node()
+
+
 def main():
-    global alice, bob
+    global alice, bob, carol
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     alice = Person("Alice", args.alice, 1)
     bob = Person("Bob", args.bob, 2)
+    # Her node starts in the members step (a third peer online would change earlier steps).
+    carol = Person("Carol", args.carol, 4)
     passed = failed = 0
     try:
         for person in (alice, bob):
@@ -690,7 +811,7 @@ def main():
         if args.screenshot and not failed:
             shutil.copy(ARTIFACTS / "readme-alice.png", args.screenshot)
     finally:
-        for person in (alice, bob):
+        for person in (alice, bob, carol):
             if person:
                 person.stop()
     print(f"web: {passed} passed, {failed} failed")

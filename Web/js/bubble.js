@@ -27,7 +27,33 @@ function fileState(f) {
   }
 }
 
+const percent = (held, size) => (size > 0 ? Math.max(0, Math.min(100, Math.floor((held / size) * 100))) : 100);
+
+/**
+ * For my file: how far each recipient got, as their nodes said — "✓ Bob, Carol" for those
+ * who hold it whole, a bar for each still fetching. Nothing until one has said anything.
+ */
+function recipientsBlock(m, ctx) {
+  const list = m.mine && ctx.recipients ? ctx.recipients(m) : [];
+  if (!list.length) return null;
+  const done = list.filter((r) => r.complete);
+  const going = list.filter((r) => !r.complete);
+  return h('ul', { class: 'file-recipients', 'aria-label': 'Recipients' },
+    done.length ? h('li', { class: 'done' }, `✓ ${done.map((r) => r.name).join(', ')}`) : null,
+    going.map((r) => {
+      const p = percent(r.held, m.file.size);
+      return h('li', { class: 'going' },
+        h('span', { class: 'who' }, r.name),
+        h('progress', { max: '100', value: p, 'aria-label': `${r.name} has ${p}%` }),
+        h('span', { class: 'pct', 'aria-hidden': 'true' }, `${p}%`));
+    }));
+}
+
 function fileBlock(m, ctx) {
+  return [fileItself(m, ctx), recipientsBlock(m, ctx)];
+}
+
+function fileItself(m, ctx) {
   const f = m.file;
   const name = f.name || 'file';
   const url = fileURL(f);

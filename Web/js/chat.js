@@ -24,6 +24,11 @@ let composer;
 let nav;
 let view = null;      // the open conversation's state; replaced on each open
 let pendingCount = 0;
+let membersPanel = null;   // the open Members panel: { id, refresh, closed }
+// How far the recipients of my files got, as their nodes said (file_peer events), by
+// conversation/seq → Map(recipient → { held, complete }). No operation reads this back, so
+// it is what came while the page was open, kept across conversations.
+const fileRecipients = new Map();
 
 export function initChat(navigation) {
   nav = navigation;
@@ -54,7 +59,12 @@ export function initChat(navigation) {
   // A picture that finishes loading pushes the newest message down.
   els.log.addEventListener('load', () => { if (view && view.stick) scrollToBottom(); }, true);
   els.newBelow.addEventListener('click', jumpToBottom);
-  els.membersBtn.addEventListener('click', () => view && membersDialog(view.id, () => refreshHeader()));
+  els.membersBtn.addEventListener('click', async () => {
+    if (!view) return;
+    const id = view.id;
+    const again = () => { if (view && view.id === id) { loadMembers(); refreshHeader(); } };
+    membersPanel = await membersDialog(id, { changed: again, left: again });
+  });
   els.backBtn.addEventListener('click', () => nav.close());
   els.chatMore.addEventListener('click', () => view && conversationMenu());
   document.addEventListener('visibilitychange', () => markReadSoon());
@@ -230,7 +240,21 @@ const indexOf = (key) => (view ? view.msgs.findIndex((m) => m.key === key) : -1)
 
 function ctx() {
   const readOnly = Boolean(view.summary && (view.summary.isFormerMember || view.summary.keyProblem));
-  return { group: isGroup(view.summary), readOnly, myName: state.me && state.me.name, onOptions: messageMenu, onReact: react, onJump: jumpTo, onAccept: acceptFile };
+  return {
+    group: isGroup(view.summary), readOnly, myName: state.me && state.me.name, recipients,
+    onOptions: messageMenu, onReact: react, onJump: jumpTo, onAccept: acceptFile,
+  };
+}
+
+/** My file's recipients as their nodes reported them: [{ id, name, held, complete }] by name. */
+function recipients(m) {
+  const by = m.mine && m.file ? fileRecipients.get(`${m.conversation}/${m.seq}`) : null;
+  if (!by) return [];
+  const names = new Map(((view && view.summary && view.summary.participants) || []).map((p) => [p.id, p.name]));
+  return [...by].map(([id, r]) => ({
+    id, held: r.held, complete: r.complete,
+    name: names.get(id) || (state.presence.get(id) || {}).name || 'Someone',
+  })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function nodeAt(i, c = ctx()) {
@@ -568,13 +592,17 @@ export async function onNewMessage(ev) {
 }
 
 function show(v, m) {
+  if (m.membership) {
+    loadMembers();
+    refreshHeader();
+    if (membersPanel && !membersPanel.closed && membersPanel.id === v.id) membersPanel.refresh();
+  }
   if (v.gap) { if (!m.mine) { v.newCount++; drawNewBelow(); } return; }
   adoptPending(m);
   if (m.mine) m.status = laterStatus(m.status, v.earlyStatus.get(m.seq));
   const atBottom = insert(m);
   if (!m.mine && !(atBottom && v.stick)) { v.newCount++; drawNewBelow(); }
   if (!m.mine) { v.keepUnread = false; v.arrived = true; markReadSoon(); }
-  if (m.membership) { loadMembers(); refreshHeader(); }
 }
 
 /** `edited`, `deleted`, `reaction`: the message as it reads now, minus its order key. */
@@ -594,6 +622,18 @@ export function onStatus(ev) {
 export function onFile(ev) {
   if (!ev.file || missedWhileOpening(ev.conversation) || !view || ev.conversation !== view.id) return;
   update(msgKey(ev.file.author, ev.seq), (m) => { m.file = fileFrom(ev.file); });
+}
+
+/** `file_peer`: a recipient's node holds more of one of my files. */
+export function onFilePeer(ev) {
+  if (!ev.conversation || ev.seq == null || !ev.by) return;
+  const key = `${ev.conversation}/${ev.seq}`;
+  const by = fileRecipients.get(key) || new Map();
+  const old = by.get(ev.by) || { held: 0, complete: false };
+  // Holdings only grow; reports of one recipient may cross on the way.
+  by.set(ev.by, { held: Math.max(old.held, Number(ev.held) || 0), complete: old.complete || Boolean(ev.complete) });
+  fileRecipients.set(key, by);
+  if (view && view.id === ev.conversation && state.me) update(msgKey(state.me.id, ev.seq), () => {});
 }
 
 export function onChanged(ev) {

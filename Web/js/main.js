@@ -7,7 +7,7 @@ import { state, on, loadStatus, loadPresence, emit } from './state.js';
 import { initList, refreshList, refreshListSoon, FIRST_ROWS } from './list.js';
 import {
   initChat, openConversation, closeConversation, catchUp, onNewMessage, onChangedMessage, onStatus, onFile,
-  onChanged, onTyping, clearTyping,
+  onFilePeer, onChanged, onTyping, clearTyping,
 } from './chat.js';
 import { newConversationDialog } from './dialogs.js';
 import { peopleDialog } from './people.js';
@@ -105,6 +105,9 @@ function onEvent(ev) {
     case 'file':
       onFile(ev);
       break;
+    case 'file_peer':
+      onFilePeer(ev);
+      break;
     case 'changed':
       onChanged(ev);
       refreshListSoon();
@@ -118,7 +121,7 @@ function onEvent(ev) {
       refreshStatusSoon();
       break;
     default:
-      break;   // file_peer and events added later: nothing to draw yet
+      break;   // events added later: nothing to draw yet
   }
 }
 
