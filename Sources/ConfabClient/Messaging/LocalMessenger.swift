@@ -207,6 +207,29 @@ public struct LocalMessenger: Messenger {
         return ControlEmpty()
     }
 
+    public func perform(_ operation: Operations.AddPeer) async throws -> Peer {
+        let operation = try operation.validated()
+        // The store refuses a name another key has here, or one that looks the same.
+        try store.savePeer(operation.peer, name: operation.name)
+        guard let peer = try store.peer(operation.peer) else {
+            throw StoreError.invalidInput("the peer was not saved; try again")
+        }
+        node?.emit(.changed(nil))
+        return peer
+    }
+
+    public func perform(_ operation: Operations.SetName) async throws -> NameAnswer {
+        try store.setDisplayName(operation.name)
+        let name = try local.displayName()
+        try await node?.renamed()
+        node?.emit(.changed(nil))
+        return NameAnswer(name: name)
+    }
+
+    public func perform(_ operation: Operations.Doctor) async throws -> DoctorSummary {
+        try await running().doctor(seconds: operation.seconds)
+    }
+
     public func perform(_ operation: Operations.Changed) async throws -> ControlEmpty {
         try await node?.changed(operation.conversation)
         return ControlEmpty()

@@ -31,6 +31,9 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.SetFlag) async throws -> ControlEmpty
     func perform(_ operation: Operations.Delete) async throws -> ControlEmpty
     func perform(_ operation: Operations.SetTrust) async throws -> ControlEmpty
+    func perform(_ operation: Operations.AddPeer) async throws -> Peer
+    func perform(_ operation: Operations.SetName) async throws -> NameAnswer
+    func perform(_ operation: Operations.Doctor) async throws -> DoctorSummary
     /// Nothing is sent while the typing setting is off or no node runs (Protocol.md §10.2).
     func perform(_ operation: Operations.Typing) async throws -> ControlEmpty
     func perform(_ operation: Operations.Changed) async throws -> ControlEmpty

@@ -18,6 +18,10 @@ public protocol RunningNode: Sendable {
     func trustChanged() async throws
     func typing(_ active: Bool, in conversation: ConversationID) async throws
     func resync() async throws
+    /// My person's name changed: sessions reopen so that peers hear it in a new `Hello`.
+    func renamed() async throws
+    /// `confab doctor` with the options this node runs with.
+    func doctor(seconds: Double) async throws -> DoctorSummary
     func peers() async -> [PeerPresence]
     func status() async throws -> NodeStatus
     func events() -> AsyncStream<NodeEvent>

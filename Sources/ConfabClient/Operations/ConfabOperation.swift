@@ -62,6 +62,9 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case join
     case rooms
     case safetyNumber = "safety_number"
+    case addPeer = "add_peer"
+    case setName = "set_name"
+    case doctor
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -99,6 +102,9 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .join: Operations.Join.self
         case .rooms: Operations.Rooms.self
         case .safetyNumber: Operations.SafetyNumberWith.self
+        case .addPeer: Operations.AddPeer.self
+        case .setName: Operations.SetName.self
+        case .doctor: Operations.Doctor.self
         }
     }
 }

@@ -46,6 +46,9 @@ public struct NodeStatus: Sendable, Codable, Equatable {
     public var versionNotices: [String]?
     /// Where the node serves the web app (`http://127.0.0.1:7462/`); absent when it serves none.
     public var web: String?
+    /// The network key's tag (16 hex characters, Protocol.md §11.2): two nodes meet only when
+    /// theirs match. Absent from a node that does not say.
+    public var networkTag: String?
 
     public init(
         id: NodeID, name: String, role: NodeRole, listen: String, discovery: Bool, sessions: [Session], outbox: Int,

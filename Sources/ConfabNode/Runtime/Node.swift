@@ -57,6 +57,9 @@ public actor Node {
     /// Peers this node's person chose or shares a conversation with (the store's redial
     /// candidates), re-read every few seconds: beacons from them are dialled first.
     var chosenPeers: Set<NodeID> = []
+    /// Peers whose session this node ended to say something only a new `Hello` says (my
+    /// new name): dialled again once the session has closed.
+    var redialOnClose: Set<NodeID> = []
     /// Whom to seek sessions with, and where beacons said keys listen.
     var needs = SessionNeeds()
     var discovery: DiscoveryService?
@@ -209,6 +212,7 @@ public actor Node {
             if let error { logger.info("session with \(session.remote.shortHex) closed: \(error)") }
             updatePresence(session.remote, connected: false)
             attendBeacons()
+            if redialOnClose.remove(session.remote) != nil { try dialRemembered(session.remote, why: "renamed") }
         case .beacon(let beacon, let from):
             guard !blockList.contains(beacon.node), let host = from.hostForDialing else { return }
             // A beacon's key is free to make and its source address unauthenticated (anyone
@@ -331,10 +335,18 @@ public actor Node {
 
     private func rememberPeer(_ id: NodeID, hello: SessionMessage.Hello, session: PeerSession) throws {
         let address = Self.listenAddress(host: session.remoteAddress?.hostForDialing, port: hello.listenPort)
+        let before = try local.store.peer(id)?.name
         if let holder = try local.store.notePeerSeen(id, suggestedName: hello.displayName, address: address) {
             warnNameClaim(id, holder: holder)
         }
-        presence.helloReceived(id, hello: hello, address: address, name: try local.store.peer(id)?.name)
+        let name = try local.store.peer(id)?.name
+        if let before, let name, name != before {
+            logger.info(
+                "\(TextSanitizer.quoted(before)) now calls themselves \(TextSanitizer.quoted(name))",
+                metadata: ["event": "peer_renamed", "peer": "\(id.shortHex)"])
+            hub.emit(.changed(nil))
+        }
+        presence.helloReceived(id, hello: hello, address: address, name: name)
         // Online since the session opened, but what its version costs is known only now.
         if let entry = presence.entries[id], entry.protocolNotice != nil { hub.emit(.peerOnline(entry)) }
     }
@@ -377,6 +389,7 @@ public actor Node {
             outstanding: (try? engine.outstandingEntries()) ?? 0, traffic: operations.traffic)
         let notices = peers().compactMap(\.protocolNotice)
         status.versionNotices = notices.isEmpty ? nil : notices
+        status.networkTag = options.networkKey.tagHex
         status.web = frontEndAddresses.withLockedValue { $0.sorted { $0.key < $1.key }.first?.value }
         let statistics = sessions.statistics
         status.messages = .init(sent: statistics.messagesSent, received: statistics.messagesReceived)

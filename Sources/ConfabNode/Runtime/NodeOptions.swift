@@ -20,6 +20,8 @@ public struct NodeOptions: Sendable {
     /// `HOST:PORT` or `KEY@HOST:PORT`, dialled with backoff whether or not discovery runs.
     public var staticPeers: [String] = []
     public var networkKey: NetworkKey = .default
+    /// Where the key came from (`doctor` says so).
+    public var networkKeySource: NetworkKeySetting.Source = .default
     public var logger = Logger(label: "confab")
     /// Set for a relay: its admission policy, quota and rate limit.
     public var relay: RelayConfiguration?

@@ -59,8 +59,9 @@ extension ConfabStore {
     /// key)` and its claimed name is kept as a warning. A name that looks like a key is
     /// never taken either: the key is named `peer (short key)` (or the claim without its
     /// bracketed hex) with the same warning. Returns the key the claim collides with (my
-    /// own for my name, the new key itself for a key-like name), else nil. A known peer
-    /// keeps the name given here.
+    /// own for my name, the new key itself for a key-like name), else nil. A known peer whose
+    /// name here came from its own claims follows a new claim, checked the same way; one my
+    /// person named keeps that name.
     @discardableResult
     public func notePeerSeen(
         _ id: NodeID, suggestedName: String, address: String?, now: Date = Date()
@@ -78,6 +79,8 @@ extension ConfabStore {
                         id.bytes, naming.name, NameSkeleton.of(naming.name), now.millisecondsSince1970, naming.claimed,
                     ])
                 try self.refreshSearchIndex(conversationsOf: id, db: db)
+            } else {
+                conflict = try self.followClaim(id, suggestedName: suggestedName, db: db)
             }
             try db.execute(
                 sql: "UPDATE peer SET lastSeenAt = ?, address = COALESCE(?, address) WHERE id = ?",
@@ -85,5 +88,29 @@ extension ConfabStore {
             if let address { try self.rememberAddress(address, of: id, now: now, db: db) }
             return conflict
         }
+    }
+
+    /// A known key claims another name than it did (not one that only looks different):
+    /// its person renamed themselves. The name
+    /// follows unless my person named the key (that label is theirs), through the checks a new
+    /// key's name passes, so a rename can never take another key's name or look like a key.
+    private func followClaim(_ id: NodeID, suggestedName: String, db: Database) throws -> NodeID? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT name, claimedName, addedByHand FROM peer WHERE id = ?", arguments: [id.bytes]),
+            !(row["addedByHand"] as Bool)
+        else { return nil }
+        let claim = DisplayName.cleaned(suggestedName)
+        let current: String = row["name"]
+        let previous = (row["claimedName"] as String?).map(DisplayName.cleaned) ?? current
+        guard !claim.isEmpty, claim.utf8.count <= Limits.maxNameBytes,
+            NameSkeleton.of(claim) != NameSkeleton.of(previous)
+        else { return nil }
+        let naming = try nameForNewKey(id, claiming: suggestedName, db: db)
+        try db.execute(
+            sql: "UPDATE peer SET name = ?, nameSkeleton = ?, claimedName = ? WHERE id = ?",
+            arguments: [naming.name, NameSkeleton.of(naming.name), naming.claimed, id.bytes])
+        try refreshSearchIndex(conversationsOf: id, db: db)
+        return naming.conflict
     }
 }

@@ -18,6 +18,9 @@ public struct ByeReason: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let sessionLimit: ByeReason = "session limit"
     /// The peer sent what the protocol forbids.
     public static let protocolViolation: ByeReason = "protocol violation"
+    /// The sender's person changed their name: it dials again at once, and the new session's
+    /// `Hello` carries the name (Protocol.md §10.4).
+    public static let renamed: ByeReason = "renamed"
     /// The peer is blocked here.
     public static let sessionRefused: ByeReason = "session refused"
 

@@ -63,7 +63,7 @@ extension Confab {
         }
     }
 
-    struct AddPeer: ParsableCommand {
+    struct AddPeer: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Add a peer by its key (from their \"confab whoami\"), or rename a known one.")
@@ -90,12 +90,11 @@ extension Confab {
             if let refusal = DisplayName.keyLikeRefusal(name) { throw ValidationError(refusal) }
         }
 
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
             let id = NodeID(hex: key.trimmingCharacters(in: .whitespaces))!
-            // The store refuses a name another key has here, or one that looks the same.
-            try node.store.savePeer(id, name: name)
-            let peer = try node.store.peer(id)!
+            // Refused when another key has the name here, or one that looks the same.
+            let peer = try await node.messenger().perform(Operations.AddPeer(id, name: name))
             if output.json {
                 try JSONOutput.print(JSONOutput.peer(peer))
                 return

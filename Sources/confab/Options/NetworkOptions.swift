@@ -87,6 +87,7 @@ struct NetworkOptions: ParsableArguments {
         if let bytes = maxFileSize.flatMap(ByteSize.parse) { options.maxFileSize = UInt64(bytes) }
         let setting = try NetworkKeySetting.resolve(flag: networkKey, directory: directory)
         options.networkKey = setting.key
+        options.networkKeySource = setting.source
         var logger = Logger(label: "confab")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         logger.info("network \(setting.tag) (key from \(setting.source.rawValue))")

@@ -1,4 +1,5 @@
 import ConfabClient
+import ConfabCrypto
 import ConfabModel
 import Foundation
 import Testing
@@ -15,6 +16,8 @@ import Testing
     static let conversation = ConversationID(bytes: [UInt8](repeating: 9, count: 16))!
     static let rfc3339 = #""lastSeen":"2023-11-14T22:13:20.500Z""#
 
+    /// A key that is a point on the curve (`add_peer` refuses one that is not).
+    static let realKey = NodeID(SigningKeyPair.generate().publicKey)
     static let file = FileID(bytes: [UInt8](repeating: 5, count: 32))!
     static let orderKey = DisplayOrderKey(clockSum: 12, timestamp: 1_700_000_000_500, author: peer.id, seq: 3)
 
@@ -52,7 +55,8 @@ import Testing
             Operations.Files(in: conversation, matching: "ab12"),
             Operations.KnownPeers(), Operations.SaveFile(file, into: "/tmp/saved files"), Operations.TypingSetting(),
             Operations.TypingSetting(false), Operations.Join(RoomName(exactly: "general")!), Operations.Rooms(),
-            Operations.SafetyNumberWith(peer.id),
+            Operations.SafetyNumberWith(peer.id), Operations.AddPeer(realKey, name: "Bob from accounts"),
+            Operations.SetName("Robert"), Operations.Doctor(), Operations.Doctor(seconds: 1.5),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
@@ -174,6 +178,16 @@ import Testing
                 #"{"v":1,"method":"save_file","params":{"file":"\#(Self.file.hex)","folder":"Downloads"}}"#,
                 "absolute folder"
             ),
+            (#"{"v":1,"method":"add_peer","params":{"peer":"\#(Self.realKey.hex)","name":" "}}"#, "name needs 1 to 64"),
+            (
+                #"{"v":1,"method":"add_peer","params":{"peer":"\#(Self.realKey.hex)","name":"\#(Self.peer.id.hex)"}}"#,
+                "could be taken for a key"
+            ),
+            (
+                #"{"v":1,"method":"add_peer","params":{"peer":"\#(Self.peer.id.hex)","name":"x"}}"#,
+                "not a valid Confab key"
+            ),
+            (#"{"v":1,"method":"doctor","params":{"seconds":60}}"#, "doctor's param seconds is 1 to 10"),
         ]
         for (line, reason) in cases {
             do {
