@@ -776,6 +776,55 @@ def members_add_remove():
             carol.stop_node()
 
 
+@step("Settings: a new display name reaches the other side live; People: add by key, and the network check's findings")
+def settings_and_people():
+    # Bob renames himself; Alice's open chat and list follow without a reload.
+    alice.press("Bob in Alice's list", lambda: alice.row("Bob"))
+    wait_until("Bob's chat open for Alice", lambda: alice.chat_name().rstrip(" ✓") == "Bob")
+    bob.press("Settings", lambda: bob.find_xpath('//button[normalize-space()="Settings" or @aria-label="Settings"]'))
+    field = wait_until("the Display name field", lambda: bob.find('dialog[open] input#set-name'))[0]
+    check("Bob's key shown for adding by hand", lambda: bob.id in bob.find("dialog[open] code.key")[0].text)
+    check("the network tag shown", lambda: any("Network tag" in p.text for p in bob.find("dialog[open] p.hint")))
+    field.clear()
+    field.send_keys("Robert <b>B</b>")
+    bob.dialog_button("Save")
+    wait_until("Bob's own name in his page", lambda: bob.browser.find_element(By.ID, "me-name").text == "Robert <b>B</b>")
+    wait_until("the new name in Alice's list", lambda: alice.row("Robert <b>B</b>"))
+    wait_until("the new name in Alice's open chat", lambda: alice.chat_name().rstrip(" ✓") == "Robert <b>B</b>")
+    check("the name is text, not markup", lambda: not alice.find("#chat-name b, [aria-label=\"Conversations\"] b"))
+    bob.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait_until("Bob's Settings closed", lambda: not bob.find("dialog[open]"))
+
+    # Alice adds a key her node has never seen, by hand, under a name of her choosing.
+    dave = tempfile.mkdtemp(prefix="confab-web-dave-")
+    alice.run(args.confab, "--data", dave, "init", "--name", "Dave", check=True, capture_output=True)
+    dave_id = json.loads(alice.run(args.confab, "--data", dave, "whoami", "--json", check=True,
+                                   capture_output=True, text=True).stdout)["id"]
+    shutil.rmtree(dave, ignore_errors=True)
+    alice.press("People", lambda: alice.find_xpath('//button[normalize-space()="People"]'))
+    key = wait_until("the Key field", lambda: alice.find("dialog[open] input#add-key"))[0]
+    key.send_keys("not a key")
+    alice.find("dialog[open] input#add-name")[0].send_keys("Dave from sales")
+    alice.dialog_button("Add")
+    wait_until("a wrong key refused", lambda: any("64 hex" in e.text for e in alice.find("dialog[open] .add-by-key .form-error")))
+    key.clear()
+    key.send_keys(dave_id)
+    alice.dialog_button("Add")
+    wait_until("Dave in the store under Alice's name for him", lambda: any(
+        p["id"] == dave_id and p["name"] == "Dave from sales" for p in json.loads(alice.cli("peers", "--json"))))
+    wait_until("Dave in the People list", lambda: any(
+        n.text.strip() == "Dave from sales" for n in alice.find('dialog[open] ul[aria-label="Known peers"] .person-name')))
+
+    # The node checks its network as confab doctor does: Bob is connected.
+    alice.dialog_button("Check network")
+    wait_until("the verdict", lambda: any("reaches peers" in p.text for p in alice.find("dialog[open] .doctor-verdict")),
+               timeout=60)
+    check("a finding says a peer is connected", lambda: any(
+        "connected" in f.text for f in alice.find('dialog[open] ul[aria-label="Findings"] > li')))
+    alice.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait_until("the People dialog closed", lambda: not alice.find("dialog[open]"))
+
+
 def main():
     global alice, bob, carol
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ import { modal, confirmDialog, presenceText, knownPeers, newConversationDialog }
 
 export async function peopleDialog(open) {
   const body = h('div', { class: 'dialog-body' }, h('p', { class: 'hint' }, 'Loading…'));
-  const dlg = modal('People', body, { className: 'people' });
+  const dlg = modal('People', h('div', null, body, addByKey(() => draw()), networkCheck()), { className: 'people' });
   const draw = async () => {
     let peers;
     try {
@@ -71,4 +71,70 @@ async function openPeer(open, peerId) {
     if (existing) { open(existing.id); return; }
   } catch { /* fall through to a new conversation */ }
   newConversationDialog(open, peerId);
+}
+
+/** Adds a peer by the key they read out from their Settings or “confab whoami”. */
+function addByKey(added) {
+  const key = h('input', { type: 'text', id: 'add-key', autocomplete: 'off', spellcheck: 'false', placeholder: '64 hex characters' });
+  const name = h('input', { type: 'text', id: 'add-name', autocomplete: 'off', maxlength: '64' });
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const add = h('button', { type: 'submit' }, 'Add');
+  const form = h('form', { class: 'add-by-key', novalidate: true },
+    h('h3', null, 'Add by key'),
+    h('p', { class: 'hint' }, 'For someone your node cannot find on the network: their key is in their Settings, or “confab whoami”.'),
+    h('label', { for: 'add-key' }, 'Key'), key,
+    h('label', { for: 'add-name' }, 'Name'), name,
+    error,
+    h('div', { class: 'dialog-actions' }, add));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const peer = key.value.replace(/\s+/g, '').toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(peer)) { error.textContent = 'A key is 64 hex characters.'; key.focus(); return; }
+    if (!name.value.trim()) { error.textContent = 'Give them a name.'; name.focus(); return; }
+    add.disabled = true;
+    error.textContent = '';
+    try {
+      const p = await api('add_peer', { peer, name: name.value.trim() });
+      key.value = '';
+      name.value = '';
+      toast(`Added ${p.name}`);
+      emit('trust');
+      await added();
+    } catch (err) {
+      error.textContent = err.message;
+    } finally {
+      add.disabled = false;
+    }
+  });
+  return form;
+}
+
+const SEVERITY = { ok: '✓', info: 'ℹ', warning: '⚠', problem: '✗' };
+
+/** `confab doctor`, run by the node: what stands between it and its peers, and what to try. */
+function networkCheck() {
+  const out = h('div', { class: 'doctor', role: 'status', 'aria-live': 'polite' });
+  const run = h('button', { type: 'button' }, 'Check network');
+  run.addEventListener('click', async () => {
+    run.disabled = true;
+    out.replaceChildren(h('p', { class: 'hint' }, 'Checking… (a few seconds)'));
+    try {
+      const r = await api('doctor');
+      out.replaceChildren(
+        h('p', { class: `doctor-verdict ${r.ok ? 'ok' : 'problem'}` }, r.ok
+          ? 'Your node reaches peers.' : 'Your node reaches no peer yet. What was found:'),
+        h('ul', { class: 'findings', role: 'list', 'aria-label': 'Findings' }, r.findings.map((f) => h('li', { class: `finding ${f.severity}` },
+          h('span', { class: 'finding-mark', 'aria-hidden': 'true' }, SEVERITY[f.severity] || '•'),
+          h('div', null, h('p', null, f.message),
+            f.advice.length ? h('ul', { class: 'advice' }, f.advice.map((a) => h('li', null, a))) : null)))),
+        h('p', { class: 'hint' }, `Network tag ${r.networkTag} · checked in ${r.elapsed.toFixed(1)} s`));
+    } catch (e) {
+      out.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Could not check: ${e.message}`));
+    } finally {
+      run.disabled = false;
+    }
+  });
+  return h('section', { class: 'network-check' }, h('h3', null, 'Network'),
+    h('p', { class: 'hint' }, 'Someone missing? Check what stands between your node and its peers (as “confab doctor” does).'),
+    run, out);
 }

@@ -35,7 +35,41 @@ export async function settingsDialog() {
       ? 'A notice for new messages while this tab is hidden or another conversation is open. Muted conversations stay quiet unless you are mentioned.'
       : 'This browser has no notifications.'),
     note,
-    state.me ? h('div', { class: 'whoami' }, h('h3', null, 'This computer'),
-      h('p', null, state.me.name), h('p', { class: 'fingerprint' }, fingerprint(state.me.id))) : null),
+    state.me ? whoami() : null),
   { className: 'settings' });
+}
+
+/** This computer: the name others see (editable), its key to read out, and its network. */
+function whoami() {
+  const name = h('input', { type: 'text', id: 'set-name', value: state.me.name, maxlength: '64', autocomplete: 'off' });
+  const save = h('button', { type: 'submit' }, 'Save');
+  const note = h('p', { class: 'form-error', role: 'alert' });
+  const form = h('form', { class: 'whoami', novalidate: true },
+    h('h3', null, 'This computer'),
+    h('label', { for: 'set-name' }, 'Display name'),
+    h('div', { class: 'inline-field' }, name, save),
+    h('p', { class: 'hint' }, 'What others see. People you talk to now see it within seconds.'),
+    note,
+    h('p', null, h('span', { class: 'sr-only' }, 'Fingerprint '), h('span', { class: 'fingerprint' }, fingerprint(state.me.id))),
+    h('p', { class: 'hint' }, 'Your key, for someone adding you by hand: ', h('code', { class: 'key' }, state.me.id)),
+    state.status && state.status.networkTag
+      ? h('p', { class: 'hint' }, `Network tag ${state.status.networkTag}: peers see you only when theirs is the same.`)
+      : null);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    note.textContent = '';
+    save.disabled = true;
+    try {
+      const r = await api('set_name', { name: name.value });
+      name.value = r.name;
+      state.me = { ...state.me, name: r.name };
+      emit('status');
+      toast(`You are now ${r.name}`);
+    } catch (err) {
+      note.textContent = err.message;
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return form;
 }
