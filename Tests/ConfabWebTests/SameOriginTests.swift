@@ -21,6 +21,8 @@ import Testing
     @Test func theAppsOwnPagesMayChangeThings() {
         #expect(
             SameOrigin.allowsChange(origin: "http://127.0.0.1:7462", fetchSite: "same-origin", host: "127.0.0.1:7462"))
+        // A form the app's own page posts, under its no-referrer policy.
+        #expect(SameOrigin.allowsChange(origin: "null", fetchSite: "same-origin", host: "127.0.0.1:7462"))
         // A script with the cookie: no browser headers at all.
         #expect(SameOrigin.allowsChange(origin: nil, fetchSite: nil, host: "127.0.0.1:7462"))
     }
@@ -32,6 +34,8 @@ import Testing
         #expect(
             !SameOrigin.allowsChange(origin: "http://127.0.0.1:8080", fetchSite: "same-site", host: "127.0.0.1:7462"))
         #expect(!SameOrigin.allowsChange(origin: "null", fetchSite: nil, host: "127.0.0.1:7462"))
+        // A sandboxed frame of another site's page.
+        #expect(!SameOrigin.allowsChange(origin: "null", fetchSite: "cross-site", host: "127.0.0.1:7462"))
         // A browser that sends only one of the two headers is still held to it.
         #expect(!SameOrigin.allowsChange(origin: nil, fetchSite: "cross-site", host: "127.0.0.1:7462"))
         #expect(!SameOrigin.allowsChange(origin: "https://127.0.0.1:7462", fetchSite: nil, host: "127.0.0.1:7462"))

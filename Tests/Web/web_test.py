@@ -76,7 +76,7 @@ def check(what, read):
 class Person:
     """One person: a data directory, a node in a namespace, a browser beside it."""
 
-    def __init__(self, name, namespace, host_index):
+    def __init__(self, name, namespace, host_index, fresh=False):
         self.name = name
         self.namespace = namespace
         self.address = f"{args.subnet}.{host_index}"
@@ -85,8 +85,11 @@ class Person:
         self.chromedriver = None
         self.browser = None
         self.profile = tempfile.mkdtemp(prefix=f"chromium-{name.lower()}-")
-        self.cli("init", "--name", name)
-        self.id = json.loads(self.cli("whoami", "--json"))["id"]
+        # A fresh person has no identity: her node's web app asks her name (the first run).
+        self.id = None
+        if not fresh:
+            self.cli("init", "--name", name)
+            self.id = json.loads(self.cli("whoami", "--json"))["id"]
 
     def run(self, *command, **options):
         return subprocess.run(["ip", "netns", "exec", self.namespace, *command], **options)
@@ -103,7 +106,10 @@ class Person:
         self.node = subprocess.Popen(
             ["ip", "netns", "exec", self.namespace, args.confab, "--data", self.data, "up"],
             stdout=log, stderr=log)
-        wait_until(f"{self.name}'s web app", lambda: self.status().get("web"))
+        if self.id:
+            wait_until(f"{self.name}'s web app", lambda: self.status().get("web"))
+        else:
+            wait_until(f"{self.name}'s first-run page", lambda: os.path.exists(os.path.join(self.data, "web-welcome")))
 
     def stop_node(self):
         self.node.send_signal(signal.SIGTERM)
@@ -292,6 +298,27 @@ def step(name):
         steps.append((name, function))
         return function
     return register
+
+
+@step("first run in the browser: no identity yet, the page asks the name (a key-like one refused), then the app")
+def first_run():
+    alice.browser.get(alice.login_link())
+    field = wait_until("the name field", lambda: alice.find("form.welcome input#name"))[0]
+    assert "token=" not in alice.browser.current_url
+    check("nothing but the form before the name", lambda: not alice.find('[role="list"]'))
+    field.send_keys("deadbeef01")
+    alice.press("Start", lambda: alice.find_xpath('//button[normalize-space()="Start"]'))
+    wait_until("a key-like name refused", lambda: any(
+        "taken for a key" in e.text for e in alice.find('.form-error[role="alert"]')))
+    field = alice.find("form.welcome input#name")[0]
+    field.clear()
+    field.send_keys("Alice")
+    alice.press("Start", lambda: alice.find_xpath('//button[normalize-space()="Start"]'))
+    wait_until("the app, signed in, with her name", lambda: alice.find("#me-name")
+               and alice.browser.find_element(By.ID, "me-name").text == "Alice", timeout=60)
+    wait_until("the empty list", lambda: "No conversations yet" in alice.browser.page_source)
+    alice.id = json.loads(alice.cli("whoami", "--json"))["id"]
+    check("no welcome address left behind", lambda: not os.path.exists(os.path.join(alice.data, "web-welcome")))
 
 
 @step("the browser's own attacks are refused (wrong Host, foreign Origin, no cookie, cross-site form and WebSocket)")
@@ -828,7 +855,7 @@ def settings_and_people():
 def main():
     global alice, bob, carol
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    alice = Person("Alice", args.alice, 1)
+    alice = Person("Alice", args.alice, 1, fresh=True)
     bob = Person("Bob", args.bob, 2)
     # Her node starts in the members step (a third peer online would change earlier steps).
     carol = Person("Carol", args.carol, 4)

@@ -23,8 +23,9 @@ struct WebAssets: Sendable {
         self.files = assets
     }
 
-    func add<Context: RequestContext>(to router: Router<Context>) {
-        for (path, asset) in files {
+    /// `only`: these paths and no others (the first run serves the stylesheet, not the app).
+    func add<Context: RequestContext>(to router: Router<Context>, only: Set<String>? = nil) {
+        for (path, asset) in files where only?.contains(path) ?? true {
             router.get(RouterPath(path)) { request, _ in Self.response(asset, to: request) }
             if path == "/index.html" {
                 router.get("/") { request, _ in Self.response(asset, to: request) }

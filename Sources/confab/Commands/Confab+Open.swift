@@ -21,6 +21,14 @@ extension Confab {
         var print = false
 
         func run() async throws {
+            // `confab up` waiting for the first run's name serves only that page, from here.
+            if !IdentityFile.exists(at: global.directory.identityFile),
+                let address = try? String(
+                    contentsOf: global.directory.url.appendingPathComponent("web-welcome"), encoding: .utf8),
+                let token = try LoginToken.load(in: global.directory)
+            {
+                return try show(address: address, link: token.loginLink(address: address))
+            }
             let local = try global.open()
             let status: NodeStatus
             do {
@@ -38,7 +46,10 @@ extension Confab {
             guard let token = try LoginToken.load(in: global.directory) else {
                 throw CLIError("the web app's login token is missing from \(global.directory.path): restart the node")
             }
-            let link = token.loginLink(address: address)
+            try show(address: address, link: token.loginLink(address: address))
+        }
+
+        private func show(address: String, link: String) throws {
             if output.json {
                 try JSONOutput.print(Link(web: address, login: link))
                 return

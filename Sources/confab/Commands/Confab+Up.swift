@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfabClient
 import ConfabNode
+import ConfabWeb
 import ConfabWire
 import Foundation
 import Logging
@@ -13,7 +14,8 @@ extension Confab {
                 Logs go to standard error. SIGINT or SIGTERM stops it cleanly. While it runs, \
                 other confab commands (send, watch, status, peers) talk to it through its \
                 control socket in the data directory, and it serves the web app on \
-                http://127.0.0.1:7462/ (confab open signs a browser in).
+                http://127.0.0.1:7462/ (confab open signs a browser in). On a machine with no \
+                identity yet, it first serves only a page there that asks your name, then starts.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -62,6 +64,26 @@ enum NodeRunner {
                 "created relay identity \(created.me.hex) in \(global.directory.path)",
                 metadata: ["event": "identity_created"])
             local = created
+        }
+        // A person's node with no identity yet: the web app asks for the name first (the
+        // terminal's first run, in the browser), then the node starts on the same address.
+        if local == nil, role == .person, !IdentityFile.exists(at: global.directory.identityFile),
+            let web = frontEnds.lazy.compactMap({ $0 as? WebFrontEnd }).first
+        {
+            let logger = options.logger
+            let directory = global.directory
+            let name = try await WebFirstRun.askName(
+                configuration: web.configuration, directory: directory, suggested: Confab.Init.loginName,
+                logger: logger
+            ) { link in
+                logger.notice(
+                    "no identity in \(directory.path) yet: choose your name in the web app — open \(link) (confab open does), or stop and run confab init --name NAME",
+                    metadata: ["event": "first_run"])
+            }
+            local = try Profile.initialize(directory, name: name)
+            logger.notice(
+                "created identity \(local!.me.hex) (\(name)) in \(directory.path)",
+                metadata: ["event": "identity_created"])
         }
         let node = try Node(options: options, local: local)
         try await node.runService(gracefulShutdownSignals: [.sigterm, .sigint])

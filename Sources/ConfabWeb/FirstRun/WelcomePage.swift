@@ -1,0 +1,71 @@
+import Hummingbird
+
+/// The first-run page: what the terminal's first run asks, as a form. Static HTML and the
+/// app's stylesheet, no script; the suggested and the refused names are escaped, since a
+/// login name is whatever the system says.
+enum WelcomePage {
+    static func ask(suggested: String, refusal: String? = nil, typed: String? = nil) -> Response {
+        var body = """
+            <h1>Welcome to Confab</h1>
+            <p>This computer has no Confab identity yet. Choose the name others will see; you can \
+            change it later in Settings.</p>
+            <form class="welcome" method="post" action="/welcome">
+            <label for="name">Your display name</label>
+            <input id="name" name="name" type="text" maxlength="64" autocomplete="nickname" autofocus \
+            placeholder="\(escape(suggested))" value="\(escape(typed ?? ""))">
+            <p class="hint">Leave it empty to be “\(escape(suggested))”.</p>
+
+            """
+        if let refusal { body += "<p class=\"form-error\" role=\"alert\">\(escape(refusal))</p>\n" }
+        body += "<button type=\"submit\" class=\"primary\">Start</button>\n</form>\n"
+        return page(status: refusal == nil ? .ok : .unprocessableContent, title: "Welcome", body: body)
+    }
+
+    static func created(name: String) -> Response {
+        // The node starts on this address in a moment: the browser goes on to the app then.
+        page(
+            status: .ok, title: "Starting",
+            body: """
+                <h1>Hello, \(escape(name))</h1>
+                <p role="status">Your identity is made. Starting your node… the app opens in a moment.</p>
+                <p class="hint">If it does not, <a href="/">open it</a>.</p>
+
+                """,
+            refresh: 2)
+    }
+
+    private static func page(
+        status: HTTPResponse.Status, title: String, body: String, refresh: Int? = nil
+    )
+        -> Response
+    {
+        let meta = refresh.map { "<meta http-equiv=\"refresh\" content=\"\($0);url=/\">" } ?? ""
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            \(meta)<link rel="stylesheet" href="/app.css"><title>Confab — \(title)</title></head>
+            <body class="first-run"><main class="first-run-card">
+            \(body)</main></body></html>
+
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
