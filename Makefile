@@ -100,6 +100,7 @@ bench: deps
 	Bench/lan-group.sh 20 20
 	Bench/lan-file.sh
 	Bench/lan-discovery.sh
+	Bench/web.sh
 
 FUZZ_SECONDS ?= 60
 fuzz: deps

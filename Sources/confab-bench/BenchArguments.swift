@@ -9,8 +9,8 @@ struct BenchArguments: Sendable {
     var sendPathOnly = false
     /// `--web-fixture DIR`: only write the web app benchmark's data directory there.
     var webFixture: String?
-    /// `--chat-frame DIR`: only time the real chat's first frame on that data directory.
-    var chatFrame: String?
+    /// `--web-floors DIR`: only the floors beside Bench/web.sh's figures, on that data directory.
+    var webFloors: String?
     /// Parts named by `--no-PART`.
     var skipped: Set<String> = []
 
@@ -29,11 +29,11 @@ struct BenchArguments: Sendable {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             if argument == "-h" || argument == "--help" { return .help }
-            if argument == "--web-fixture" || argument == "--chat-frame" {
+            if argument == "--web-fixture" || argument == "--web-floors" {
                 guard let directory = rest.popFirst(), !directory.hasPrefix("-") else {
                     return .wrong("\(argument) needs a directory")
                 }
-                if argument == "--web-fixture" { parsed.webFixture = directory } else { parsed.chatFrame = directory }
+                if argument == "--web-fixture" { parsed.webFixture = directory } else { parsed.webFloors = directory }
             } else if argument == "--file-crypto" {
                 parsed.fileCryptoOnly = true
             } else if argument == "--send-path" {
@@ -59,7 +59,7 @@ struct BenchArguments: Sendable {
                confab-bench --file-crypto
                confab-bench [N] --send-path
                confab-bench --web-fixture DIR
-               confab-bench --chat-frame DIR
+               confab-bench --web-floors DIR
                confab-bench --help
 
         Measures Confab's hot paths, each beside a ceiling measured in the same run (raw
@@ -96,11 +96,15 @@ struct BenchArguments: Sendable {
                          write a heavy user's data directory in DIR (which must not hold
                          one), and exit: 1,000 conversations of 100 messages and one of
                          10,000, the newest (for Bench/web.sh)
-          --chat-frame DIR
-                         print only the real `confab chat`'s first frame on the data
-                         directory DIR beside `confab --version`, and exit (needs the confab
-                         binary beside confab-bench; it serves the web app on 127.0.0.1:7462
-                         while it runs, so Bench/web.sh runs it in a network namespace)
+          --web-floors DIR
+                         print only what the web app's figures are measured beside, on the
+                         data directory DIR (a --web-fixture one), and exit: the store's
+                         conversation list and the long thread's newest 60 messages, each
+                         read and encoded as the web API answers them, and the real `confab
+                         chat`'s first frame beside `confab --version` (needs the confab
+                         binary beside confab-bench; the chat serves the web app on
+                         127.0.0.1:7462 while it runs, so Bench/web.sh runs this in a network
+                         namespace)
           -h, --help     print this, and exit
 
         Exit codes: 0 done, 2 usage.

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabCrypto
 import ConfabModel
 import ConfabStore
@@ -41,21 +42,47 @@ if let path = arguments.webFixture {
     let start = DispatchTime.now().uptimeNanoseconds
     _ = try ChatFixture.make(at: directory, conversations: 1_000, perConversation: 100, long: 10_000)
     print(
-        String(
-            format: "web fixture: 1,000 conversations of 100 messages and \"%@\" of 10,000, built in %.1f s",
-            ChatFixture.longTitle, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
+        "web fixture: 1,000 conversations of 100 messages and \"\(ChatFixture.longTitle)\" of 10,000, "
+            + String(format: "built in %.1f s", Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
     exit(0)
 }
 
-// `--chat-frame DIR`: the real chat's first frame on a data directory (for Bench/web.sh).
-if let path = arguments.chatFrame {
+// `--web-floors DIR`: the floors beside the web app's figures (for Bench/web.sh).
+if let path = arguments.webFloors {
     let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
         "confab")
     guard FileManager.default.isExecutableFile(atPath: confab.path) else {
         FileHandle.standardError.write(Data("confab-bench: no confab binary beside confab-bench\n".utf8))
         exit(1)
     }
-    try ChatBenchmarks.measureProcess(confab: confab, directory: URL(fileURLWithPath: path))
+    let directory = URL(fileURLWithPath: path)
+    let local = try Profile.open(DataDirectory(url: directory))
+    // Read as the operations read, and encoded as the web API encodes their results.
+    func floor<Value: Encodable>(_ name: String, _ read: () throws -> Value) throws {
+        var reads: [Double] = []
+        var encodings: [Double] = []
+        var bytes = 0
+        for _ in 0..<7 {
+            var value: Value?
+            reads.append(try measure { value = try read() })
+            encodings.append(try measure { bytes = try JSONOutput.line(value!).utf8.count })
+        }
+        reads.sort()
+        encodings.sort()
+        print(
+            "store, \(name): "
+                + String(
+                    format: "read median %6.1f ms, encoded as JSON median %6.1f ms (%d KiB)", reads[3] * 1000,
+                    encodings[3] * 1000, bytes / 1024))
+    }
+    let list = try local.store.conversations()
+    try floor("conversations (\(list.count) rows)") { try local.store.conversations() }
+    if let long = list.first(where: { $0.title == ChatFixture.longTitle }) {
+        try floor("history (60 of \"\(ChatFixture.longTitle)\")") {
+            HistoryPage(messages: try local.store.history(long.id, limit: 60), hasOlder: true)
+        }
+    }
+    try ChatBenchmarks.measureProcess(confab: confab, directory: directory)
     exit(0)
 }
 
