@@ -77,9 +77,10 @@ import Testing
         let result = try fresh.run(["list"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("confab init"))
-        // The node too, on a machine where the data directory does not exist yet: it names
-        // the directory and what to run, creates nothing, and sends nothing.
-        let up = try fresh.run(["up", "--no-discovery"])
+        // The node too without its web app (which would ask the name, FirstRunCommandTests),
+        // on a machine where the data directory does not exist yet: it names the directory
+        // and what to run, creates nothing, and sends nothing.
+        let up = try fresh.run(["up", "--no-discovery", "--no-web"])
         #expect(up.status == 1)
         #expect(up.stderr.contains("no identity in \(directory.path) yet"))
         #expect(up.stderr.contains("confab init --name"))

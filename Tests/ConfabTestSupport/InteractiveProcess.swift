@@ -58,6 +58,11 @@ public final class InteractiveProcess: @unchecked Sendable {
         throw ConfabBinary.Failure("timed out after \(Int(timeout)) s waiting for \"\(text)\"; output:\n\(output)")
     }
 
+    /// Asks it to stop (SIGTERM), as a service manager does.
+    public func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    }
+
     /// Waits for the process to exit and returns its status.
     public func waitForExit(timeout: TimeInterval = 30) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
