@@ -122,8 +122,8 @@ import Testing
 
     /// Bob once reached Alice, so she knows where he accepts sessions, but he is a stranger
     /// to her and she never dials him; nor does he dial her, restarted without `--peer`.
-    /// `confab peers add` (a write of its own to Alice's store) makes him a peer of hers
-    /// to dial: her node dials him at once, with no beacon to prompt it.
+    /// `confab peers add` (the `add_peer` operation, through her node) makes him a peer of
+    /// hers to dial: her node dials him at once, with no beacon to prompt it.
     @Test func aPeerAddedByAnotherProcessIsDialledAtItsRememberedAddress() async throws {
         let alice = try NodeProcess(name: "alice", root: root)
         let bob = try NodeProcess(name: "bob", root: root)
@@ -146,7 +146,7 @@ import Testing
         #expect(try alice.cli(["peers", "add", bob.key, "--name", "bob"]).status == 0)
         try await waitUntil(timeout: 30, "alice to dial bob") { try alice.sessionKeys() == [bob.key] }
         #expect(
-            alice.log(after: mark).contains("another process made it a peer to dial: dialling \(bob.key.prefix(8))"))
+            alice.log(after: mark).contains("made a peer to dial here: dialling \(bob.key.prefix(8))"))
     }
 }
 

@@ -214,6 +214,8 @@ public struct LocalMessenger: Messenger {
         guard let peer = try store.peer(operation.peer) else {
             throw StoreError.invalidInput("the peer was not saved; try again")
         }
+        // A peer added by hand is one to dial where it was last met.
+        try await node?.trustChanged()
         node?.emit(.changed(nil))
         return peer
     }

@@ -78,19 +78,23 @@ extension Node {
         } catch {
             logger.error("could not offer what another process wrote: \(error)")
         }
-        do { try dialNewlyDialable() } catch { logger.error("could not read the peers to dial: \(error)") }
+        do {
+            try dialNewlyDialable(why: "another process made it a peer to dial")
+        } catch {
+            logger.error("could not read the peers to dial: \(error)")
+        }
         hub.emit(.changed(nil))
     }
 
-    /// A peer another process made worth dialling (added by hand or verified, and met
-    /// before at an address) is dialled now, as the start dials such peers, rather than at
-    /// its next beacon: with discovery off there is none.
-    private func dialNewlyDialable() throws {
+    /// A peer made worth dialling (added by hand or verified, and met before at an address),
+    /// here or by another process, is dialled now, as the start dials such peers, rather than
+    /// at its next beacon: with discovery off there is none.
+    func dialNewlyDialable(why: String) throws {
         let candidates = try local.store.redialCandidates()
         let before = externalWrites.dialable
         externalWrites.dialable = Set(candidates.map(\.id))
         for peer in candidates where !before.contains(peer.id) && peer.trust != .blocked {
-            try dialRemembered(peer.id, why: "another process made it a peer to dial")
+            try dialRemembered(peer.id, why: why)
         }
     }
 }

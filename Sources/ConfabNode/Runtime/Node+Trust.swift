@@ -34,10 +34,11 @@ extension Node {
         }
     }
 
-    /// A CLI command changed a peer's trust (block, unblock, verify): takes effect now
-    /// rather than at the next poll.
+    /// A front end changed a peer's trust or added one (block, unblock, verify, peers add):
+    /// takes effect now rather than at the next poll, and a peer now worth dialling is dialled.
     public func trustChanged() throws {
         try reloadTrust()
+        try dialNewlyDialable(why: "made a peer to dial here")
     }
 
     /// A session that opened although its key is blocked (a dial already under way when
