@@ -37,7 +37,9 @@ struct EventSocket: Sendable {
         let (queue, continuation) = AsyncStream.makeStream(
             of: String.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
         let fellBehind = NIOLockedValueBox(false)
-        try await withThrowingTaskGroup { group in
+        // Each task says whether its end is the socket's: the events' end is not, the writer
+        // still has the queue to send (and then 4008, if it fell behind).
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await event in events {
                     guard let line = try? JSONOutput.line(ControlEvent(event)) else { continue }
@@ -47,16 +49,21 @@ struct EventSocket: Sendable {
                     }
                 }
                 continuation.finish()
+                return false
             }
             group.addTask {
                 for await line in queue { try await outbound.write(.text(line)) }
                 if fellBehind.withLockedValue({ $0 }) {
                     try await outbound.close(Self.fellBehind, reason: "fell behind: read the state again")
                 }
+                return true
             }
             // Nothing is asked over the socket: its end (the tab closed) is what is waited for.
-            group.addTask { for try await _ in inbound {} }
-            _ = try await group.next()
+            group.addTask {
+                for try await _ in inbound {}
+                return true
+            }
+            while let ended = try await group.next(), !ended {}
             group.cancelAll()
         }
     }
