@@ -153,7 +153,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
 
 extension NodeEvent {
     /// Whether a watcher of `conversation` wants this event.
-    func concerns(_ conversation: ConversationID) -> Bool {
+    public func concerns(_ conversation: ConversationID) -> Bool {
         switch self {
         case .message(let message), .edited(let message), .deleted(let message), .reaction(let message, _),
             .members(let message):

@@ -2,7 +2,6 @@ import ConfabClient
 import ConfabModel
 import Hummingbird
 import HummingbirdWebSocket
-import NIOConcurrencyHelpers
 import NIOWebSocket
 
 /// `GET /api/v1/events` as a WebSocket: `{"v":1,"ok":true,"result":{}}` once subscribed,
@@ -15,7 +14,7 @@ struct EventSocket: Sendable {
     /// "You fell behind; read the state again" (a code in the range private to applications).
     static var fellBehind: WebSocketErrorCode { .init(codeNumber: 4008) }
 
-    let messenger: LocalMessenger
+    let fanOut: EventFanOut
 
     func add(to router: Router<BasicWebSocketRequestContext>) {
         router.ws("/api/v1/events") { request, _ in
@@ -32,28 +31,26 @@ struct EventSocket: Sendable {
     private func serve(
         conversation: ConversationID?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let events = try await messenger.events(for: conversation)
-        try await outbound.write(.text(try JSONOutput.line(ControlResponse.success(ControlEmpty(), id: nil))))
-        let (queue, continuation) = AsyncStream.makeStream(
-            of: String.self, bufferingPolicy: .bufferingOldest(Self.queueLimit))
-        let fellBehind = NIOLockedValueBox(false)
-        // Each task says whether its end is the socket's: the events' end is not, the writer
-        // still has the queue to send (and then 4008, if it fell behind).
+        let tab = try await fanOut.subscribe(conversation: conversation, limit: Self.queueLimit)
+        do {
+            try await outbound.write(.text(try JSONOutput.line(ControlResponse.success(ControlEmpty(), id: nil))))
+            try await forward(tab, inbound: inbound, outbound: outbound)
+        } catch {
+            await fanOut.unsubscribe(tab)
+            throw error
+        }
+        await fanOut.unsubscribe(tab)
+    }
+
+    private func forward(
+        _ tab: EventFanOut.Tab, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async throws {
+        // Each task says whether its end is the socket's.
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for await event in events {
-                    guard let line = try? JSONOutput.line(ControlEvent(event)) else { continue }
-                    if case .dropped = continuation.yield(line) {
-                        fellBehind.withLockedValue { $0 = true }
-                        break
-                    }
-                }
-                continuation.finish()
-                return false
-            }
-            group.addTask {
-                for await line in queue { try await outbound.write(.text(line)) }
-                if fellBehind.withLockedValue({ $0 }) {
+                // The queue ends when the tab fell behind (after what it held) or the node stopped.
+                for await line in tab.lines { try await outbound.write(.text(line)) }
+                if tab.fellBehind {
                     try await outbound.close(Self.fellBehind, reason: "fell behind: read the state again")
                 }
                 return true

@@ -17,7 +17,7 @@ enum WebApp {
         router.add(middleware: SessionMiddleware(token: token, passwordLogin: password != nil))
         LoginRoutes(token: token, password: password).add(to: router)
         OperationRoutes(messenger: messenger).add(to: router)
-        EventSocket(messenger: messenger).add(to: router)
+        EventSocket(fanOut: EventFanOut(messenger: messenger)).add(to: router)
         FileRoutes(messenger: messenger).add(to: router)
         UploadRoutes(messenger: messenger).add(to: router)
         WebAssets().add(to: router)
