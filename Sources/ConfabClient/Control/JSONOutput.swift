@@ -253,11 +253,33 @@ public enum JSONOutput {
             conversation: conversation(hit.conversation), message: hit.message.map(message), snippet: hit.snippet)
     }
 
-    /// RFC 3339 in UTC with milliseconds.
+    /// RFC 3339 in UTC with milliseconds (`2023-11-14T22:13:20.500Z`), as
+    /// `ISO8601DateFormatter` writes it, written by hand: making a formatter for each time was
+    /// two thirds of the node's CPU while it served the web app's events and lists
+    /// (Bench/web.sh), and one shared formatter is not safe across threads.
     public static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, inDay) = milliseconds.floorDivided(by: 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        let seconds = inDay / 1000
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(seconds / 3600, 2) + ":"
+            + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2) + "." + pad(inDay % 1000, 3) + "Z"
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let (era, _) = (days + 719_468).floorDivided(by: 146_097)
+        let dayOfEra = days + 719_468 - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Reads an RFC 3339 time, with or without a fraction of a second.
@@ -294,5 +316,13 @@ public enum JSONOutput {
             return date
         }
         return decoder
+    }
+}
+
+extension Int64 {
+    /// Quotient rounded down and a remainder that is never negative (times before 1970).
+    fileprivate func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = self % divisor
+        return remainder < 0 ? (self / divisor - 1, remainder + divisor) : (self / divisor, remainder)
     }
 }
