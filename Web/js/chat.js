@@ -564,14 +564,21 @@ function adoptPending(m) {
 }
 
 /**
- * A `message` or `members` event. The event's shape lacks the display order, so the message
- * is read again; someone else's message arriving while the log shows the newest is drawn from
- * the event at once (by its time), and moved if its order puts it elsewhere.
+ * A `message` or `members` event. It carries the message's place in the display order
+ * (`orderKey`), so it is drawn from the event; from a node that sends no `orderKey` the message
+ * is read again, someone else's drawn from the event at once (by its time) meanwhile, and
+ * moved if its order puts it elsewhere.
  */
 export async function onNewMessage(ev) {
   const v = view;
   const brief = fromServer(ev.message);
   if (missedWhileOpening(brief.conversation) || !v || brief.conversation !== v.id) return;
+  if (brief.orderKey) {
+    const i = indexOf(brief.key);
+    if (i < 0) show(v, brief);
+    else if (looks(v.msgs[i]) !== looks(brief)) update(brief.key, (old) => merge(old, brief));
+    return;
+  }
   const early = ev.event === 'message' && !brief.mine && !brief.membership && v.stick && !v.gap && indexOf(brief.key) < 0;
   if (early) show(v, brief);
   let m = brief;

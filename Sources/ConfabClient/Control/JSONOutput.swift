@@ -73,6 +73,9 @@ public enum JSONOutput {
         public let system: String?
         /// Present for a file message (`text` is then the file's name).
         public var file: File?
+        /// Where it goes in the display order (Protocol.md §6), as `history` gives it: a
+        /// front end places a message from an event without reading it again.
+        public var orderKey: DisplayOrderKey? = nil
     }
 
     /// A file message's file, and how much of it is here (Protocol.md §17).
@@ -218,7 +221,7 @@ public enum JSONOutput {
                 },
             membership: m.membership.map {
                 Membership(added: $0.added.map(member), removed: $0.removed.map(member), left: $0.left)
-            }, system: m.membership?.sentence(by: m.authorName), file: m.file.map(file))
+            }, system: m.membership?.sentence(by: m.authorName), file: m.file.map(file), orderKey: m.orderKey)
     }
 
     static func quoted(_ quote: Quote, in conversation: ConversationID) -> Quoted {
