@@ -67,7 +67,8 @@ OLD_RELEASE ?= v0.1.0
 
 # The install test needs the release build (`make release`, in a build directory of its own so
 # it holds no lock the suites wait on): it too is built at the lowest priority while they run,
-# after the previous release.
+# after the previous release. With FUZZ_PREBUILD=1 (CI, which runs `make fuzz` next) the
+# fuzzers are built after it the same way, and `make test` does not wait for them.
 test: test-deps lint
 	$(SWIFT) build --product confab
 	$(SWIFT) build --build-tests
@@ -75,6 +76,8 @@ test: test-deps lint
 	@rm -f .build/release.status; { while kill -0 $$(cat .build/old-release.pid) 2>/dev/null; do sleep 1; done; \
 	    nice -n 19 $(MAKE) --no-print-directory release >.build/release.log 2>&1; echo $$? >.build/release.status; } & \
 	    echo $$! >.build/release.pid
+	@if [ -n "$(FUZZ_PREBUILD)" ]; then { while [ ! -f .build/release.status ]; do sleep 1; done; \
+	    FUZZ_BUILD_ONLY=1 nice -n 19 Fuzz/run.sh 1 >.build/fuzz-build.log 2>&1; } & fi
 	python3 Tools/embed-web.py --check
 	python3 Tests/Docs/check_links.py --self-test
 	python3 Tests/Docs/check_links.py README.md docs/*.md CHANGELOG.md Examples/README.md

@@ -5,7 +5,7 @@
 #   FUZZ_RUNS=10000000 FUZZ_KEEP_CORPUS=1 Fuzz/run.sh 86400   (make fuzz-long)
 #
 # FUZZ_RUNS stops each fuzzer after that many executions instead (SECONDS still bounds
-# it). The corpus kept in the repository, Fuzz/Corpus/<target>, seeds every run; with
+# it); FUZZ_BUILD_ONLY=1 builds them and runs none. The corpus kept in the repository, Fuzz/Corpus/<target>, seeds every run; with
 # FUZZ_KEEP_CORPUS=1 new inputs go there, and the result is minimised (libFuzzer -merge)
 # so that it stays small enough to commit.
 #
@@ -50,6 +50,8 @@ fi
 echo "== building fuzzers"
 for target in "${targets[@]}"; do swift build "${build_flags[@]}" --product "$target"; done
 bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
+# FUZZ_BUILD_ONLY=1: build and stop (CI builds them while the suites wait on processes).
+[[ "${FUZZ_BUILD_ONLY:-}" == 1 ]] && exit 0
 
 # Each target fuzzes in its own process: FUZZ_JOBS of them at once (the machine's cores by
 # default), each writing its report to a file, printed in order once all are done.
