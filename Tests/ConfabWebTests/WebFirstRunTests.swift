@@ -8,7 +8,7 @@ import Testing
 
 /// The first run in the browser, on 127.0.0.1: the same guards as the app, a name checked as
 /// the terminal checks it, what the machine calls its person shown as text, and the name
-/// handed on once.
+/// handed on once. No signal handlers: other suites of this process send themselves SIGTERM.
 @Suite struct WebFirstRunTests {
     @Test func theFormTakesAValidNameBehindTheAppsGuards() async throws {
         let directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-first-run"))
@@ -19,7 +19,7 @@ import Testing
         let asking = Task {
             try await WebFirstRun.askName(
                 configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory,
-                suggested: #"<b>"me"</b>"#, logger: logger
+                suggested: #"<b>"me"</b>"#, logger: logger, stopSignals: []
             ) { linksIn.yield($0) }
         }
         var iterator = links.makeAsyncIterator()
@@ -80,7 +80,7 @@ import Testing
         let asking = Task {
             try await WebFirstRun.askName(
                 configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory, suggested: "maria",
-                logger: logger
+                logger: logger, stopSignals: []
             ) { linksIn.yield($0) }
         }
         var iterator = links.makeAsyncIterator()

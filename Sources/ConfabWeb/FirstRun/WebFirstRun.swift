@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `confab up` on a machine with no identity: before the node can start, the web app asks
 /// for the person's name, as the terminal's first run does. It serves, behind the app's own
@@ -18,9 +19,12 @@ public enum WebFirstRun {
         }
     }
 
-    /// The name chosen; throws `Stopped` on SIGINT or SIGTERM before one was.
+    /// The name chosen; throws `Stopped` when one of `stopSignals` (SIGINT and SIGTERM, as the
+    /// node stops on) comes before one was. A process that handles its signals itself (a test
+    /// process) passes none.
     public static func askName(
         configuration: WebConfiguration, directory: DataDirectory, suggested: String, logger: Logger,
+        stopSignals: [UnixSignal] = [.sigterm, .sigint],
         announce: @escaping @Sendable (_ link: String) -> Void
     ) async throws -> String {
         try directory.create()
@@ -46,7 +50,7 @@ public enum WebFirstRun {
             },
             logger: serverLogger)
         let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: serverLogger))
+            configuration: .init(services: [app], gracefulShutdownSignals: stopSignals, logger: serverLogger))
         defer { try? FileManager.default.removeItem(at: marker) }
         return try await withThrowingTaskGroup(of: String?.self) { tasks in
             tasks.addTask {
