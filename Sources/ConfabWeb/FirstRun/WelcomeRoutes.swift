@@ -22,14 +22,7 @@ struct WelcomeRoutes<Context: RequestContext>: Sendable {
     }
 
     private func welcome(_ request: Request) async throws -> Response {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: 4096)
-        } catch {
-            throw WebRefusal.tooLarge("a name is at most 64 bytes")
-        }
-        let form = URLComponents(string: "?" + String(buffer: body).replacingOccurrences(of: "+", with: "%20"))
-        let typed = form?.queryItems?.first { $0.name == "name" }?.value ?? ""
+        let typed = try await FormPost.read(request, tooLarge: "a name is at most 64 bytes")["name"]
         let name = DisplayName.cleaned(typed).isEmpty ? suggested : DisplayName.cleaned(typed)
         if let refusal = Self.refusal(of: name) {
             return WelcomePage.ask(suggested: suggested, refusal: refusal, typed: typed)

@@ -31,14 +31,7 @@ struct LoginRoutes<Context: RequestContext>: Sendable {
     private func passwordLogin(_ request: Request, context: Context) async throws -> Response {
         guard let password else { throw WebRefusal.notFound("no password is set for this node: run confab open") }
         guard limiter.mayTry() else { throw WebRefusal.tooManyLogins() }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: 4096)
-        } catch {
-            throw WebRefusal.tooLarge("a login form is a few bytes")
-        }
-        let form = URLComponents(string: "?" + String(buffer: body).replacingOccurrences(of: "+", with: "%20"))
-        let given = form?.queryItems?.first { $0.name == "password" }?.value ?? ""
+        let given = try await FormPost.read(request, tooLarge: "a login form is a few bytes")["password"]
         let matches = SecureBytes(Hash.blake2b(Array(given.utf8))).isEqual(
             to: SecureBytes(Hash.blake2b(Array(password.utf8))))
         guard matches else {

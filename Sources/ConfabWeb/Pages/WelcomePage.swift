@@ -12,11 +12,11 @@ enum WelcomePage {
             <form class="welcome" method="post" action="/welcome">
             <label for="name">Your display name</label>
             <input id="name" name="name" type="text" maxlength="64" autocomplete="nickname" autofocus \
-            placeholder="\(escape(suggested))" value="\(escape(typed ?? ""))">
-            <p class="hint">Leave it empty to be “\(escape(suggested))”.</p>
+            placeholder="\(StaticPage.escape(suggested))" value="\(StaticPage.escape(typed ?? ""))">
+            <p class="hint">Leave it empty to be “\(StaticPage.escape(suggested))”.</p>
 
             """
-        if let refusal { body += "<p class=\"form-error\" role=\"alert\">\(escape(refusal))</p>\n" }
+        if let refusal { body += "<p class=\"form-error\" role=\"alert\">\(StaticPage.escape(refusal))</p>\n" }
         body += "<button type=\"submit\" class=\"primary\">Start</button>\n</form>\n"
         return page(status: refusal == nil ? .ok : .unprocessableContent, title: "Welcome", body: body)
     }
@@ -26,7 +26,7 @@ enum WelcomePage {
         page(
             status: .ok, title: "Starting",
             body: """
-                <h1>Hello, \(escape(name))</h1>
+                <h1>Hello, \(StaticPage.escape(name))</h1>
                 <p role="status">Your identity is made. Starting your node… the app opens in a moment.</p>
                 <p class="hint">If it does not, <a href="/">open it</a>.</p>
 
@@ -40,32 +40,8 @@ enum WelcomePage {
         -> Response
     {
         let meta = refresh.map { "<meta http-equiv=\"refresh\" content=\"\($0);url=/\">" } ?? ""
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            \(meta)<link rel="stylesheet" href="/app.css"><title>Confab — \(title)</title></head>
-            <body class="first-run"><main class="first-run-card">
-            \(body)</main></body></html>
-
-            """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        return StaticPage.response(
+            status: status, title: title, head: meta + "<link rel=\"stylesheet\" href=\"/app.css\">",
+            bodyClass: "first-run", body: "<main class=\"first-run-card\">\n\(body)</main>\n")
     }
 }

@@ -6,9 +6,6 @@ import Hummingbird
 enum LoginPage {
     static func response(status: HTTPResponse.Status, passwordLogin: Bool, failed: Bool) -> Response {
         var body = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <title>Confab — sign in</title></head><body>
             <h1>Confab</h1>
             <p>This browser is not signed in to Confab. In a terminal on this machine, run
             <code>confab open</code>: it opens the app signed in, or prints a link to open.</p>
@@ -25,10 +22,6 @@ enum LoginPage {
 
                 """
         }
-        body += "</body></html>\n"
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+        return StaticPage.response(status: status, title: "sign in", body: body)
     }
 }
