@@ -229,7 +229,7 @@ public struct LocalMessenger: Messenger {
     }
 
     public func perform(_ operation: Operations.Doctor) async throws -> DoctorSummary {
-        try await running().doctor(seconds: operation.seconds)
+        try await running().doctor(seconds: operation.validated().seconds)
     }
 
     public func perform(_ operation: Operations.Changed) async throws -> ControlEmpty {

@@ -71,14 +71,20 @@ extension Operations {
             try await messenger.perform(self)
         }
 
+        /// Refuses a listening time outside 1 to 10 seconds (also when built in Swift).
+        public func validated() throws -> Self {
+            guard Self.allowedSeconds.contains(seconds) else {
+                throw ControlEnvelope.Malformed(description: "doctor's param seconds is 1 to 10")
+            }
+            return self
+        }
+
         private enum CodingKeys: String, CodingKey { case seconds }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             seconds = try container.decodeIfPresent(Double.self, forKey: .seconds) ?? 3
-            guard Self.allowedSeconds.contains(seconds) else {
-                throw ReadParams.refused("doctor's param seconds is 1 to 10")
-            }
+            _ = try validated()
         }
     }
 }

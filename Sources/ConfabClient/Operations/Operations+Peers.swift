@@ -102,12 +102,14 @@ extension Operations {
         /// before anything is written; the store refuses a name another key has here.
         public func validated() throws -> Self {
             guard (try? peer.signingKey.curve25519()) != nil else {
-                throw ReadParams.refused("add_peer's param peer is not a valid Confab key; check it for typos")
+                throw ControlEnvelope.Malformed(
+                    description: "add_peer's param peer is not a valid Confab key; check it for typos")
             }
             guard !DisplayName.cleaned(name).isEmpty, name.utf8.count <= Limits.maxNameBytes else {
-                throw ReadParams.refused("add_peer's param name needs 1 to \(Limits.maxNameBytes) bytes")
+                throw ControlEnvelope.Malformed(
+                    description: "add_peer's param name needs 1 to \(Limits.maxNameBytes) bytes")
             }
-            if let refusal = DisplayName.keyLikeRefusal(name) { throw ReadParams.refused(refusal) }
+            if let refusal = DisplayName.keyLikeRefusal(name) { throw ControlEnvelope.Malformed(description: refusal) }
             return self
         }
 
