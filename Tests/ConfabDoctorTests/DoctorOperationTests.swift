@@ -25,14 +25,23 @@ import Testing
         }
         let alice = try node("alice")
         let bob = try node("bob")
+        // Subscribed before either starts, so the moment they connect is an event, not a poll.
+        let events = alice.events()
         _ = try await alice.start()
         _ = try await bob.start()
-        // Polled, with a ceiling far above what it needs.
-        let deadline = Date().addingTimeInterval(30)
-        while await !alice.peers().contains(where: { $0.id == bob.me && $0.connected }) {
-            try #require(Date() < deadline, "alice and bob did not connect within 30 s")
-            try await Task.sleep(for: .milliseconds(100))
+        let connected = Task {
+            for await event in events {
+                if case .peerOnline(let peer) = event, peer.id == bob.me, peer.connected { return true }
+            }
+            return false
         }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(30))
+            connected.cancel()
+        }
+        let met = await connected.value
+        timeout.cancel()
+        try #require(met, "alice and bob did not connect within 30 s")
         let summary = try await alice.messenger.perform(Operations.Doctor(seconds: 1))
         await alice.stop()
         await bob.stop()

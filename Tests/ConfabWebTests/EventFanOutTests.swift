@@ -11,14 +11,19 @@ import Testing
 /// leaves takes nothing from the others, and the first tab after all left is subscribed anew.
 /// A node not started (no network): its events are emitted by the test.
 @Suite struct EventFanOutTests {
-    @Test func eachTabGetsItsOwnEventsInOrderAndTabsComeAndGo() async throws {
+    /// A node not started, and the fan-out of its events.
+    static func fanOut() throws -> (Node, EventFanOut) {
         let directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-fan-out"))
         var options = NodeOptions(directory: directory)
         options.discovery = false
         options.logger = WebRoutesTests.Fixture.quiet
         let local = try Profile.initialize(directory, name: "Alice")
         let node = try Node(options: options, local: local)
-        let fanOut = EventFanOut(messenger: LocalMessenger(local: local, node: node))
+        return (node, EventFanOut(messenger: LocalMessenger(local: local, node: node)))
+    }
+
+    @Test func eachTabGetsItsOwnEventsInOrderAndTabsComeAndGo() async throws {
+        let (node, fanOut) = try Self.fanOut()
         let one = ConversationID(bytes: [UInt8](repeating: 1, count: 16))!
         let two = ConversationID(bytes: [UInt8](repeating: 2, count: 16))!
 
@@ -53,13 +58,7 @@ import Testing
     }
 
     @Test func aFullQueueDropsThatTabAloneAndSaysItFellBehind() async throws {
-        let directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-fan-out"))
-        var options = NodeOptions(directory: directory)
-        options.discovery = false
-        options.logger = WebRoutesTests.Fixture.quiet
-        let local = try Profile.initialize(directory, name: "Alice")
-        let node = try Node(options: options, local: local)
-        let fanOut = EventFanOut(messenger: LocalMessenger(local: local, node: node))
+        let (node, fanOut) = try Self.fanOut()
         let small = try await fanOut.subscribe(conversation: nil, limit: 3)
         let large = try await fanOut.subscribe(conversation: nil, limit: 100)
         let conversation = ConversationID(bytes: [UInt8](repeating: 1, count: 16))!

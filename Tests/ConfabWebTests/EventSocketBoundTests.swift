@@ -125,27 +125,7 @@ final class RawEventSocket: @unchecked Sendable {
     /// Connected, upgraded and subscribed (its first frame, `{"ok":true,…}`, read).
     static func open(port: Int, cookie: String, receiveBuffer: Int32? = nil) async throws -> RawEventSocket {
         try await onThread {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw Failure(text: "no socket") }
-            if var size = receiveBuffer {
-                // Before connecting, so that the window it offers stays small.
-                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            }
-            var timeout = timeval(tv_sec: 30, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else {
-                Glibc.close(fd)
-                throw Failure(text: "connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
-            }
+            let fd = try LoopbackHTTP.connect(port: port, timeout: 30, receiveBuffer: receiveBuffer)
             let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
             let request =
                 [

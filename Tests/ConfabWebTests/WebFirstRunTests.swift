@@ -10,21 +10,34 @@ import Testing
 /// the terminal checks it, what the machine calls its person shown as text, and the name
 /// handed on once. No signal handlers: other suites of this process send themselves SIGTERM.
 @Suite struct WebFirstRunTests {
-    @Test func theFormTakesAValidNameBehindTheAppsGuards() async throws {
-        let directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-first-run"))
-        defer { try? FileManager.default.removeItem(at: directory.url) }
-        var logger = Logger(label: "first-run.test")
-        logger.logLevel = .critical
-        let (links, linksIn) = AsyncStream.makeStream(of: String.self)
-        let asking = Task {
-            try await WebFirstRun.askName(
-                configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory,
-                suggested: #"<b>"me"</b>"#, logger: logger, stopSignals: []
-            ) { linksIn.yield($0) }
+    /// The first run asking on 127.0.0.1 (a port the system gives), in a fresh directory.
+    struct Asking {
+        let directory: DataDirectory
+        let task: Task<String, any Error>
+        let link: String
+        let port: Int
+
+        init(suggested: String) async throws {
+            directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-first-run"))
+            var logger = Logger(label: "first-run.test")
+            logger.logLevel = .critical
+            let (links, linksIn) = AsyncStream.makeStream(of: String.self)
+            task = Task { [directory, logger] in
+                try await WebFirstRun.askName(
+                    configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory,
+                    suggested: suggested, logger: logger, stopSignals: []
+                ) { linksIn.yield($0) }
+            }
+            var iterator = links.makeAsyncIterator()
+            link = try #require(await iterator.next())
+            port = try #require(Int(link.split(separator: ":")[2].prefix { $0.isNumber }))
         }
-        var iterator = links.makeAsyncIterator()
-        let link = try #require(await iterator.next())
-        let port = try #require(Int(link.split(separator: ":")[2].prefix { $0.isNumber }))
+    }
+
+    @Test func theFormTakesAValidNameBehindTheAppsGuards() async throws {
+        let asking = try await Asking(suggested: #"<b>"me"</b>"#)
+        defer { try? FileManager.default.removeItem(at: asking.directory.url) }
+        let (link, port, directory) = (asking.link, asking.port, asking.directory)
         let login = String(link[link.range(of: "/login")!.lowerBound...])
         let http = LoopbackHTTP(port: port)
         let marker = directory.url.appendingPathComponent("web-welcome")
@@ -67,25 +80,14 @@ import Testing
             "POST", "/welcome", headers: form.merging(own) { $1 }, body: "name=Al+ice+%3Cx%3E")
         #expect(chosen.status == 200)
         #expect(chosen.body.contains("Hello, Al ice &lt;x&gt;"))
-        #expect(try await asking.value == "Al ice <x>")
+        #expect(try await asking.task.value == "Al ice <x>")
         #expect(!FileManager.default.fileExists(atPath: marker.path))
     }
 
     @Test func anEmptyNameKeepsTheSuggestedOne() async throws {
-        let directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-first-run"))
-        defer { try? FileManager.default.removeItem(at: directory.url) }
-        var logger = Logger(label: "first-run.test")
-        logger.logLevel = .critical
-        let (links, linksIn) = AsyncStream.makeStream(of: String.self)
-        let asking = Task {
-            try await WebFirstRun.askName(
-                configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory, suggested: "maria",
-                logger: logger, stopSignals: []
-            ) { linksIn.yield($0) }
-        }
-        var iterator = links.makeAsyncIterator()
-        let link = try #require(await iterator.next())
-        let port = try #require(Int(link.split(separator: ":")[2].prefix { $0.isNumber }))
+        let asking = try await Asking(suggested: "maria")
+        defer { try? FileManager.default.removeItem(at: asking.directory.url) }
+        let (link, port) = (asking.link, asking.port)
         let http = LoopbackHTTP(port: port)
         let signedIn = try await http.request("GET", String(link[link.range(of: "/login")!.lowerBound...]))
         let cookie = try #require(signedIn.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
@@ -96,6 +98,6 @@ import Testing
                 "Content-Type": "application/x-www-form-urlencoded",
             ], body: "name=+++")
         #expect(answer.status == 200)
-        #expect(try await asking.value == "maria")
+        #expect(try await asking.task.value == "maria")
     }
 }
