@@ -20,6 +20,7 @@ import traceback
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from bidi import ENTER, BiDiError, Firefox  # noqa: E402
+import waiting  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--confab", required=True)
@@ -36,17 +37,7 @@ LIST = '[role="list"][aria-label="Conversations"]'
 
 
 def wait_until(what, condition, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except BiDiError as error:
-            last = error
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last})" if last else ""))
+    return waiting.wait_until(what, condition, timeout, transient=BiDiError)
 
 
 class Node:

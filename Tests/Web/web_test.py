@@ -22,6 +22,8 @@ import time
 import traceback
 import zlib
 
+import waiting
+
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -44,17 +46,7 @@ WAIT = 30
 
 
 def wait_until(what, condition, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-            if value:
-                return value
-        except WebDriverException as error:
-            last = error
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last.msg})" if last else ""))
+    return waiting.wait_until(what, condition, timeout, transient=WebDriverException)
 
 
 def settled(read, tries=5):
