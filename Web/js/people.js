@@ -7,8 +7,8 @@ import { state, isOnline, emit } from './state.js';
 import { modal, confirmDialog, presenceText, knownPeers, newConversationDialog } from './dialogs.js';
 
 export async function peopleDialog(open) {
-  const body = h('div', { class: 'dialog-body' }, h('p', { class: 'hint' }, 'Loading…'));
-  const dlg = modal('People', h('div', null, body, addByKey(() => draw()), networkCheck()), { className: 'people' });
+  const body = h('div', null, h('p', { class: 'hint' }, 'Loading…'));
+  const dlg = modal('People', h('div', { class: 'dialog-body' }, body, addByKey(() => draw()), networkCheck()), { className: 'people' });
   const draw = async () => {
     let peers;
     try {
