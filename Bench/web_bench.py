@@ -6,6 +6,8 @@
   web_bench.py http …    inside a node's namespace: the operations' own times over HTTP
   web_bench.py tabs …    inside a node's namespace: 100 event sockets and one that never
                          reads, a flood of messages, memory, frame sizes, chat latency
+  web_bench.py socket …  inside a node's namespace: one event socket, each message's time
+  web_bench.py poster …  inside a node's namespace: `send` over HTTP for each line of stdin
 
 Every browser figure is measured in the page (performance.now(), timeOrigin + now() where
 two pages are compared: both browsers run on this machine's clock); every floor beside it
@@ -112,6 +114,114 @@ def http_main(argv):
             entry["warm"] = True
     connection.close()
     print(json.dumps(out))
+
+
+# ---- `socket` and `poster`: the web API without a browser, in a node's namespace ---------
+
+def socket_main(argv):
+    """One event socket as a tab opens it; prints each message event's text and the wall
+    time it was read (ms), one JSON line each: the node's side of a page's event."""
+    parser = argparse.ArgumentParser(prog="web_bench.py socket")
+    parser.add_argument("link")
+    args = parser.parse_args(argv)
+    host, port, cookie = sign_in(args.link)
+    sock, buffer = websocket_connect(host, port, cookie)
+    print(json.dumps({"ready": True}), flush=True)
+    while True:
+        frame, used = parse_frame(buffer)
+        if frame:
+            at = time.time() * 1000
+            del buffer[:used]
+            if frame[0] == 0x8:
+                return
+            if frame[0] == 0x9:
+                sock.sendall(masked(0xA, frame[1]))   # a tab answers the server's pings
+            elif frame[0] == 0x1:
+                event = json.loads(frame[1])
+                if event.get("event") == "message":
+                    print(json.dumps({"text": (event.get("message") or {}).get("text"), "at": at}), flush=True)
+            continue
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return
+        buffer += chunk
+
+
+def poster_main(argv):
+    """Sends each line of stdin with the `send` operation over HTTP (a keep-alive connection,
+    as the page's) and prints when it was asked and answered (wall ms), one JSON line each."""
+    parser = argparse.ArgumentParser(prog="web_bench.py poster")
+    parser.add_argument("link")
+    parser.add_argument("conversation")
+    args = parser.parse_args(argv)
+    host, port, cookie = sign_in(args.link)
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    connection.connect()
+    connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        text = line.rstrip("\n")
+        body = json.dumps({"conversation": args.conversation, "text": text})
+        asked = time.time() * 1000
+        connection.request("POST", "/api/v1/send", body=body,
+                           headers={"Content-Type": "application/json", "Cookie": cookie,
+                                    "Origin": f"http://{host}:{port}"})
+        response = connection.getresponse()
+        payload = response.read()
+        answered = time.time() * 1000
+        if response.status != 200:
+            raise SystemExit(f"web bench: send answered {response.status}: {payload[:200]!r}")
+        print(json.dumps({"text": text, "asked": asked, "answered": answered}), flush=True)
+
+
+class Lines:
+    """A helper process in a node's namespace that prints JSON lines; read by a thread."""
+
+    def __init__(self, command, stdin=False):
+        self.child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                      stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+        self.lines = queue.Queue()
+        self.seen = {}
+        threading.Thread(target=self._read, daemon=True).start()
+        if self.next(30) is None:
+            raise SystemExit(f"web bench: {command[4:6]} did not start in 30 s")
+
+    def _read(self):
+        for line in self.child.stdout:
+            try:
+                self.lines.put(json.loads(line))
+            except ValueError:
+                continue
+
+    def next(self, timeout):
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def wait_for(self, text, timeout=30.0):
+        """The line about `text` (what arrived before it is kept for later questions)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.seen:
+            line = self.next(max(0.001, deadline - time.monotonic()))
+            if line is None:
+                return None
+            if "text" in line:
+                self.seen[line["text"]] = line
+        return self.seen[text]
+
+    def write(self, text):
+        self.child.stdin.write(text + "\n")
+        self.child.stdin.flush()
+
+    def close(self):
+        if self.child.poll() is None:
+            self.child.terminate()
+            try:
+                self.child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.child.kill()
+                self.child.wait()
 
 
 # ---- chat latency through the command line: `send --lines` → `watch --json` ------------
@@ -503,7 +613,7 @@ SOCKET_PROBE = """
   function Probed(...args) {
     const ws = new Native(...args);
     ws.addEventListener('message', (e) => {
-      const m = /"text":"(page \\d+)"/.exec(e.data);
+      const m = /"text":"((?:page|api) \\d+)"/.exec(e.data);
       if (m && !(m[1] in seen)) seen[m[1]] = performance.timeOrigin + performance.now();
     });
     return ws;
@@ -715,9 +825,10 @@ def part_list_and_open(args, report):
         node.stop()
 
 
-def write_page_profile(profile, directory):
-    """Where the page's main thread went during the opens (CDP's sampling profiler): self
-    time by function, and inclusive time, into DIR/page.txt."""
+def write_page_profile(profile, directory, file="page.txt"):
+    """Where the page's main thread went (CDP's sampling profiler): self time by function,
+    and inclusive time, into DIR/page.txt (the opens) or DIR/live.txt (B's page while the
+    messages arrive)."""
     nodes = {node["id"]: node for node in profile["nodes"]}
     parent = {child: node["id"] for node in profile["nodes"] for child in node.get("children", [])}
     deltas = profile.get("timeDeltas", [])
@@ -735,7 +846,7 @@ def write_page_profile(profile, directory):
                 total_time[label] = total_time.get(label, 0) + ms
             at = parent.get(at)
     os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, "page.txt"), "w") as out:
+    with open(os.path.join(directory, file), "w") as out:
         out.write(f"{(profile['endTime'] - profile['startTime']) / 1000:.0f} ms profiled\n\nself:\n")
         for label, ms in sorted(self_time.items(), key=lambda item: -item[1])[:40]:
             out.write(f"{ms:9.1f} ms  {label}\n")
@@ -813,7 +924,8 @@ def open_row(browser, conversation, newest):
 
 def part_live(args, report, alice, bob, conversation):
     browsers = {}
-    probe = None
+    probe = watcher = poster = None
+    script = os.path.join(HERE, "web_bench.py")
     try:
         for name, node, index in (("alice", alice, 1), ("bob", bob, 2)):
             browser = Browser(node.namespace, f"{args.subnet}.{index}", f"{args.subnet}.3")
@@ -843,7 +955,7 @@ def part_live(args, report, alice, bob, conversation):
               for (const r of records) for (const n of r.addedNodes) {
                 if (n.nodeType !== 1) continue;
                 const el = n.matches('.bubble > .text') ? n : n.querySelector('.bubble > .text');
-                const m = el && /^page \\d+$/.exec(el.textContent.trim());
+                const m = el && /^(?:page|api) \\d+$/.exec(el.textContent.trim());
                 if (!m || seen[m[0]]) continue;
                 const s = seen[m[0]] = { drawn: now };
                 requestAnimationFrame(() => {
@@ -859,6 +971,32 @@ def part_live(args, report, alice, bob, conversation):
         box().click()
         probe = ChatProbe(alice.command("send", conversation, "--lines"),
                           bob.command("watch", "--json", conversation))
+        # Beside the pages, the same web API without a browser: an event socket on Bob's node
+        # (read by a script: when the node's frame is on the wire) and `send` over HTTP on
+        # Alice's, so the page's time splits into the nodes' and the browsers'.
+        watcher = Lines(["ip", "netns", "exec", bob.namespace, PYTHON, script, "socket", bob.link()])
+        poster = Lines(["ip", "netns", "exec", alice.namespace, PYTHON, script, "poster", alice.link(), conversation],
+                       stdin=True)
+
+        def api_message(index):
+            text = f"api {index}"
+            poster.write(text)
+            sent, seen = poster.wait_for(text), watcher.wait_for(text)
+            if not sent or not seen:
+                raise SystemExit(f"web bench: “{text}” did not reach Bob's event socket in 30 s")
+            # Bob's page too: what his browser adds when nothing runs in Alice's.
+            page = b.wait("""
+                const text = arguments[0];
+                const deadline = performance.now() + 30000;
+                const tick = () => {
+                  const s = window.__bubbles[text];
+                  if (s && s.painted) done(Object.assign({ frame: window.__frames[text] || null }, s));
+                  else if (performance.now() > deadline) done(null);
+                  else setTimeout(tick, 10);
+                };
+                tick();""", text) or {}
+            return {"asked": sent["asked"], "answered": sent["answered"], "socket": seen["at"],
+                    "frame": page.get("frame"), "drawn": page.get("drawn"), "painted": page.get("painted")}
 
         def page_message(index):
             text = f"page {index}"
@@ -895,26 +1033,38 @@ def part_live(args, report, alice, bob, conversation):
                          request: e ? performance.timeOrigin + e.requestStart : null,
                          response: e ? performance.timeOrigin + e.responseStart : null,
                          answered: e ? performance.timeOrigin + e.responseEnd : null };""", text)
-            return {**sent, **seen}
+            raw = watcher.wait_for(text)
+            return {**sent, **seen, "socket": raw["at"] if raw else None}
 
         for index in range(1000, 1003):   # warm-up, not counted
             page_message(index)
-        nodes, pages = [], []
+            api_message(index)
+        if args.page_profile:
+            b.cdp("Profiler.enable", {})
+            b.cdp("Profiler.setSamplingInterval", {"interval": 200})
+            b.cdp("Profiler.start", {})
+        nodes, pages, apis = [], [], []
         for index in range(args.messages):
-            order = (0, 1) if index % 2 == 0 else (1, 0)
+            # Each kind first, second and last in turn.
+            order = [(0, 1, 2), (1, 2, 0), (2, 0, 1)][index % 3]
             for which in order:
                 if which == 0:
                     latency = probe.one(f"node {index}")
                     if latency is None:
                         raise SystemExit(f"web bench: “node {index}” did not reach Bob's watch in 30 s")
                     nodes.append(latency)
-                else:
+                elif which == 1:
                     pages.append(page_message(index))
+                else:
+                    apis.append(api_message(index))
                 time.sleep(args.pause)
-        report["live"] = {"node": nodes, "page": pages}
+        report["live"] = {"node": nodes, "page": pages, "api": apis}
+        if args.page_profile:
+            write_page_profile(b.cdp("Profiler.stop", {})["profile"], args.page_profile, "live.txt")
     finally:
-        if probe:
-            probe.close()
+        for helper in (probe, watcher, poster):
+            if helper:
+                helper.close()
         for browser in browsers.values():
             browser.close()
 
@@ -1065,6 +1215,16 @@ def table_main(argv):
               f"the event on B's socket {after('frame'):.1f}; B's `message` read asked {after('read_asked'):.1f}, "
               f"answered {after('read_answered'):.1f}; the bubble in B's log {after('drawn'):.1f}, painted "
               f"{median(page):.1f}")
+        print(f"  B's event on a script's socket beside the page: {after('socket'):.1f} ms after Enter "
+              f"(the page's socket read it {median([p['frame'] - p['socket'] for p in pages if p.get('frame') and p.get('socket')]):.1f} ms later)")
+        apis = report["live"].get("api") or []
+        if apis:
+            api = [a["socket"] - a["asked"] for a in apis]
+            print(f"  web API without a browser (`send` over HTTP on A → B's event socket): median {median(api):.1f} ms, "
+                  f"p90 {pct(api, 0.9):.1f} ms (n={len(api)}); `send` answered after {median([a['answered'] - a['asked'] for a in apis]):.1f} ms")
+            since = lambda key: median([a[key] - a["asked"] for a in apis if a.get(key)])
+            print(f"    and in B's page (nothing runs in A's browser): its socket read it {since('frame'):.1f} ms after "
+                  f"`send` was asked, the bubble in the log {since('drawn'):.1f}, painted {since('painted'):.1f}")
     if "tabs" in report:
         r = report["tabs"]
         f = r["frames"]
@@ -1096,6 +1256,10 @@ if __name__ == "__main__":
         http_main(rest)
     elif command == "tabs":
         tabs_main(rest)
+    elif command == "socket":
+        socket_main(rest)
+    elif command == "poster":
+        poster_main(rest)
     elif command == "drive":
         drive_main(rest)
     elif command == "table":

@@ -41,7 +41,7 @@ import Testing
         // Text that only starts like the command is a message.
         state.input.clear()
         _ = state.type("/filesystem is full")
-        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "/filesystem is full")])
+        #expect(state.handle(.enter) == [.send(one, text: "/filesystem is full")])
     }
 
     @Test func aReceivedFileShowsItsProgressAndCtrlEEnterSavesIt() {

@@ -24,9 +24,9 @@ import Testing
         #expect(state.notice == RoomName.rule)
         // Not a command: a message.
         _ = state.type("/join us for lunch")
-        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "/join us for lunch")])
+        #expect(state.handle(.enter) == [.send(one, text: "/join us for lunch")])
         _ = state.type("/rooms are booked")
-        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "/rooms are booked")])
+        #expect(state.handle(.enter) == [.send(one, text: "/rooms are booked")])
     }
 
     @Test func aRoomNameAsTheTitleWithNobodyChosenJoinsTheRoom() {

@@ -51,7 +51,7 @@ import Testing
         #expect(!rule(state).contains("claimed"))
     }
 
-    @Test func typingSaysSoAndEmptyingTheInputSendingOrLeavingStops() {
+    @Test func typingSaysSoAndEmptyingTheInputOrLeavingStopsAndSendingEndsIt() {
         var state = group()
         #expect(state.type("hi") == [.typing(one, active: true), .typing(one, active: true)])
         // Keys that change nothing say nothing.
@@ -63,7 +63,11 @@ import Testing
         #expect(state.type(" ").isEmpty)
         _ = state.handle(.backspace)
         _ = state.type("hello")
-        #expect(state.handle(.enter) == [.typing(one, active: false), .send(one, text: "hello")])
+        // Sent, the message itself ends the indication everywhere (§10.2): no stop beside it,
+        // and none later for a typing the message already ended.
+        #expect(state.handle(.enter) == [.send(one, text: "hello")])
+        #expect(state.open(two) == [.openConversation(two, around: nil)])
+        _ = state.open(one)
         _ = state.type("x")
         #expect(state.handle(.escape) == [.typing(one, active: false)])
         #expect(state.handle(.tab).isEmpty)

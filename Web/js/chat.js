@@ -70,7 +70,9 @@ export function initChat(navigation) {
   document.addEventListener('visibilitychange', () => markReadSoon());
   on('status', drawHeader);
   on('presence', drawHeader);
-  on('typing', (conversation) => { if (view && view.id === conversation) drawHeader(); });
+  // Only the line that says it: a message ends a typing, and drawing the whole header then
+  // would hold up the message's own bubble.
+  on('typing', (conversation) => { if (view && view.id === conversation) drawPresence(); });
   on('conversations', () => {
     if (!view) return;
     const s = findSummary(view.id);
@@ -192,6 +194,14 @@ function drawHeader() {
   face.id = 'chat-avatar';
   els.chatAvatar.replaceWith(face);
   els.chatAvatar = face;
+  drawPresence();
+}
+
+/** The header's second line: who is typing, else online or last seen; a group's members. */
+function drawPresence() {
+  if (!view) return;
+  const s = view.summary;
+  const parts = s ? s.participants : [];
   const typing = [...(state.typing.get(view.id) || new Map()).values()];
   let presence;
   if (typing.length) {
@@ -791,6 +801,7 @@ export function onTyping(ev) {
   const key = `${ev.conversation}/${ev.author}`;
   clearTimeout(typingTimers.get(key));
   const who = state.typing.get(ev.conversation) || new Map();
+  if (!ev.active && !who.has(ev.author)) return;   // nothing shown to end (a message, mostly)
   if (ev.active && state.typingEnabled) {
     who.set(ev.author, ev.authorName || 'Someone');
     typingTimers.set(key, setTimeout(() => onTyping({ ...ev, active: false }), 8000));

@@ -117,16 +117,20 @@ export class Composer {
     }
     this.cancelContext(false);
     this.closeMention();
-    // The message is asked for first: the box's new height (a layout) and the end of the
-    // typing signal (an operation of its own on the node) come after it.
+    // The message is asked for first: the box's new height (a layout) comes after it.
     let sent;
     if (context?.kind === 'edit') {
       if (text !== context.message.text) sent = this.hooks.edit(context.message, text);
+      this.resize();
+      this.stopTyping();
     } else {
       sent = this.hooks.send(text, context?.kind === 'reply' ? context.message : null);
+      this.resize();
+      // The message itself ends my typing wherever it is shown (Protocol.md §10.2): a stop
+      // beside it would be one more request here, and one more redraw in the other's page
+      // while the message is on its way.
+      this.typingSentAt = 0;
     }
-    this.resize();
-    this.stopTyping();
     await sent;
   }
 
@@ -178,6 +182,13 @@ export class Composer {
 
   resize() {
     const box = this.box;
+    if (!box.value) {
+      // Empty (just sent, mostly): its one row, without measuring the page on the message's
+      // way out.
+      box.style.height = '';
+      box.classList.remove('scrolls');
+      return;
+    }
     box.style.height = 'auto';
     const cs = getComputedStyle(box);
     const line = parseFloat(cs.lineHeight) || 20;

@@ -4,27 +4,37 @@ import { convName } from './model.js';
 
 const KEY = 'confab.notifications';
 
+// The setting as this page last read or wrote it: storage and the permission are asked of
+// the browser's own process, too slow to ask on every message while one is being drawn.
+let chosen = null;
+const choice = () => {
+  if (chosen === null) chosen = localStorage.getItem(KEY) === 'on';
+  return chosen;
+};
+window.addEventListener('storage', (e) => { if (e.key === KEY || e.key === null) chosen = null; });
+
 export const notificationsSupported = () => 'Notification' in window;
-export const notificationsOn = () =>
-  notificationsSupported() && Notification.permission === 'granted' && localStorage.getItem(KEY) === 'on';
+export const notificationsOn = () => notificationsSupported() && choice() && Notification.permission === 'granted';
 
 /** Turns them on (asking the browser) or off; answers whether they are on now. */
 export async function setNotifications(on) {
   if (!on || !notificationsSupported()) {
     localStorage.setItem(KEY, 'off');
+    chosen = false;
     return false;
   }
   let permission = Notification.permission;
   if (permission === 'default') permission = await Notification.requestPermission();
   localStorage.setItem(KEY, permission === 'granted' ? 'on' : 'off');
-  return permission === 'granted';
+  chosen = permission === 'granted';
+  return chosen;
 }
 
 /** `m` is a normalised message from a `message` event; `open` opens its conversation. */
 export function maybeNotify(m, open) {
-  if (m.mine || m.membership || !notificationsOn()) return;
+  if (m.mine || m.membership) return;
   const looking = document.visibilityState === 'visible' && state.openId === m.conversation;
-  if (looking) return;
+  if (looking || !notificationsOn()) return;
   const summary = findSummary(m.conversation);
   if (summary && summary.isMuted && !m.mentionsMe) return;
   const where = summary ? convName(summary) : '';

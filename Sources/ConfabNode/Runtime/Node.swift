@@ -284,6 +284,9 @@ public actor Node {
     public func didWrite(_ entries: [Entry], shown: [ChatMessage]) throws {
         // A large group started here is known to the engine before it offers the create.
         refreshLargeGroups(ifCreating: entries)
+        for entry in entries where entry.author == me {
+            if case .message = entry.body { typingPacer.messageWritten(in: entry.conversationID) }
+        }
         apply(try engine.didWrite(entries), shown: shown)
         reachParticipants(of: Set(entries.map(\.conversationID)))
     }

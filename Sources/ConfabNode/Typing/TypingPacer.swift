@@ -37,4 +37,10 @@ public struct TypingPacer: Sendable {
         started[conversation] = now
         return true
     }
+
+    /// My message was written in `conversation`: every receiver ends my indication when it
+    /// stores it (§10.2), so a stop after it would say nothing, and the next start is news.
+    public mutating func messageWritten(in conversation: ConversationID) {
+        started[conversation] = nil
+    }
 }

@@ -138,6 +138,9 @@ extension ChatState {
         let reply = chat.replyingTo?.ref
         chat.replyingTo = nil
         self.chat = chat
-        return stopTyping() + [.send(chat.id, text: text, replyTo: reply)]
+        // The message itself ends my typing wherever it was shown (§10.2): no stop before it,
+        // which would reach the others first and cost them a redraw on the message's way.
+        typingIn = nil
+        return [.send(chat.id, text: text, replyTo: reply)]
     }
 }

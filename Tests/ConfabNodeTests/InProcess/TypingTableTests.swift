@@ -95,6 +95,25 @@ import Testing
         #expect(said == [false, true, false, true, true, false, true])
     }
 
+    /// My message ends my indication at every receiver: a stop after it says nothing, and
+    /// typing again is news at once (no pacing against the start before the message).
+    @Test func myMessageEndsTheStartSoAStopAfterItIsNotSaid() {
+        var pacer = TypingPacer()
+        let other = ConversationID(bytes: [UInt8](repeating: 2, count: 16))!
+        let said = [
+            pacer.shouldSignal(true, in: conversation, now: start),
+            pacer.shouldSignal(true, in: other, now: start),
+        ]
+        pacer.messageWritten(in: conversation)
+        let after = [
+            pacer.shouldSignal(false, in: conversation, now: start + .seconds(0.1)),
+            pacer.shouldSignal(true, in: conversation, now: start + .seconds(0.2)),
+            // Another conversation's start is untouched: its stop is still said.
+            pacer.shouldSignal(false, in: other, now: start + .seconds(0.3)),
+        ]
+        #expect(said == [true, true] && after == [false, true, true])
+    }
+
     /// The node's own pacing lets a client's start through that comes a little early by
     /// the node's clock.
     @Test func theNodeLetsAClientPacedAtThreeSecondsThrough() {
