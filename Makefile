@@ -77,7 +77,7 @@ test: test-deps lint
 	    nice -n 19 $(MAKE) --no-print-directory release >.build/release.log 2>&1; echo $$? >.build/release.status; } & \
 	    echo $$! >.build/release.pid
 	@if [ -n "$(FUZZ_PREBUILD)" ]; then { while [ ! -f .build/release.status ]; do sleep 1; done; \
-	    FUZZ_BUILD_ONLY=1 nice -n 19 Fuzz/run.sh 1 >.build/fuzz-build.log 2>&1; } & fi
+	    FUZZ_BUILD_ONLY=1 nice -n 19 Fuzz/run.sh 1 >.build/fuzz-build.log 2>&1; } & echo $$! >.build/fuzz-build.pid; fi
 	python3 Tools/embed-web.py --check
 	python3 Tests/Docs/check_links.py --self-test
 	python3 Tests/Docs/check_links.py README.md docs/*.md CHANGELOG.md Examples/README.md
@@ -107,6 +107,9 @@ bench: deps
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
+	@# A build `make test` started (FUZZ_PREBUILD) is finished first, then reused.
+	@if [ -f .build/fuzz-build.pid ]; then while kill -0 $$(cat .build/fuzz-build.pid) 2>/dev/null; do sleep 1; done; \
+	    rm -f .build/fuzz-build.pid; fi
 	./Fuzz/run.sh $(FUZZ_SECONDS)
 
 # The scheduled run: every fuzzer to 10 million executions (or a day), growing and then

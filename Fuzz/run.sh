@@ -45,11 +45,25 @@ for target in json.load(sys.stdin)["targets"]:
 fi
 [[ ${#targets[@]} -gt 0 ]] || { echo "no fuzz targets found" >&2; exit 1; }
 
-# Each fuzzer is built as its own product: a plain `swift build` here may also build the
-# parent package's executables (confab, confab-bench), which -parse-as-library breaks.
-echo "== building fuzzers"
-for target in "${targets[@]}"; do swift build "${build_flags[@]}" --product "$target"; done
-bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
+# What the binaries are built from: every source they compile, the flags and the targets.
+# A build that finished writes it beside them, and a later run with the same sources skips
+# swift build (about ten seconds of planning per product even when nothing changed).
+fingerprint=$( { (cd .. && find Package.swift Sources Fuzz/Package.swift Fuzz/Sources -type f -print0 \
+    | sort -z | xargs -0 sha256sum); echo "${build_flags[*]}" "${targets[*]}"; } | sha256sum | cut -d' ' -f1)
+stamp=$work/built
+if [[ -f "$stamp" && "$(sed -n 1p "$stamp")" == "$fingerprint" && -d "$(sed -n 2p "$stamp")" ]]; then
+    bin_dir=$(sed -n 2p "$stamp")
+    echo "== fuzzers already built from these sources ($bin_dir)"
+else
+    rm -f "$stamp"
+    # Each fuzzer is built as its own product: a plain `swift build` here may also build the
+    # parent package's executables (confab, confab-bench), which -parse-as-library breaks.
+    echo "== building fuzzers"
+    for target in "${targets[@]}"; do swift build "${build_flags[@]}" --product "$target"; done
+    bin_dir=$(swift build "${build_flags[@]}" --show-bin-path)
+    mkdir -p "$work"
+    printf '%s\n%s\n' "$fingerprint" "$bin_dir" >"$stamp"
+fi
 # FUZZ_BUILD_ONLY=1: build and stop (CI builds them while the suites wait on processes).
 [[ "${FUZZ_BUILD_ONLY:-}" == 1 ]] && exit 0
 
