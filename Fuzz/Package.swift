@@ -81,6 +81,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzDeviceList",
+            dependencies: fuzzerDependencies + [
+                .product(name: "ConfabWire", package: "Confab"),
+                .product(name: "ConfabModel", package: "Confab"),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),

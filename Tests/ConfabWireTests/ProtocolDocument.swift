@@ -20,6 +20,13 @@ enum ProtocolDocument {
         return String(text[start.lowerBound..<end.lowerBound])
     }
 
+    /// §20, devices, to the end of the document.
+    static func devices() throws -> String {
+        let text = try text()
+        let start = try #require(text.range(of: "## 20. Devices"))
+        return String(text[start.lowerBound...])
+    }
+
     /// The bytes in the first code span after `lead`, read as hex (spaces ignored).
     static func codeSpan(after lead: String) throws -> [UInt8] {
         let text = try text()

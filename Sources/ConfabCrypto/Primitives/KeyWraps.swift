@@ -4,12 +4,14 @@ import CSodium
 /// bytes, under one fresh X25519 key pair `(e, E)` per entry:
 ///
 ///     s_i    = X25519(e, X25519-public(r_i))
-///     w_i    = BLAKE2b-256(key = s_i, "confab/wrap/v1" ‖ 0x00 ‖ context ‖ E ‖ r_i)
+///     w_i    = BLAKE2b-256(key = s_i, domain ‖ context ‖ E ‖ r_i)
 ///     wrap_i = K ⊕ w_i
 ///
-/// with `context = conversation_id[16] ‖ author[32] ‖ u64be(seq)`. A wrap carries no tag: a
-/// wrong key opens to garbage, and the caller checks what opens against the entry's key
-/// commitment.
+/// with, for a conversation's key, `domain = "confab/wrap/v1" ‖ 0x00` and `context =
+/// conversation_id[16] ‖ author[32] ‖ u64be(seq)`; a person's encryption key wrapped to its
+/// devices (Protocol.md §20.5) has a domain and context of its own (`Purpose`). A wrap carries
+/// no tag: a wrong key opens to garbage, and the caller checks what opens against the entry's
+/// key commitment.
 public enum KeyWraps {
     public static let keyLength = 32
     /// Each recipient's share of `wraps`.
@@ -17,7 +19,19 @@ public enum KeyWraps {
     public static let conversationIDLength = 16
     public static let contextLength = conversationIDLength + SigningPublicKey.length + 8
 
-    static let domain: [UInt8] = Array("confab/wrap/v1".utf8) + [0]
+    /// What the wraps hand out, which sets the domain and the shape of the context, so that
+    /// a wrap made for one purpose never opens for another.
+    public struct Purpose: Sendable {
+        let domain: [UInt8]
+        let contextLength: Int
+
+        /// A conversation's key (§19.1): context from `context(conversationID:author:seq:)`.
+        public static let conversation = Purpose(
+            domain: Array("confab/wrap/v1".utf8) + [0], contextLength: KeyWraps.contextLength)
+        /// A person's encryption secret (§20.5): context from `deviceContext(person:seq:)`.
+        public static let deviceKey = Purpose(
+            domain: Array("confab/device-key-wrap/v1".utf8) + [0], contextLength: SigningPublicKey.length + 8)
+    }
 
     /// `conversation_id ‖ author ‖ u64be(seq)`: binds the wraps to the entry that carries them.
     public static func context(
@@ -29,10 +43,17 @@ public enum KeyWraps {
         return bytes
     }
 
+    /// `person ‖ u64be(seq)`: binds the wraps to the device-list entry that carries them.
+    public static func deviceContext(person: SigningPublicKey, seq: UInt64) -> [UInt8] {
+        var bytes = person.bytes
+        withUnsafeBytes(of: seq.bigEndian) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
     /// Wraps `key` to each of `recipients`, in their order.
     ///
     /// - Parameters:
-    ///   - context: from `context(conversationID:author:seq:)`.
+    ///   - context: from `context(conversationID:author:seq:)`, or the purpose's own.
     ///   - ephemeralKeyPair: only for tests that need fixed bytes; leave nil otherwise so a
     ///     fresh key is drawn per entry.
     /// - Returns: `E` (32 bytes) and the wraps (32 bytes per recipient).
@@ -40,20 +61,21 @@ public enum KeyWraps {
     ///   (a writer refuses to wrap to it); `invalidLength` for a key or context of the wrong size.
     public static func wrap(
         _ key: SecureBytes, to recipients: [SigningPublicKey], context: [UInt8],
-        ephemeralKeyPair: Curve25519KeyPair? = nil
+        ephemeralKeyPair: Curve25519KeyPair? = nil, purpose: Purpose = .conversation
     ) throws(CryptoError) -> (ephemeral: [UInt8], wraps: [UInt8]) {
         Sodium.ensureInitialized()
         guard key.count == keyLength else {
             throw .invalidLength("wrapped key", expected: keyLength, actual: key.count)
         }
-        try requireLength(context, contextLength, "key wraps context")
+        try requireLength(context, purpose.contextLength, "key wraps context")
         let ephemeral = ephemeralKeyPair ?? .generate()
         var wraps = [UInt8](repeating: 0, count: recipients.count * wrapLength)
         for (index, recipient) in recipients.enumerated() {
             let shared = try ScalarMult.sharedSecret(
                 secretKey: ephemeral.secretKey, publicKey: try recipient.curve25519())
             let mask = self.mask(
-                shared: shared, context: context, ephemeral: ephemeral.publicKey, recipient: recipient)
+                shared: shared, domain: purpose.domain, context: context, ephemeral: ephemeral.publicKey,
+                recipient: recipient)
             key.withUnsafeBytes { k in
                 mask.withUnsafeBytes { w in
                     for offset in 0..<wrapLength { wraps[index * wrapLength + offset] = k[offset] ^ w[offset] }
@@ -68,13 +90,16 @@ public enum KeyWraps {
     /// meant for another key (or another context) opens to a wrong key, not to nil: check
     /// the result against the entry's key commitment.
     public static func open(
-        _ wraps: [UInt8], at index: Int, ephemeral: [UInt8], with keyPair: SigningKeyPair, context: [UInt8]
+        _ wraps: [UInt8], at index: Int, ephemeral: [UInt8], with keyPair: SigningKeyPair, context: [UInt8],
+        purpose: Purpose = .conversation
     ) -> SecureBytes? {
         guard wraps.count % wrapLength == 0, index >= 0, index < wraps.count / wrapLength,
-            ephemeral.count == ScalarMult.pointLength, context.count == contextLength,
+            ephemeral.count == ScalarMult.pointLength, context.count == purpose.contextLength,
             let shared = try? ScalarMult.sharedSecret(secretKey: keyPair.curve25519SecretKey(), publicKey: ephemeral)
         else { return nil }
-        let mask = self.mask(shared: shared, context: context, ephemeral: ephemeral, recipient: keyPair.publicKey)
+        let mask = self.mask(
+            shared: shared, domain: purpose.domain, context: context, ephemeral: ephemeral,
+            recipient: keyPair.publicKey)
         let start = index * wrapLength
         return SecureBytes(count: keyLength) { out in
             mask.withUnsafeBytes { w in
@@ -86,7 +111,7 @@ public enum KeyWraps {
     /// `w = BLAKE2b-256(key = s, domain ‖ context ‖ E ‖ r)`, kept in guarded memory: with a
     /// wrap it gives the key.
     private static func mask(
-        shared: SecureBytes, context: [UInt8], ephemeral: [UInt8], recipient: SigningPublicKey
+        shared: SecureBytes, domain: [UInt8], context: [UInt8], ephemeral: [UInt8], recipient: SigningPublicKey
     ) -> SecureBytes {
         let message = domain + context + ephemeral + recipient.bytes
         return SecureBytes(count: keyLength) { out in

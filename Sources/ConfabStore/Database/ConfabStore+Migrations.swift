@@ -392,6 +392,27 @@ extension ConfabStore {
         migrator.registerMigration("v13-large-groups") { db in
             try db.execute(sql: "ALTER TABLE conversation ADD COLUMN large INTEGER NOT NULL DEFAULT 0")
         }
+        // Device lists (Protocol.md §20): each person's held list, one row per entry as
+        // received, and the proofs of lists that forked (two entries of one seq).
+        migrator.registerMigration("v14-device-lists") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_entry (
+                        person BLOB NOT NULL CHECK (length(person) = 32),
+                        seq INTEGER NOT NULL CHECK (seq >= 1),
+                        raw BLOB NOT NULL,
+                        PRIMARY KEY (person, seq)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE device_fork (
+                        person BLOB NOT NULL CHECK (length(person) = 32),
+                        seq INTEGER NOT NULL,
+                        held BLOB NOT NULL,
+                        received BLOB NOT NULL,
+                        detectedAt INTEGER NOT NULL,
+                        PRIMARY KEY (person, seq)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }
