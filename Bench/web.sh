@@ -26,8 +26,10 @@
 #                      list and the opens with that build first, in the same run, on the
 #                      same data directory; PROFILE=DIR samples the node with `perf`
 #                      during the paced messages to the 100 sockets, and lists where its CPU
-#                      went in DIR/tabs.txt, and the page's own during the opens in
-#                      DIR/page.txt)
+#                      went in DIR/tabs.txt, the page's own during the opens in
+#                      DIR/page.txt and B's page while messages arrive in DIR/live.txt;
+#                      PIN=1 keeps each node's host, its node and its Chromium, to a core
+#                      of its own, as on two machines)
 #
 # Needs root (ip netns). Everything is sent inside namespaces this script creates, on the
 # private test subnet 10.241.0.0/24, or on their own loopbacks.
@@ -85,7 +87,7 @@ if [[ -n $before && $parts == *list* ]]; then
     drive --confab "$before" --parts list --out "$work/before.json"
 fi
 drive --confab "$confab" --parts "$parts" --out "$work/report.json" ${PROFILE:+--profile "$(realpath -m "$PROFILE")"} \
-    ${PROFILE:+--page-profile "$(realpath -m "$PROFILE")"}
+    ${PROFILE:+--page-profile "$(realpath -m "$PROFILE")"} ${PIN:+--pin}
 if [[ -n ${PROFILE:-} && -f $PROFILE/tabs.data ]]; then
     # Inclusive shares of the node's functions while it served the sockets.
     perf report -i "$PROFILE/tabs.data" --children --sort symbol --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' |

@@ -66,6 +66,19 @@ def memory_kib(pid, field):
     return 0
 
 
+# ---- where a host's processes run ----------------------------------------------------------
+
+# PIN=1 (web.sh): each node's host keeps to one core of its own (`taskset`), as two machines
+# would, instead of the two nodes and the two browsers sharing both cores.
+PINNED = {}
+
+
+def on_host(namespace):
+    """The command prefix that runs a program on a host of the LAN (its network namespace)."""
+    cpu = PINNED.get(namespace)
+    return ["ip", "netns", "exec", namespace] + (["taskset", "-c", str(cpu)] if cpu is not None else [])
+
+
 # ---- signing in, as a script may (Protocol.md §13.1) -----------------------------------
 
 def sign_in(link):
@@ -630,7 +643,7 @@ class Browser:
         from selenium import webdriver
         self.profile = tempfile.mkdtemp(prefix="chromium-webbench-")
         self.chromedriver = subprocess.Popen(
-            ["ip", "netns", "exec", namespace, "chromedriver", f"--port={port}", f"--allowed-ips={driver_address}",
+            [*on_host(namespace), "chromedriver", f"--port={port}", f"--allowed-ips={driver_address}",
              "--allowed-origins=*", "--log-level=WARNING"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while not port_open(address, port):
@@ -692,7 +705,7 @@ class Node:
         if name:
             self.cli("init", "--name", name)
         self.log = open(os.path.join(data, "up.log"), "a")
-        self.process = subprocess.Popen(["ip", "netns", "exec", namespace, confab, "--data", data, "up"],
+        self.process = subprocess.Popen([*on_host(namespace), confab, "--data", data, "up"],
                                         stdout=self.log, stderr=self.log)
         self.pid = self.process.pid   # `ip netns exec` execs confab in place
         deadline = time.monotonic() + 60
@@ -702,7 +715,7 @@ class Node:
             time.sleep(0.2)
 
     def command(self, *words):
-        return ["ip", "netns", "exec", self.namespace, self.confab, "--data", self.data, *words]
+        return [*on_host(self.namespace), self.confab, "--data", self.data, *words]
 
     def cli(self, *words):
         out = subprocess.run(self.command(*words), capture_output=True, text=True)
@@ -974,8 +987,8 @@ def part_live(args, report, alice, bob, conversation):
         # Beside the pages, the same web API without a browser: an event socket on Bob's node
         # (read by a script: when the node's frame is on the wire) and `send` over HTTP on
         # Alice's, so the page's time splits into the nodes' and the browsers'.
-        watcher = Lines(["ip", "netns", "exec", bob.namespace, PYTHON, script, "socket", bob.link()])
-        poster = Lines(["ip", "netns", "exec", alice.namespace, PYTHON, script, "poster", alice.link(), conversation],
+        watcher = Lines([*on_host(bob.namespace), PYTHON, script, "socket", bob.link()])
+        poster = Lines([*on_host(alice.namespace), PYTHON, script, "poster", alice.link(), conversation],
                        stdin=True)
 
         def api_message(index):
@@ -1088,10 +1101,13 @@ def drive_main(argv):
     parser.add_argument("--profile")
     parser.add_argument("--page-profile", help="a directory: the page's own profile during the opens (page.txt)")
     parser.add_argument("--parts", default="list,live,tabs")
+    parser.add_argument("--pin", action="store_true", help="each node's host on a core of its own (taskset)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
-    report = {"confab": args.confab}
+    report = {"confab": args.confab, "pinned": args.pin}
+    if args.pin:
+        PINNED.update({args.alice: 0, args.bob: 1})
     if "list" in parts:
         part_list_and_open(args, report)
         save(args.out, report)
@@ -1193,7 +1209,8 @@ def table_main(argv):
     floors = open(argv[1]).read().splitlines() if len(argv) > 1 and os.path.exists(argv[1]) else []
     before = json.load(open(argv[2])) if len(argv) > 2 and os.path.exists(argv[2]) else None
     beside = lambda prefix: [line for line in floors if line.startswith(prefix)]
-    print(f"web app benchmarks, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+    print(f"web app benchmarks, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end"
+          + (", each node's host on a core of its own (PIN=1)" if report.get("pinned") else ""))
     if before:
         print(f"before (BEFORE={before['confab']}), in the same run, first:")
         list_table(before, beside)
