@@ -17,6 +17,26 @@ struct PeerSyncState {
     /// Whether its Hello lists the feature "large-groups": only then is it offered, sent or
     /// announced anything of a large group, whatever its membership (Protocol.md §19).
     var readsLargeGroups = false
+    /// Whether its Hello lists the feature "device-lists": only then is it sent `DeviceList`
+    /// messages (Protocol.md §20.9).
+    var readsDeviceLists = false
+    /// Per person, the head (the hash of the last entry) of the list the peer holds as far as
+    /// this session shows: sent to it, or received from it. A list goes to it once per head.
+    var deviceListHeads: [NodeID: EntryHash] = [:]
+    /// Persons whose lists wait for `sendingDeviceLists` to let them go, first come first.
+    var pendingDeviceLists: [NodeID] = []
+    var sendingDeviceLists = DeviceListPace(limit: SyncEngine.deviceListsSentPerMinute)
+    var receivingDeviceLists = DeviceListPace(limit: SyncEngine.deviceListsReceivedPerMinute)
+    /// Whether lists it sent over its pace were logged: once a session.
+    var deviceListFloodLogged = false
+    /// Valid lists it sent of persons not met here yet, by person: most often the people of a
+    /// conversation it is inviting this node to, whose entries come after the lists. Taken
+    /// when the person is met, forgotten with the session; at most `maxUnmetDeviceLists`
+    /// lists of `maxUnmetDeviceListBytes` in all: what a minute of lists at the receiving
+    /// pace brings of an invitation to a group whose people have short lists.
+    var unmetDeviceLists: [NodeID: [[UInt8]]] = [:]
+    static let maxUnmetDeviceLists = 64
+    static let maxUnmetDeviceListBytes = 4 << 20
     /// Conversations it asked for with a request, and this node's clock when it asked: it
     /// is sent every author's entries up to that clock, as the window lets them go, until
     /// its clock covers it.

@@ -15,11 +15,14 @@ extension SyncEngine {
         peers[peer]?.tellsRequests = hello.features.contains(SessionCodec.requestsFeature)
         peers[peer]?.readsPartialClocks = hello.features.contains(SessionCodec.partialClocksFeature)
         peers[peer]?.readsLargeGroups = hello.features.contains(SessionCodec.largeGroupsFeature)
+        peers[peer]?.readsDeviceLists = hello.features.contains(SessionCodec.deviceListsFeature)
         var output = SyncOutput()
+        // Lists first: whose devices are whose is what the entries that follow are read by.
+        output.replies = try greetDeviceLists(peer)
         // Links of the tree's conversations shared with it start lazy, as every link of a
         // new session does (`PeerSyncState.eagerSince`).
         let shared = try sharedClocks(with: peer)
-        output.replies = announcement(shared, to: peer)
+        output.replies += announcement(shared, to: peer)
         // What this node knows against an author of a shared conversation, the peer learns
         // too, so it stops taking that author's log as well.
         for proof in try store.forkProofs(in: Set(shared.keys)) {

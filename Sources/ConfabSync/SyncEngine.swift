@@ -44,6 +44,8 @@ public final class SyncEngine {
     var deferred = DeferredEntries()
     /// Fork proofs already passed on from this node (conversation and author).
     var spreadProofs: Set<[UInt8]> = []
+    /// Persons whose device list was seen to fork: logged once each (the store keeps the proof).
+    var loggedDeviceListForks: Set<NodeID> = []
     /// The rooms this node holds (`holdRooms`): each is shared with the peers that said
     /// they joined it, and with nobody else (Protocol.md §18.4).
     var heldRooms: Set<ConversationID> = [] {
@@ -110,7 +112,9 @@ public final class SyncEngine {
             return try handleClocks(clocks, from: peer, request: true, resends: true)
         case .entries(let entries):
             guard peers[peer]?.helloReceived == true else { return misbehaving("entries before hello") }
-            return try handleEntries(entries, from: peer, decoded: decoded)
+            var output = try handleEntries(entries, from: peer, decoded: decoded)
+            try takeMetDeviceLists(after: output.appended, into: &output)
+            return output
         case .want(let want):
             guard peers[peer]?.helloReceived == true else { return misbehaving("want before hello") }
             return try answer(want, from: peer)
@@ -135,6 +139,8 @@ public final class SyncEngine {
             return output
         case .prune(let rooms):
             return handlePrune(rooms, from: peer)
+        case .deviceList(let person, let entries):
+            return try handleDeviceList(entries, of: person, from: peer)
         case .ping, .pong, .bye, .typing, .rooms, .fileWant, .fileManifest, .fileChunk, .fileHave:
             // Typing is not sync: the node handles it before the engine (never stored), and
             // rooms' names, which only the node can turn into ids (`peerRooms`). File
@@ -148,6 +154,7 @@ public final class SyncEngine {
     public func didWrite(_ entries: [Entry]) throws -> SyncOutput {
         var output = try pushOwn(entries)
         output.appended = entries
+        try takeMetDeviceLists(after: entries, into: &output)
         return output
     }
 
@@ -245,13 +252,14 @@ public final class SyncEngine {
     /// node's housekeeping may sleep longer between ticks.
     public var hasTimers: Bool {
         receiptPacer.isWaiting || held.count > 0 || !held.dropped.isEmpty || !grown.isEmpty || !grafts.isEmpty
-            || waitsForPushes || hasPendingAcks
+            || waitsForPushes || hasPendingAcks || waitsToSendDeviceLists
     }
 
     /// The engine's timer, every fraction of a second: writes the delivered receipts that
     /// came due (`ReceiptPacer` holds back receipts for a conversation that had one less
     /// than its interval ago), stores the entries that waited for their author's rate,
-    /// and announces conversations that grew with others' entries.
+    /// announces conversations that grew with others' entries, and sends the device lists
+    /// that waited for their peer's pace.
     public func tick() throws -> SyncOutput {
         guard hasTimers else { return SyncOutput() }
         var output = SyncOutput()
@@ -260,6 +268,7 @@ public final class SyncEngine {
         output.merge(try flushAcknowledgements())
         output.merge(try announceGrowth())
         output.merge(try askForMissing())
+        output.merge(try releaseDeviceLists())
         return output
     }
 

@@ -33,12 +33,14 @@ public struct SyncOutput: Sendable {
     /// acknowledged yet), and those dropped because too many waited (asked for again).
     public var heldForRate = 0
     public var droppedForRate = 0
+    /// Device lists the peer sent beyond its pace, dropped unread (Protocol.md §20.9).
+    public var droppedDeviceLists = 0
 
     /// Whether nothing was sent, stored or changed: what a timer that found nothing to do
     /// returns.
     public var isEmpty: Bool {
         replies.isEmpty && pushes.isEmpty && appended.isEmpty && statusChanged.isEmpty && misbehavior == nil
-            && entriesReceived == 0 && heldForRate == 0 && droppedForRate == 0
+            && entriesReceived == 0 && heldForRate == 0 && droppedForRate == 0 && droppedDeviceLists == 0
     }
 
     public init() {}
@@ -62,6 +64,7 @@ public struct SyncOutput: Sendable {
         entryBytesReceived += other.entryBytesReceived
         heldForRate += other.heldForRate
         droppedForRate += other.droppedForRate
+        droppedDeviceLists += other.droppedDeviceLists
         if misbehavior == nil {
             misbehavior = other.misbehavior
             rejectedEntry = other.rejectedEntry

@@ -19,6 +19,21 @@ import Testing
         #expect(try SessionCodec.decode(documented) == message)
     }
 
+    /// `DeviceList` (§10.2): the list of §20.8's person holding its entry 1, the entry's bytes
+    /// read out of §20.8 after the message's own, which §10.2 gives.
+    @Test func aDeviceListOfOneEntry() throws {
+        let person = try #require(
+            NodeID(hex: "c050c5637a44fa8629fff3cccce2300cb362a63d99d95fc54145266f4332445a"))
+        let entry = try #require(ProtocolDocument.fields(try ProtocolDocument.devices()).first { $0.name == "encoded" })
+        #expect(entry.bytes.count == 294)
+        let head = try ProtocolDocument.codeSpan(after: "the list of P of §20.8 holding its entry 1 alone is")
+        let documented = head + entry.bytes
+        let message = SessionMessage.deviceList(person: person, entries: [entry.bytes])
+        #expect(SessionCodec.encode(message) == documented)
+        #expect(try SessionCodec.decode(documented) == message)
+        #expect(try DeviceEntryCodec.decodeList([entry.bytes], person: person).count == 1)
+    }
+
     /// `FileWant.chunks` (Protocol.md §17.4): written packed, read packed or not.
     @Test func aFileWantPackedAndUnpacked() throws {
         let file = try #require(FileID(bytes: [UInt8](repeating: 0x0c, count: 32)))

@@ -45,7 +45,7 @@ import Testing
         #expect(try SessionCodec.decode(plainAgain) == .clocks(clocks))
         #expect(
             SessionMessage.Hello(displayName: "a", role: .person, listenPort: 1).features == [
-                "requests", "partial-clocks", "rooms", "large-groups",
+                "requests", "partial-clocks", "rooms", "large-groups", "device-lists",
             ])
     }
 

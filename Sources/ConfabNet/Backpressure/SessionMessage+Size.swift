@@ -11,6 +11,8 @@ extension SessionMessage {
         case .clocks(let clocks), .request(let clocks):
             // A conversation id and a dictionary per item; a key and a seq per author.
             return clocks.reduce(16) { $0 + 64 + $1.clock.width * 48 }
+        case .deviceList(_, let entries):
+            return entries.reduce(64) { $0 + $1.count + 16 }
         case .forkProof(let first, let second):
             return 16 + first.count + second.count
         case .hello(let hello):

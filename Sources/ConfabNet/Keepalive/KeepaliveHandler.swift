@@ -54,8 +54,8 @@ final class KeepaliveHandler: ChannelDuplexHandler {
             pong(nonce, context: context)
         case .pong:
             awaitingPong = false
-        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .prune, .fileWant,
-            .fileManifest, .fileChunk, .fileHave:
+        case .hello, .clocks, .request, .entries, .want, .bye, .forkProof, .typing, .rooms, .prune, .deviceList,
+            .fileWant, .fileManifest, .fileChunk, .fileHave:
             context.fireChannelRead(data)
         }
     }

@@ -163,6 +163,14 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     set {kind = .prune(newValue)}
   }
 
+  var deviceList: Confab_V1_DeviceList {
+    get {
+      if case .deviceList(let v)? = kind {return v}
+      return Confab_V1_DeviceList()
+    }
+    set {kind = .deviceList(newValue)}
+  }
+
   var fileWant: Confab_V1_FileWant {
     get {
       if case .fileWant(let v)? = kind {return v}
@@ -209,6 +217,7 @@ nonisolated struct Confab_V1_SessionMessage: Sendable {
     case typing(Confab_V1_Typing)
     case rooms(Confab_V1_Rooms)
     case prune(Confab_V1_Prune)
+    case deviceList(Confab_V1_DeviceList)
     case fileWant(Confab_V1_FileWant)
     case fileManifest(Confab_V1_FileManifest)
     case fileChunk(Confab_V1_FileChunk)
@@ -422,6 +431,25 @@ nonisolated struct Confab_V1_Prune: Sendable {
   init() {}
 }
 
+/// A person's device list, every entry from seq 1: sent to a peer whose Hello lists the
+/// feature "device-lists" (Protocol.md §20.9). Evidence about `person` only, never about the
+/// sender: a receiver reads it as the list of that key (§20.3).
+nonisolated struct Confab_V1_DeviceList: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 32 bytes
+  var person: Data = Data()
+
+  /// encoded SignedDeviceEntry values, at most 256, each <= 256 KiB
+  var entries: [Data] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 /// Asks for a file's manifest and chunks by index (Protocol.md §17.5).
 nonisolated struct Confab_V1_FileWant: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -548,7 +576,7 @@ nonisolated extension Confab_V1_Role: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SessionMessage"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{1}rooms\0\u{1}prune\0\u{4}\u{5}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}clocks\0\u{1}entries\0\u{1}want\0\u{1}ping\0\u{1}pong\0\u{1}bye\0\u{3}fork_proof\0\u{1}typing\0\u{1}rooms\0\u{1}prune\0\u{3}device_list\0\u{4}\u{4}file_want\0\u{3}file_manifest\0\u{3}file_chunk\0\u{3}file_have\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -699,6 +727,19 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
           self.kind = .prune(v)
         }
       }()
+      case 12: try {
+        var v: Confab_V1_DeviceList?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .deviceList(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .deviceList(v)
+        }
+      }()
       case 16: try {
         var v: Confab_V1_FileWant?
         var hadOneofValue = false
@@ -805,6 +846,10 @@ nonisolated extension Confab_V1_SessionMessage: SwiftProtobuf.Message, SwiftProt
     case .prune?: try {
       guard case .prune(let v)? = self.kind else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    }()
+    case .deviceList?: try {
+      guard case .deviceList(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
     }()
     case .fileWant?: try {
       guard case .fileWant(let v)? = self.kind else { preconditionFailure() }
@@ -1249,6 +1294,41 @@ nonisolated extension Confab_V1_Prune: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
   static func ==(lhs: Confab_V1_Prune, rhs: Confab_V1_Prune) -> Bool {
     if lhs.conversationIds != rhs.conversationIds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_DeviceList: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DeviceList"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}person\0\u{1}entries\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.person) }()
+      case 2: try { try decoder.decodeRepeatedBytesField(value: &self.entries) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.person.isEmpty {
+      try visitor.visitSingularBytesField(value: self.person, fieldNumber: 1)
+    }
+    if !self.entries.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.entries, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_DeviceList, rhs: Confab_V1_DeviceList) -> Bool {
+    if lhs.person != rhs.person {return false}
+    if lhs.entries != rhs.entries {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

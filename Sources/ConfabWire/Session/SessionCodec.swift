@@ -11,7 +11,9 @@ public enum SessionCodec {
     /// Protocol 1 (Confab 0.1.0) nodes are still synced with, in part (Protocol.md §12.1).
     public static let oldestProtocolVersion: UInt32 = 1
     /// What this implementation says it understands in its Hello (Protocol.md §10.2).
-    public static let features = [requestsFeature, partialClocksFeature, roomsFeature, largeGroupsFeature]
+    public static let features = [
+        requestsFeature, partialClocksFeature, roomsFeature, largeGroupsFeature, deviceListsFeature,
+    ]
     /// The peer tells a request for entries from an acknowledgement: only `Clocks` with
     /// `request` set are answered with other authors' entries (Protocol.md §12.5).
     public static let requestsFeature = "requests"
@@ -26,6 +28,9 @@ public enum SessionCodec {
     /// key wraps, and their clocks of up to `Limits.maxRoomAuthors` authors. A peer without
     /// it is offered nothing of one.
     public static let largeGroupsFeature = "large-groups"
+    /// The peer reads `DeviceList` messages (Protocol.md §20.9): only such a peer is sent
+    /// one, so an older node never receives a kind it would only skip.
+    public static let deviceListsFeature = "device-lists"
     /// Rooms one `Rooms` message may name.
     public static let maxRooms = 64
     /// Largest encoded SessionMessage: enough for a batch of entries, small enough that a
@@ -129,6 +134,11 @@ public enum SessionCodec {
             var p = Confab_V1_Prune()
             p.conversationIds = rooms.map { Data($0.bytes) }
             wire.prune = p
+        case .deviceList(let person, let entries):
+            var d = Confab_V1_DeviceList()
+            d.person = Data(person.bytes)
+            d.entries = entries.map { Data($0) }
+            wire.deviceList = d
         case .fileWant(let want):
             var w = Confab_V1_FileWant()
             w.fileID = Data(want.file.bytes)
@@ -161,6 +171,19 @@ public enum SessionCodec {
     /// otherwise make a message of a few hundred of them too large to send.
     public static func entriesMessages(_ entries: [[UInt8]], maxCount: Int = maxEntriesPerMessage) -> [SessionMessage] {
         batches(entries, maxCount: maxCount, length: \.count).map { .entries($0) }
+    }
+
+    /// A `DeviceList` message of `person`'s list, or nil when the list does not fit one
+    /// session message: a list may hold 256 entries of 256 KiB, a message 1 MiB, and a list
+    /// is sent whole or not at all (Protocol.md §10.7, §20.9).
+    public static func deviceListMessage(person: NodeID, entries: [[UInt8]]) -> SessionMessage? {
+        guard entries.count <= DeviceList.maxEntries,
+            entries.allSatisfy({ $0.count <= DeviceList.maxEntryBytes })
+        else { return nil }
+        // The list's fields, then the SessionMessage field around them.
+        let body = entries.reduce(2 + NodeID.length) { $0 + entryCost($1.count) }
+        guard 1 + varintLength(body) + body <= maxMessageBytes else { return nil }
+        return .deviceList(person: person, entries: entries)
     }
 
     /// What one entry of `bytes` adds to an Entries message, and what all of them may add:
@@ -318,6 +341,17 @@ public enum SessionCodec {
             }
             guard Set(rooms).count == rooms.count else { throw .malformed("prune message names a room twice") }
             return .prune(rooms.sorted())
+        case .deviceList(let d):
+            // Counted and measured before anything is read of them; what the entries say is
+            // the store's to check, against the person named here (§20.3).
+            guard d.entries.count <= DeviceList.maxEntries else {
+                throw .tooLarge("device list", limit: DeviceList.maxEntries, actual: d.entries.count)
+            }
+            for entry in d.entries where entry.count > DeviceList.maxEntryBytes {
+                throw .tooLarge("device list entry", limit: DeviceList.maxEntryBytes, actual: entry.count)
+            }
+            guard let person = NodeID(bytes: d.person) else { throw .malformed("device list person") }
+            return .deviceList(person: person, entries: d.entries.map { [UInt8]($0) })
         case .fileWant(let w):
             guard w.chunks.count <= maxChunksPerWant else {
                 throw .tooLarge("file want", limit: maxChunksPerWant, actual: w.chunks.count)

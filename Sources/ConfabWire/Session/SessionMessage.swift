@@ -26,6 +26,10 @@ public enum SessionMessage: Sendable, Equatable {
     /// neither passes the other authors' entries of them on to the other at once any more,
     /// only announces them (Protocol.md §18.8). Sorted, no id twice.
     case prune([ConversationID])
+    /// A person's device list, every entry from seq 1 (Protocol.md §20.9): evidence about
+    /// `person` alone, read as the list of that key, never about the sender. Its entries are
+    /// encoded `SignedDeviceEntry` values, checked by the store, not here.
+    case deviceList(person: NodeID, entries: [[UInt8]])
     /// Asks for a file's manifest and chunks (Protocol.md §17.5).
     case fileWant(FileWant)
     /// A file's chunk names, in order.
