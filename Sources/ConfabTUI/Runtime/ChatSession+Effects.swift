@@ -40,6 +40,10 @@ extension ChatSession {
             guard online, typingPacer.shouldSignal(active, in: id) else { return [] }
             try? await messenger.typing(active, in: id)
             return []
+        case .send(let id, _, _):
+            // The message ends my typing at every receiver (§10.2), with no stop sent: the
+            // next key typed there is news at once, not paced against the start before it.
+            typingPacer.messageWritten(in: id)
         case .notify(let message):
             screen.notify(message, state.conversations.first { $0.id == message.conversationID })
             return []
