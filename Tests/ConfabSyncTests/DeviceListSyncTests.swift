@@ -117,6 +117,40 @@ import Testing
         #expect(harness.misbehavior.filter { $0.contains("alice closed bob: sent an invalid device list") }.count == 2)
     }
 
+    @Test func aListBeforeHelloIsMisbehaviorAndStoresNothing() throws {
+        let carols = try ownList(of: carol, adding: [0x50])
+        alice.engine.peerConnected(bob.id)
+        let output = try alice.engine.handle(.deviceList(person: carol.id, entries: carols), from: bob.id)
+        #expect(output.misbehavior == "device list before hello")
+        #expect(try alice.store.deviceList(of: carol.id).isEmpty)
+    }
+
+    /// Anyone can make keys and sign lists of them: a valid list of a person nobody here
+    /// meets is not stored, and is forgotten with the session that brought it; one of a
+    /// person met here, sent in the same session, is stored, which shows the path worked.
+    @Test func aListOfAPersonNobodyHereMeetsIsNotStored() throws {
+        _ = try alice.store.createConversation(with: [bob.id, carol.id], firstMessage: "hi")
+        let stranger = try SyncHarness.Node(name: "stranger", seed: 9)
+        let strangers = try ownList(of: stranger, adding: [0x70])
+        let carols = try ownList(of: carol, adding: [0x50])
+        harness.connect(alice, bob)
+        try harness.run()
+        harness.send(.deviceList(person: stranger.id, entries: strangers), from: bob, to: alice)
+        harness.send(.deviceList(person: carol.id, entries: carols), from: bob, to: alice)
+        try harness.run()
+        #expect(try alice.store.deviceList(of: carol.id).count == 1)
+        #expect(harness.misbehavior.isEmpty)
+        #expect(try alice.store.deviceList(of: stranger.id).isEmpty)
+        // Met later, in a conversation of Alice's own: the list of a session gone is not taken.
+        harness.disconnect(alice, bob)
+        let (id, _) = try alice.store.createConversation(with: [stranger.id], firstMessage: "who are you?")
+        let written = try alice.store.entries(in: id, author: alice.id, after: 0).map { try EntryCodec.decode($0) }
+        #expect(written.contains { $0.kind == .create })
+        try harness.wrote(written, at: alice)
+        try harness.run()
+        #expect(try alice.store.deviceList(of: stranger.id).isEmpty)
+    }
+
     @Test func anOlderListChangesNothingAndGoesNowhere() throws {
         _ = try alice.store.createConversation(with: [bob.id, carol.id, dave.id], firstMessage: "hi")
         harness.connect(alice, bob)
