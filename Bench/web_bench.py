@@ -66,7 +66,21 @@ def memory_kib(pid, field):
     return 0
 
 
-# ---- where a host's processes run ----------------------------------------------------------
+# ---- where a host's processes run, and how they end ------------------------------------
+
+def end(*children, timeout=10):
+    """Ends child processes: SIGTERM to all at once, then SIGKILL to any still there after
+    `timeout` seconds."""
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
 
 # PIN=1 (web.sh): each node's host keeps to one core of its own (`taskset`), as two machines
 # would, instead of the two nodes and the two browsers sharing both cores.
@@ -228,13 +242,7 @@ class Lines:
         self.child.stdin.flush()
 
     def close(self):
-        if self.child.poll() is None:
-            self.child.terminate()
-            try:
-                self.child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.child.kill()
-                self.child.wait()
+        end(self.child)
 
 
 # ---- chat latency through the command line: `send --lines` → `watch --json` ------------
@@ -293,15 +301,7 @@ class ChatProbe:
         return times
 
     def close(self):
-        for child in (self.sender, self.watch):
-            if child.poll() is None:
-                child.terminate()
-        for child in (self.sender, self.watch):
-            try:
-                child.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        end(self.sender, self.watch)
 
 
 # ---- `tabs`: many event sockets on one node, in its namespace --------------------------
@@ -740,13 +740,7 @@ class Node:
         return json.loads(out.stdout)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        end(self.process, timeout=30)
         self.log.close()
 
 
@@ -991,14 +985,10 @@ def part_live(args, report, alice, bob, conversation):
         poster = Lines([*on_host(alice.namespace), PYTHON, script, "poster", alice.link(), conversation],
                        stdin=True)
 
-        def api_message(index):
-            text = f"api {index}"
-            poster.write(text)
-            sent, seen = poster.wait_for(text), watcher.wait_for(text)
-            if not sent or not seen:
-                raise SystemExit(f"web bench: “{text}” did not reach Bob's event socket in 30 s")
-            # Bob's page too: what his browser adds when nothing runs in Alice's.
-            page = b.wait("""
+        def painted_in_bob(text):
+            """When `text` reached Bob's page's socket, was in his log and was painted; None
+            after 30 s."""
+            return b.wait("""
                 const text = arguments[0];
                 const deadline = performance.now() + 30000;
                 const tick = () => {
@@ -1007,33 +997,25 @@ def part_live(args, report, alice, bob, conversation):
                   else if (performance.now() > deadline) done(null);
                   else setTimeout(tick, 10);
                 };
-                tick();""", text) or {}
+                tick();""", text)
+
+        def api_message(index):
+            text = f"api {index}"
+            poster.write(text)
+            sent, seen = poster.wait_for(text), watcher.wait_for(text)
+            if not sent or not seen:
+                raise SystemExit(f"web bench: “{text}” did not reach Bob's event socket in 30 s")
+            # Bob's page too: what his browser adds when nothing runs in Alice's.
+            page = painted_in_bob(text) or {}
             return {"asked": sent["asked"], "answered": sent["answered"], "socket": seen["at"],
                     "frame": page.get("frame"), "drawn": page.get("drawn"), "painted": page.get("painted")}
 
         def page_message(index):
             text = f"page {index}"
             a.run("performance.clearResourceTimings();")
-            b.run("performance.clearResourceTimings();")
             box().send_keys(text)
             box().send_keys(Keys.ENTER)
-            seen = b.wait("""
-                const text = arguments[0];
-                const deadline = performance.now() + 30000;
-                const tick = () => {
-                  const s = window.__bubbles[text];
-                  if (s && s.painted) {
-                    // Bob's page reads the message again before drawing it (the event lacks its place).
-                    const frame = window.__frames[text] || null;
-                    const read = performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/api/v1/message')
-                      && frame && performance.timeOrigin + r.startTime >= frame - 1).shift();
-                    done(Object.assign({ frame, read_asked: read ? performance.timeOrigin + read.startTime : null,
-                                         read_answered: read ? performance.timeOrigin + read.responseEnd : null }, s));
-                  }
-                  else if (performance.now() > deadline) done(null);
-                  else setTimeout(tick, 10);
-                };
-                tick();""", text)
+            seen = painted_in_bob(text)
             if not seen:
                 a.driver.save_screenshot("/tmp/wb-debug/alice.png")
                 b.driver.save_screenshot("/tmp/wb-debug/bob.png")
@@ -1229,8 +1211,7 @@ def table_main(argv):
         after = lambda key: median([p[key] - p["enter"] for p in pages if p.get(key)])
         print(f"  after Enter (medians): A's `send` asked {after('asked'):.1f} ms, sent {after('request'):.1f}, "
               f"its answer's first byte {after('response'):.1f}, answered {after('answered'):.1f}; "
-              f"the event on B's socket {after('frame'):.1f}; B's `message` read asked {after('read_asked'):.1f}, "
-              f"answered {after('read_answered'):.1f}; the bubble in B's log {after('drawn'):.1f}, painted "
+              f"the event on B's socket {after('frame'):.1f}; the bubble in B's log {after('drawn'):.1f}, painted "
               f"{median(page):.1f}")
         print(f"  B's event on a script's socket beside the page: {after('socket'):.1f} ms after Enter "
               f"(the page's socket read it {median([p['frame'] - p['socket'] for p in pages if p.get('frame') and p.get('socket')]):.1f} ms later)")
