@@ -11,13 +11,17 @@ extension ConfabStore {
         try read { db in
             try [UInt8].fetchAll(
                 db.cachedStatement(
+                    // From the persons whose list is held (few; none for most nodes), not
+                    // from the participants of every shared conversation: this runs at
+                    // every session's start, and a large group has a thousand of them.
                     sql: """
-                        SELECT DISTINCT person.nodeId FROM participant mine
-                        JOIN participant them ON them.conversationId = mine.conversationId AND them.nodeId = :peer
-                        JOIN participant person ON person.conversationId = mine.conversationId
-                        WHERE mine.nodeId = :me AND person.nodeId NOT IN (:me, :peer)
-                            AND EXISTS (SELECT 1 FROM device_entry WHERE device_entry.person = person.nodeId)
-                        ORDER BY person.nodeId
+                        SELECT held.person FROM (SELECT DISTINCT person FROM device_entry) held
+                        WHERE held.person NOT IN (:me, :peer) AND EXISTS (
+                            SELECT 1 FROM participant person
+                            JOIN participant mine ON mine.conversationId = person.conversationId AND mine.nodeId = :me
+                            JOIN participant them ON them.conversationId = person.conversationId AND them.nodeId = :peer
+                            WHERE person.nodeId = held.person)
+                        ORDER BY held.person
                         """),
                 arguments: ["me": me.bytes, "peer": peer.bytes]
             ).compactMap(NodeID.init(bytes:))
