@@ -159,11 +159,25 @@ struct ConnectionSlotTests {
             }
             // A genuine message 1 and then nothing: past the first timer, this one is held to
             // the whole-handshake bound (10 s) instead.
-            let stalled: Connection = try await connectByHand(group: group, port: alice.port)
-            let client = try SecretHandshakeClient(
-                networkKey: NetworkKey.default.bytes, keyPair: Keys.carol, serverPublicKey: Keys.alice.publicKey)
-            try await stalled.channel.writeAndFlush(ByteBuffer(bytes: client.challenge))
-            try await eventually("message 2") { stalled.log.bytes.count == SecretHandshake.challengeLength }
+            // On a loaded machine the 300 ms can pass before message 1 is written; that
+            // connection is then closed as a silent one would be, and another one tries.
+            var found: Connection?
+            var closedEarly = 0
+            for _ in 0..<5 where found == nil {
+                let connection: Connection = try await connectByHand(group: group, port: alice.port)
+                let client = try SecretHandshakeClient(
+                    networkKey: NetworkKey.default.bytes, keyPair: Keys.carol, serverPublicKey: Keys.alice.publicKey)
+                try? await connection.channel.writeAndFlush(ByteBuffer(bytes: client.challenge))
+                try await eventually("message 2, or closed") {
+                    connection.log.bytes.count == SecretHandshake.challengeLength || connection.log.closed
+                }
+                if connection.log.bytes.count == SecretHandshake.challengeLength {
+                    found = connection
+                } else {
+                    closedEarly += 1
+                }
+            }
+            let stalled = try #require(found, "message 1 never arrived within 300 ms of a connection")
 
             let start = ContinuousClock.now
             let silent = try await silentConnections(4, to: alice, from: "127.0.0.2", group: group)
@@ -171,11 +185,13 @@ struct ConnectionSlotTests {
             #expect(ContinuousClock.now - start >= .milliseconds(290))
             #expect(silent.allSatisfy { $0.log.bytes.isEmpty })
             let reason = "\(SessionError.firstMessageTimedOut(after: .milliseconds(300)))"
-            try await eventually("each logged") { alice.logs.all.count { $0.metadata["reason"] == reason } == 4 }
+            try await eventually("each logged") {
+                alice.logs.all.count { $0.metadata["reason"] == reason } == 4 + closedEarly
+            }
             #expect(!stalled.log.closed)
             // Counted when the channel goes inactive, which comes after the log line above.
-            try await eventually("each counted") { alice.service.statistics.handshakeFailures == 4 }
-            #expect(alice.service.statistics.handshakeFailures == 4)
+            try await eventually("each counted") { alice.service.statistics.handshakeFailures == 4 + closedEarly }
+            #expect(alice.service.statistics.handshakeFailures == 4 + closedEarly)
             await close(silent + [stalled])
             try await alice.shutdown()
         }

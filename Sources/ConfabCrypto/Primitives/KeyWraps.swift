@@ -50,6 +50,23 @@ public enum KeyWraps {
         return bytes
     }
 
+    /// Who a wrap is for: the key it is bound to (`r_i` in the mask, a member's or device's
+    /// identity) and the X25519 key the shared secret is made with — the identity's converted
+    /// key, or the person's encryption key (Protocol.md §20.12), which no identity converts to.
+    public struct Recipient: Sendable {
+        public let binding: SigningPublicKey
+        public let exchangeKey: [UInt8]
+
+        public init(_ identity: SigningPublicKey) throws(CryptoError) {
+            self.init(binding: identity, exchangeKey: try identity.curve25519())
+        }
+
+        public init(binding: SigningPublicKey, exchangeKey: [UInt8]) {
+            self.binding = binding
+            self.exchangeKey = exchangeKey
+        }
+    }
+
     /// Wraps `key` to each of `recipients`, in their order.
     ///
     /// - Parameters:
@@ -63,6 +80,16 @@ public enum KeyWraps {
         _ key: SecureBytes, to recipients: [SigningPublicKey], context: [UInt8],
         ephemeralKeyPair: Curve25519KeyPair? = nil, purpose: Purpose = .conversation
     ) throws(CryptoError) -> (ephemeral: [UInt8], wraps: [UInt8]) {
+        var bound: [Recipient] = []
+        bound.reserveCapacity(recipients.count)
+        for recipient in recipients { bound.append(try Recipient(recipient)) }
+        return try wrap(key, to: bound, context: context, ephemeralKeyPair: ephemeralKeyPair, purpose: purpose)
+    }
+
+    public static func wrap(
+        _ key: SecureBytes, to recipients: [Recipient], context: [UInt8],
+        ephemeralKeyPair: Curve25519KeyPair? = nil, purpose: Purpose = .conversation
+    ) throws(CryptoError) -> (ephemeral: [UInt8], wraps: [UInt8]) {
         Sodium.ensureInitialized()
         guard key.count == keyLength else {
             throw .invalidLength("wrapped key", expected: keyLength, actual: key.count)
@@ -71,11 +98,10 @@ public enum KeyWraps {
         let ephemeral = ephemeralKeyPair ?? .generate()
         var wraps = [UInt8](repeating: 0, count: recipients.count * wrapLength)
         for (index, recipient) in recipients.enumerated() {
-            let shared = try ScalarMult.sharedSecret(
-                secretKey: ephemeral.secretKey, publicKey: try recipient.curve25519())
+            let shared = try ScalarMult.sharedSecret(secretKey: ephemeral.secretKey, publicKey: recipient.exchangeKey)
             let mask = self.mask(
                 shared: shared, domain: purpose.domain, context: context, ephemeral: ephemeral.publicKey,
-                recipient: recipient)
+                recipient: recipient.binding)
             key.withUnsafeBytes { k in
                 mask.withUnsafeBytes { w in
                     for offset in 0..<wrapLength { wraps[index * wrapLength + offset] = k[offset] ^ w[offset] }
@@ -93,13 +119,23 @@ public enum KeyWraps {
         _ wraps: [UInt8], at index: Int, ephemeral: [UInt8], with keyPair: SigningKeyPair, context: [UInt8],
         purpose: Purpose = .conversation
     ) -> SecureBytes? {
+        guard let exchange = try? Curve25519KeyPair(secretKey: keyPair.curve25519SecretKey()) else { return nil }
+        return open(
+            wraps, at: index, ephemeral: ephemeral, with: exchange, boundTo: keyPair.publicKey, context: context,
+            purpose: purpose)
+    }
+
+    /// As above, for a wrap made to `exchange`'s public key and bound to `binding`.
+    public static func open(
+        _ wraps: [UInt8], at index: Int, ephemeral: [UInt8], with exchange: Curve25519KeyPair,
+        boundTo binding: SigningPublicKey, context: [UInt8], purpose: Purpose = .conversation
+    ) -> SecureBytes? {
         guard wraps.count % wrapLength == 0, index >= 0, index < wraps.count / wrapLength,
             ephemeral.count == ScalarMult.pointLength, context.count == purpose.contextLength,
-            let shared = try? ScalarMult.sharedSecret(secretKey: keyPair.curve25519SecretKey(), publicKey: ephemeral)
+            let shared = try? ScalarMult.sharedSecret(secretKey: exchange.secretKey, publicKey: ephemeral)
         else { return nil }
         let mask = self.mask(
-            shared: shared, domain: purpose.domain, context: context, ephemeral: ephemeral,
-            recipient: keyPair.publicKey)
+            shared: shared, domain: purpose.domain, context: context, ephemeral: ephemeral, recipient: binding)
         let start = index * wrapLength
         return SecureBytes(count: keyLength) { out in
             mask.withUnsafeBytes { w in

@@ -27,7 +27,7 @@ extension ConfabStore {
                 entry, body, wrapped: wrapped, event: event, view: view, db: db, context: context)
         } else if let mine = body.keys.first(where: { $0.id == me }) {
             opened = .some(
-                (try? ConversationCipher.openKey(mine.sealedKey, with: identity)).flatMap { key in
+                ConversationCipher.openKey(mine.sealedKey, with: try openingKeys(db: db)).flatMap { key in
                     MembershipCipher.epochCommitment(
                         key, conversationID: conversation, author: entry.author, seq: entry.seq)
                         == body.keyCommitment ? key : nil
@@ -75,7 +75,8 @@ extension ConfabStore {
         if let index = recipients.firstIndex(of: me) {
             return .some(
                 LargeGroupCipher.open(
-                    wrapped, index: index, with: identity, commitment: commitment, expected: body.keyCommitment,
+                    wrapped, index: index, with: try openingKeys(db: db), commitment: commitment,
+                    expected: body.keyCommitment,
                     conversationID: entry.conversationID, author: entry.author, seq: entry.seq))
         }
         guard body.derivesKey, let previous = view?.epochInForce,
@@ -101,7 +102,8 @@ extension ConfabStore {
         _ sealed: [UInt8], conversation: ConversationID, log: MembershipLog, db: Database, context: BatchContext
     ) throws -> Int {
         var learned = 0
-        for (epoch, key) in MembershipCipher.openHistory(sealed, with: identity) where log.epochs[epoch] != nil {
+        for (epoch, key) in MembershipCipher.openHistory(sealed, with: try openingKeys(db: db))
+        where log.epochs[epoch] != nil {
             guard try context.epochKey(conversation, epoch: epoch, db: db) == nil,
                 let raw = try [UInt8].fetchOne(
                     db.cachedStatement(

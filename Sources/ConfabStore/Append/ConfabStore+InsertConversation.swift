@@ -17,12 +17,12 @@ extension ConfabStore {
             let opened =
                 if let wrapped = create.wrapped {
                     LargeGroupCipher.open(
-                        wrapped, index: index, with: identity,
+                        wrapped, index: index, with: try openingKeys(db: db),
                         commitment: { ConversationGenesis.keyCommitment($0, conversationID: entry.conversationID) },
                         expected: create.keyCommitment, conversationID: entry.conversationID, author: entry.author,
                         seq: entry.seq)
                 } else {
-                    try? ConversationCipher.openKey(create.participants[index].sealedKey, with: identity)
+                    ConversationCipher.openKey(create.participants[index].sealedKey, with: try openingKeys(db: db))
                 }
             // A protocol 1 create committed to no key: the one sealed to me is the key.
             if let opened,

@@ -124,14 +124,18 @@ extension ConfabStore {
         db: Database, now: Date
     ) throws -> Entry {
         let seq = try nextSeq(conversation, db: db)
-        let epoch = try MembershipCipher.makeEpoch(for: members, conversationID: conversation, author: me, seq: seq)
+        let sealingKeys = try sealingKeys(for: members, db: db)
+        let epoch = try MembershipCipher.makeEpoch(
+            for: members, conversationID: conversation, author: me, seq: seq, sealingKeys: sealingKeys)
         let sealedNames = try MembershipCipher.sealNames(
             try memberNames(members, db: db), key: epoch.key, conversationID: conversation, author: me, seq: seq)
         var history: [MembersBody.SharedHistory] = []
         if shareHistory {
             let keys = try heldEpochKeys(conversation, db: db)
             for member in add where !keys.isEmpty {
-                history.append(.init(member: member, sealed: try MembershipCipher.sealHistory(keys, to: member)))
+                history.append(
+                    .init(member: member, sealed: try MembershipCipher.sealHistory(keys, to: member, keys: sealingKeys))
+                )
             }
         }
         return try authorEntry(

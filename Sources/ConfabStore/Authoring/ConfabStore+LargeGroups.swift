@@ -16,7 +16,8 @@ extension ConfabStore {
     ) throws -> ConversationID {
         let first = Array(members.prefix(Limits.maxLargeGroupChange))
         let (nonce, id, key, commitment) = ConversationGenesis.make(creator: me)
-        let wrapped = try LargeGroupCipher.wrap(key, to: first, conversationID: id, author: me, seq: 1)
+        let wrapped = try LargeGroupCipher.wrap(
+            key, to: first, conversationID: id, author: me, seq: 1, keys: try sealingKeys(for: first, db: db))
         let sealedNames = try MembershipCipher.sealNames(
             try memberNames(first, db: db), key: key, conversationID: id, author: me, seq: 1)
         let create = EntryCodec.sign(
@@ -100,7 +101,8 @@ extension ConfabStore {
                     try memberNames(derives ? [me] + add : recipients, db: db), key: key, conversationID: conversation,
                     author: me, seq: seq),
                 wrapped: try LargeGroupCipher.wrap(
-                    key, to: recipients, conversationID: conversation, author: me, seq: seq))
+                    key, to: recipients, conversationID: conversation, author: me, seq: seq,
+                    keys: try sealingKeys(for: recipients, db: db)))
             return (.members(body), nil)
         }
     }

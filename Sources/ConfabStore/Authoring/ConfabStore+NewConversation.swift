@@ -34,7 +34,8 @@ extension ConfabStore {
 
         // The keys sealed to each member before the write lock is taken: with 64 members
         // that is the create's whole cost.
-        let genesis = try NewConversation(members: members, title: title)
+        let genesis = try NewConversation(
+            members: members, title: title, sealingKeys: try sealingKeys(for: members))
         let message = try write { db -> Entry? in
             try self.authorCreate(genesis, db: db, now: now)
             guard let firstMessage else { return nil }
@@ -53,11 +54,12 @@ extension ConfabStore {
         let participants: [CreateBody.Participant]
         let sealedTitle: [UInt8]
 
-        init(members: [NodeID], title: String?) throws {
+        init(members: [NodeID], title: String?, sealingKeys: SealingKeys) throws {
             self.members = members
             (nonce, id, key, commitment) = ConversationGenesis.make(creator: members[0])
             participants = try members.map { [key] member in
-                CreateBody.Participant(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member))
+                CreateBody.Participant(
+                    id: member, sealedKey: try ConversationCipher.sealKey(key, to: member, keys: sealingKeys))
             }
             sealedTitle = try ConversationCipher.sealTitle(title ?? "", key: key, conversationID: id)
         }

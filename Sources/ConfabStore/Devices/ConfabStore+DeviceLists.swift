@@ -109,7 +109,7 @@ extension ConfabStore {
 
     /// The held list, decoded and folded again: rows were checked when written, and what is
     /// read back is checked as anything else is, so a damaged row is an error, not a device.
-    private func heldDeviceList(of person: NodeID, db: Database) throws -> DeviceList {
+    func heldDeviceList(of person: NodeID, db: Database) throws -> DeviceList {
         let raws = try [UInt8].fetchAll(
             db.cachedStatement(sql: "SELECT raw FROM device_entry WHERE person = ? ORDER BY seq"),
             arguments: [person.bytes])

@@ -13,10 +13,14 @@ public enum ConversationCipher {
 
     public static func generateKey() -> SecureBytes { AEAD.generateKey() }
 
-    public static func sealKey(_ key: SecureBytes, to participant: NodeID) throws(CryptoError) -> [UInt8] {
+    /// `key` sealed for `participant`: to its person's encryption key when `keys` holds one
+    /// (Protocol.md §20.12), else to its own key.
+    public static func sealKey(
+        _ key: SecureBytes, to participant: NodeID, keys: SealingKeys = SealingKeys()
+    ) throws(CryptoError) -> [UInt8] {
         var copy = key.unsafeCopy
         defer { copy.wipe() }
-        return try SealedBox.seal(copy, to: participant.signingKey)
+        return try SealedBox.seal(copy, toExchangeKey: try keys.exchangeKey(for: participant))
     }
 
     public static func openKey(_ sealed: [UInt8], with keyPair: SigningKeyPair) throws(CryptoError) -> SecureBytes {
@@ -24,6 +28,12 @@ public enum ConversationCipher {
         guard key.count == AEAD.keyLength else {
             throw .invalidLength("conversation key", expected: AEAD.keyLength, actual: key.count)
         }
+        return key
+    }
+
+    /// The key sealed for my person, opened with the first of my keys that opens it.
+    public static func openKey(_ sealed: [UInt8], with keys: OpeningKeys) -> SecureBytes? {
+        guard let key = keys.open(sealed), key.count == AEAD.keyLength else { return nil }
         return key
     }
 

@@ -17,10 +17,14 @@ public enum LargeGroupCipher {
 
     /// `key` wrapped to each of `recipients`, in their order.
     public static func wrap(
-        _ key: SecureBytes, to recipients: [NodeID], conversationID: ConversationID, author: NodeID, seq: UInt64
+        _ key: SecureBytes, to recipients: [NodeID], conversationID: ConversationID, author: NodeID, seq: UInt64,
+        keys: SealingKeys = SealingKeys()
     ) throws(CryptoError) -> WrappedKeys {
+        var bound: [KeyWraps.Recipient] = []
+        bound.reserveCapacity(recipients.count)
+        for recipient in recipients { bound.append(try keys.recipient(recipient)) }
         let wrapped = try KeyWraps.wrap(
-            key, to: recipients.map(\.signingKey),
+            key, to: bound,
             context: KeyWraps.context(conversationID: conversationID.bytes, author: author.signingKey, seq: seq))
         return WrappedKeys(ephemeral: wrapped.ephemeral, wraps: wrapped.wraps)
     }
@@ -31,14 +35,31 @@ public enum LargeGroupCipher {
         _ wrapped: WrappedKeys, index: Int, with identity: SigningKeyPair, commitment: (SecureBytes) -> [UInt8],
         expected: [UInt8], conversationID: ConversationID, author: NodeID, seq: UInt64
     ) -> SecureBytes? {
+        open(
+            wrapped, index: index, with: OpeningKeys(identity: identity), commitment: commitment, expected: expected,
+            conversationID: conversationID, author: author, seq: seq)
+    }
+
+    /// As above with each of my person's keys in turn: the wrap is bound to the member key
+    /// and made with its own key or its person's encryption key (Protocol.md §20.12).
+    public static func open(
+        _ wrapped: WrappedKeys, index: Int, with keys: OpeningKeys, commitment: (SecureBytes) -> [UInt8],
+        expected: [UInt8], conversationID: ConversationID, author: NodeID, seq: UInt64
+    ) -> SecureBytes? {
         guard
             let context = try? KeyWraps.context(
-                conversationID: conversationID.bytes, author: author.signingKey, seq: seq),
-            let key = KeyWraps.open(
-                wrapped.wraps, at: index, ephemeral: wrapped.ephemeral, with: identity, context: context),
-            commitment(key) == expected
+                conversationID: conversationID.bytes, author: author.signingKey, seq: seq)
         else { return nil }
-        return key
+        for exchange in keys.exchangeKeys {
+            if let key = KeyWraps.open(
+                wrapped.wraps, at: index, ephemeral: wrapped.ephemeral, with: exchange,
+                boundTo: keys.member.signingKey, context: context),
+                commitment(key) == expected
+            {
+                return key
+            }
+        }
+        return nil
     }
 
     private static func position(_ conversationID: ConversationID, author: NodeID, seq: UInt64) -> [UInt8] {

@@ -19,12 +19,14 @@ public enum MembershipCipher {
 
     /// A fresh epoch key sealed to each of `members`, and its commitment.
     public static func makeEpoch(
-        for members: [NodeID], conversationID: ConversationID, author: NodeID, seq: UInt64
+        for members: [NodeID], conversationID: ConversationID, author: NodeID, seq: UInt64,
+        sealingKeys: SealingKeys = SealingKeys()
     ) throws(CryptoError) -> (key: SecureBytes, keys: [CreateBody.Participant], commitment: [UInt8]) {
         let key = ConversationCipher.generateKey()
         var keys: [CreateBody.Participant] = []
         for member in members {
-            keys.append(.init(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member)))
+            keys.append(
+                .init(id: member, sealedKey: try ConversationCipher.sealKey(key, to: member, keys: sealingKeys)))
         }
         return (key, keys, epochCommitment(key, conversationID: conversationID, author: author, seq: seq))
     }
@@ -72,7 +74,7 @@ public enum MembershipCipher {
 
     /// Earlier epoch keys for one added member, sealed to it alone.
     public static func sealHistory(
-        _ epochs: [(epoch: EntryRef, key: SecureBytes)], to member: NodeID
+        _ epochs: [(epoch: EntryRef, key: SecureBytes)], to member: NodeID, keys: SealingKeys = SealingKeys()
     ) throws(CryptoError) -> [UInt8] {
         var plaintext = Confab_V1_EpochKeys()
         plaintext.keys = epochs.suffix(EntryCodec.maxSharedEpochs).map { item in
@@ -84,7 +86,7 @@ public enum MembershipCipher {
         }
         var bytes: [UInt8] = try! plaintext.serializedBytes()
         defer { bytes.wipe() }
-        return try SealedBox.seal(bytes, to: member.signingKey)
+        return try SealedBox.seal(bytes, toExchangeKey: try keys.exchangeKey(for: member))
     }
 
     /// The epoch keys sealed to `keyPair` in a shared history. The caller checks each
@@ -92,7 +94,13 @@ public enum MembershipCipher {
     public static func openHistory(
         _ sealed: [UInt8], with keyPair: SigningKeyPair
     ) -> [(epoch: EntryRef, key: SecureBytes)] {
-        guard let opened = try? SealedBox.open(sealed, with: keyPair),
+        openHistory(sealed, with: OpeningKeys(identity: keyPair))
+    }
+
+    public static func openHistory(
+        _ sealed: [UInt8], with keys: OpeningKeys
+    ) -> [(epoch: EntryRef, key: SecureBytes)] {
+        guard let opened = keys.open(sealed),
             let plaintext = try? Confab_V1_EpochKeys(
                 serializedBytes: opened.unsafeCopy, options: EntryCodec.decodingOptions)
         else { return [] }
