@@ -212,6 +212,17 @@ let package = Package(
         ),
         // `confab doctor`: its pure diagnosis and its checks on loopback, fast enough for
         // the parallel run (ConfabNodeTests, which starts processes, runs one at a time).
+        // Linking (Protocol.md §20.10) in process, over real loopback sockets.
+        .testTarget(
+            name: "ConfabLinkTests",
+            dependencies: [
+                "ConfabTestSupport",
+                "ConfabClient", "ConfabNode", "ConfabNet", "ConfabStore", "ConfabWire", "ConfabModel", "ConfabCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "ConfabDoctorTests",
             dependencies: [

@@ -88,6 +88,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzLinkMessage",
+            dependencies: fuzzerDependencies + [.product(name: "ConfabWire", package: "Confab")]
+        ),
+        .executableTarget(
             name: "FuzzEntryDecoder",
             dependencies: fuzzerDependencies + [
                 .product(name: "ConfabWire", package: "Confab"),

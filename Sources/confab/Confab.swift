@@ -16,7 +16,8 @@ struct Confab: AsyncParsableCommand {
             """,
         version: Release.description,
         subcommands: [
-            Chat.self, Init.self, WhoAmI.self, Rename.self, Up.self, Open.self, Relay.self, Status.self, Resync.self,
+            Chat.self, Init.self, WhoAmI.self, Devices.self, Rename.self, Up.self, Open.self, Relay.self, Status.self,
+            Resync.self,
             Peers.self,
             New.self,
             Send.self, SendFile.self, Files.self, Save.self, Edit.self, Unsend.self, React.self, Watch.self,

@@ -122,7 +122,7 @@ public enum SecretHandshake {
     static func outcome(
         acceptKey: SecureBytes,
         localPublicKey: SigningPublicKey, remotePublicKey: SigningPublicKey,
-        localChallengeMac: [UInt8], remoteChallengeMac: [UInt8]
+        localChallengeMac: [UInt8], remoteChallengeMac: [UInt8], sessionHash: SecureBytes
     ) -> SecretHandshakeOutcome {
         let streamSecret = SHA256Hasher.secretDigest(acceptKey)
         var encrypt = SHA256Hasher()
@@ -136,6 +136,7 @@ public enum SecretHandshake {
             encryptionKey: encrypt.finalizeSecret(),
             encryptionNonce: Array(remoteChallengeMac.prefix(streamNonceLength)),
             decryptionKey: decrypt.finalizeSecret(),
-            decryptionNonce: Array(localChallengeMac.prefix(streamNonceLength)))
+            decryptionNonce: Array(localChallengeMac.prefix(streamNonceLength)),
+            transcriptHash: sessionHash.withUnsafeBytes { Array($0) })
     }
 }

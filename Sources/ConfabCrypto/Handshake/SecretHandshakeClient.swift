@@ -129,6 +129,6 @@ public struct SecretHandshakeClient: Sendable {
         return SecretHandshake.outcome(
             acceptKey: boxKey, localPublicKey: keyPair.publicKey, remotePublicKey: serverPublicKey,
             localChallengeMac: Array(challenge.prefix(HMAC.tagLength)),
-            remoteChallengeMac: session.serverChallengeMac)
+            remoteChallengeMac: session.serverChallengeMac, sessionHash: session.sessionHash)
     }
 }

@@ -123,7 +123,7 @@ public struct SecretHandshakeServer: Sendable {
         let outcome = SecretHandshake.outcome(
             acceptKey: acceptKey, localPublicKey: keyPair.publicKey, remotePublicKey: clientPublicKey,
             localChallengeMac: Array(challenge.prefix(HMAC.tagLength)),
-            remoteChallengeMac: session.clientChallengeMac)
+            remoteChallengeMac: session.clientChallengeMac, sessionHash: sessionHash)
         return (accept, outcome)
     }
 }

@@ -6,4 +6,6 @@ import ConfabModel
 struct SecretHandshakeCompleted: Sendable, Equatable {
     /// The peer's long-term key, as proven during the handshake.
     let remote: NodeID
+    /// `sha256(ab)` of this connection (Protocol.md §3.5), for what is derived from it.
+    var transcriptHash: [UInt8] = []
 }

@@ -192,7 +192,9 @@ final class SecretHandshakeHandler: ChannelInboundHandler, RemovableChannelHandl
             return
         }
         state = .completed
-        context.fireUserInboundEventTriggered(SecretHandshakeCompleted(remote: NodeID(outcome.remotePublicKey)))
+        context.fireUserInboundEventTriggered(
+            SecretHandshakeCompleted(
+                remote: NodeID(outcome.remotePublicKey), transcriptHash: outcome.transcriptHash))
         if received.readableBytes > 0 {
             let rest = received
             received = ByteBuffer()

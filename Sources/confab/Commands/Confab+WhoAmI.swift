@@ -15,12 +15,15 @@ extension Confab {
             let name: String
             let fingerprint: String
             let dataDirectory: String
+            /// The person key, for a linked device only (its own key is then `id`).
+            let person: String?
 
             init(node: Profile, name: String) {
                 id = node.me.hex
                 self.name = name
                 fingerprint = node.me.fingerprint
                 dataDirectory = node.directory.path
+                person = (try? node.store.linkedPerson())??.hex
             }
         }
 
@@ -38,6 +41,13 @@ extension Confab {
                 fingerprint  \(info.fingerprint)
                 data         \(info.dataDirectory)
                 """)
+            if let person = info.person {
+                Console.out(
+                    """
+                    person       \(person)
+                    linked       this device is linked to \(info.name)'s person key; its own key is above
+                    """)
+            }
         }
     }
 }
