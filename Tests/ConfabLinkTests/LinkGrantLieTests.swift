@@ -17,7 +17,7 @@ import Testing
         case none
         /// P's list adding the device, its signature altered.
         case notSignedByThePerson
-        /// A valid list of P whose last entry adds another key.
+        /// A valid list of P that lists the device, but whose last entry adds another key.
         case addsAnotherKey
         /// A valid list of Q adding the device, given as P's.
         case anotherPersonsList
@@ -69,7 +69,8 @@ import Testing
             case .none, .notSignedByThePerson, .oversized:
                 entries = [try entry(adding: connection.remote, name: name, by: person)]
             case .addsAnotherKey:
-                entries = [try entry(adding: NodeID(SigningKeyPair.generate().publicKey), name: name, by: person)]
+                entries = try list(
+                    adding: [connection.remote, NodeID(SigningKeyPair.generate().publicKey)], by: person)
             case .anotherPersonsList:
                 entries = [try entry(adding: connection.remote, name: name, by: other)]
             }
@@ -88,6 +89,16 @@ import Testing
             await connection.close()
             return
         }
+    }
+
+    static func list(adding devices: [NodeID], by person: SigningKeyPair) throws -> [[UInt8]] {
+        var list = DeviceList(person: NodeID(person.publicKey))
+        for (index, device) in devices.enumerated() {
+            try list.append(
+                try DeviceListWriter.add(
+                    device, name: "device \(index + 1)", to: list, person: person, timestamp: 1_800_000_000_000))
+        }
+        return list.entries.map(DeviceEntryCodec.encode)
     }
 
     static func entry(adding device: NodeID, name: String, by person: SigningKeyPair) throws -> [UInt8] {
