@@ -8,7 +8,7 @@ import Foundation
 extension Confab {
     struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create this machine's identity (a key pair) and its local store.")
+            abstract: "Create this machine's identity (a key pair) and its local store, or join your devices (--link).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
