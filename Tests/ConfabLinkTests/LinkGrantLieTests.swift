@@ -3,10 +3,11 @@ import ConfabCrypto
 import ConfabModel
 import ConfabNet
 import ConfabNode
-import ConfabWire
 import Foundation
 import NIOPosix
 import Testing
+
+@testable import ConfabWire
 
 /// Grants that lie (Protocol.md §20.10, step 5): an offer that knows the code and gets both
 /// yeses, then hands over a list that is not what it must be. The new machine refuses each
@@ -21,6 +22,8 @@ import Testing
         case addsAnotherKey
         /// A valid list of Q adding the device, given as P's.
         case anotherPersonsList
+        /// P's list adding the device, signed by P, whose wraps open nothing for it.
+        case wrapsOpenNothing
         /// A message one byte over the limit.
         case oversized
     }
@@ -73,6 +76,17 @@ import Testing
                     adding: [connection.remote, NodeID(SigningKeyPair.generate().publicKey)], by: person)
             case .anotherPersonsList:
                 entries = [try entry(adding: connection.remote, name: name, by: other)]
+            case .wrapsOpenNothing:
+                let encryption = Curve25519KeyPair.generate()
+                let keys = DeviceKeys(
+                    encryptionKey: encryption.publicKey, ephemeral: Curve25519KeyPair.generate().publicKey,
+                    wraps: Random.bytes(2 * DeviceKeys.wrapLength))
+                entries = [
+                    DeviceEntryCodec.encode(
+                        DeviceEntryCodec.sign(
+                            person: person, seq: 1, previous: nil, timestamp: 1_800_000_000_000, keys: keys,
+                            change: .add(device: connection.remote, name: name)))
+                ]
             }
             if lie == .notSignedByThePerson {
                 entries[0][entries[0].count - 1] ^= 0x01
