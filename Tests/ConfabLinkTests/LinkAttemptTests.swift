@@ -38,6 +38,8 @@ import Testing
             return
         }
         #expect(ended.kind == .offerEnded)
+        // Ended by the tries, not by its time running out.
+        #expect(ended.description.contains("after 3 failed tries"), "\(ended)")
         let late = await #expect(throws: LinkFailure.self) {
             _ = try await LinkFixture.join(offer.offer.code, port: port, into: directory)
         }
