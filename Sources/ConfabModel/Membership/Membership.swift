@@ -31,7 +31,7 @@ public struct Membership: Sendable, Equatable {
 
     /// A room's membership: open, its create's key in force.
     public init(room create: MembershipEvent) {
-        creator = create.author
+        creator = create.person
         members = []
         epochInForce = create.ref
         isOpen = true
@@ -51,7 +51,8 @@ public struct Membership: Sendable, Equatable {
         while true {
             var more = voided
             for change in changes where !voided.contains(change.ref) {
-                guard let removal = result.removedBy[change.author], removal.ref != change.ref else { continue }
+                // Who was removed is a person; what each had seen is counted in signing keys.
+                guard let removal = result.removedBy[change.person], removal.ref != change.ref else { continue }
                 let removalSawIt = removal.frontier[change.author] >= change.seq
                 let itSawRemoval = change.frontier[removal.author] >= removal.seq
                 if !removalSawIt, !itSawRemoval { more.insert(change.ref) }
@@ -66,8 +67,8 @@ public struct Membership: Sendable, Equatable {
     private init(folding create: MembershipEvent, changes: [MembershipEvent], voided: Set<EntryRef>, isLarge: Bool) {
         isOpen = false
         self.isLarge = isLarge
-        creator = create.author
-        members = [create.author] + create.add.filter { $0 != create.author }
+        creator = create.person
+        members = [create.person] + create.add.filter { $0 != create.person }
         var epochs: [(ref: EntryRef, recipients: Set<NodeID>)] = [(create.ref, Set(create.add))]
         for change in changes {
             let outcome =
@@ -111,9 +112,9 @@ public struct Membership: Sendable, Equatable {
         of change: MembershipEvent, on members: [NodeID], admin: NodeID?, onlyAdminKeys: Bool
     ) -> Applied {
         let void = Applied(event: change, isVoid: true, added: [], removed: [])
-        guard members.contains(change.author) else { return void }
-        if change.isLeave { return Applied(event: change, isVoid: false, added: [], removed: [change.author]) }
-        if !change.remove.isEmpty || onlyAdminKeys, change.author != admin { return void }
+        guard members.contains(change.person) else { return void }
+        if change.isLeave { return Applied(event: change, isVoid: false, added: [], removed: [change.person]) }
+        if !change.remove.isEmpty || onlyAdminKeys, change.person != admin { return void }
         return Applied(
             event: change, isVoid: false, added: change.add.filter { !members.contains($0) },
             removed: change.remove.filter { members.contains($0) })
@@ -124,12 +125,15 @@ public struct Membership: Sendable, Equatable {
     /// `everMembers` counts every key ever named as a member of the conversation.
     public func problem(with change: MembershipEvent, everMembers: Set<NodeID>) -> String? {
         if change.isLeave { return nil }
+        // Only a leave takes its own author out: the member leaving must not choose the key
+        // of those who stay (§4.8.1; a device's person is known only here, §20.11).
+        if change.remove.contains(change.person) { return "removes its own author in more than a leave" }
         if isLarge { return largeGroupProblem(with: change, everMembers: everMembers) }
         if let already = change.add.first(where: contains) { return "adds \(already.shortHex), already a member" }
         if let absent = change.remove.first(where: { !contains($0) }) {
             return "removes \(absent.shortHex), not a member"
         }
-        if !change.remove.isEmpty, change.author != admin {
+        if !change.remove.isEmpty, change.person != admin {
             return "removes members, which only the admin (\(admin?.shortHex ?? "nobody")) may do"
         }
         let after = Set(members).subtracting(change.remove).union(change.add)
@@ -145,7 +149,7 @@ public struct Membership: Sendable, Equatable {
     /// §19.4: the creator alone changes a large group, within its bounds; whom the new key
     /// went to is the wraps' count, checked by the store.
     private func largeGroupProblem(with change: MembershipEvent, everMembers: Set<NodeID>) -> String? {
-        guard change.author == admin else {
+        guard change.person == admin else {
             return "changes the members of a large group, which only its creator (\(creator.shortHex)) may do"
         }
         if let already = change.add.first(where: contains) { return "adds \(already.shortHex), already a member" }

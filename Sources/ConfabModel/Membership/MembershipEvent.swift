@@ -2,7 +2,11 @@
 /// first members, the first key epoch) or a members entry. What the fold needs of it, read
 /// from its plaintext fields, so a relay computes the same membership as a member.
 public struct MembershipEvent: Sendable, Equatable {
+    /// The key that signed it: its log, seq and place in clocks.
     public let author: NodeID
+    /// Who acted: the author's person (Protocol.md §20.11), the author itself unless it is a
+    /// listed device. Every rule on who may change what asks this, never `author`.
+    public let person: NodeID
     public let seq: UInt64
     /// Its place in the display order, with its own clock sum (§4.8.2).
     public let order: DisplayOrderKey
@@ -16,9 +20,10 @@ public struct MembershipEvent: Sendable, Equatable {
 
     public init(
         author: NodeID, seq: UInt64, order: DisplayOrderKey, add: [NodeID], remove: [NodeID], recipients: [NodeID]?,
-        frontier: VectorClock
+        frontier: VectorClock, person: NodeID? = nil
     ) {
         self.author = author
+        self.person = person ?? author
         self.seq = seq
         self.order = order
         self.add = add
@@ -29,8 +34,8 @@ public struct MembershipEvent: Sendable, Equatable {
 
     public var ref: EntryRef { EntryRef(author: author, seq: seq) }
 
-    /// A leave: the author's own key removed, and nothing else.
-    public var isLeave: Bool { remove == [author] && add.isEmpty && recipients == nil }
+    /// A leave: its person removed, and nothing else.
+    public var isLeave: Bool { remove == [person] && add.isEmpty && recipients == nil }
 
     /// Whether an entry whose causal clock is `clock` had seen this one.
     public func isCovered(by clock: VectorClock) -> Bool { clock[author] >= seq }

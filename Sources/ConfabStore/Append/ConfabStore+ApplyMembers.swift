@@ -9,10 +9,10 @@ extension ConfabStore {
     /// computed again and stored; this node keeps its key of the new epoch, the names it
     /// carries, and any earlier keys shared with it, then reads what those keys open.
     func applyMembers(
-        _ entry: Entry, _ body: MembersBody, view: Membership?, db: Database, context: BatchContext
+        _ entry: Entry, _ body: MembersBody, person: NodeID, view: Membership?, db: Database, context: BatchContext
     ) throws {
         let conversation = entry.conversationID
-        let event = MembershipEvent(entry: entry, members: body, view: view)
+        let event = MembershipEvent(entry: entry, members: body, view: view, person: person)
         try Self.insertMembershipEvent(event, conversation: conversation, db: db)
         guard var log = try context.membershipLog(conversation, db: db) else { return }
         let wasMember = log.current.contains(me)

@@ -112,21 +112,25 @@ extension ConfabStore {
         }
         let heads = try context.heads(entry.conversationID, db: db)
         let forked = try context.forkedAuthors(entry.conversationID, db: db)
+        // Whose the entry is (Protocol.md §20.11): every membership rule below asks its
+        // person; its log, seq, chain and clocks stay its author key's.
+        let authors = try deviceAuthors(db: db)
+        let person = person(of: entry, log: membershipLog, authors: authors)
         // Nothing that depends on who was ever a member is judged before the entry's whole
         // causal past is held: the entry that added its author, or a key its clock names,
         // may be in that past and not here yet (a new member's first receipt, relayed ahead
         // of the add). Refused then, it would never be offered again in the session.
-        try requireCausalPast(entry, heads: heads, forked: forked)
+        try requireCausalPast(entry, heads: heads, forked: forked, authors: authors)
         // Only a key that was ever a member can have written here; whether it was one when
         // it wrote is checked below, against its view.
-        if let membershipLog, !membershipLog.isOpen, !everMembers.contains(entry.author) {
+        if let membershipLog, !membershipLog.isOpen, !everMembers.contains(person) {
             throw AppendRejection.notParticipant
         }
         if isRoom {
             try validateRoomClock(entry, creator: try context.creator(entry.conversationID, db: db))
         } else if entry.kind != .room {
             let creator = try context.creator(entry.conversationID, db: db)
-            try validateClockNames(entry, participants: everMembers, creator: creator)
+            try validateClockNames(entry, participants: everMembers, creator: creator, authors: authors)
             if isLarge, let creator { try validateLargeGroupClock(entry, creator: creator) }
         }
         // Who the author believed were members when writing: its causal past, held here now
@@ -135,8 +139,8 @@ extension ConfabStore {
         var view: Membership?
         if let membershipLog {
             let seen = membershipLog.view(entry.clock)
-            guard seen.contains(entry.author) else { throw AppendRejection.notParticipant }
-            try Self.checkMembership(entry, view: seen, log: membershipLog)
+            guard seen.contains(person) else { throw AppendRejection.notParticipant }
+            try Self.checkMembership(entry, person: person, view: seen, log: membershipLog)
             view = seen
         }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
@@ -168,8 +172,9 @@ extension ConfabStore {
             try insertMessage(
                 entry, sealed: sealed, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
         case .receipt(let delivered, let read):
+            // Delivered and read are a person's (§20.11): what any of its devices holds or read.
             try mergeReceipt(
-                conversation: entry.conversationID, from: entry.author,
+                conversation: entry.conversationID, from: person,
                 ReceiptClocks(delivered: delivered, read: read), db: db)
         case .edit(let target, let sealed):
             try applyEdit(entry, target: target, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
@@ -178,12 +183,15 @@ extension ConfabStore {
         case .react(let sealed):
             try applyReaction(entry, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
         case .members(let members):
-            try applyMembers(entry, members, view: view, db: db, context: context)
+            try applyMembers(entry, members, person: person, view: view, db: db, context: context)
         case .file(let file):
             try insertFileMessage(
                 entry, file: file, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
         case .create, .room, .unknown:
             break
+        }
+        if person != entry.author, entry.kind == .message || entry.kind == .file {
+            try notePerson(person, of: entry, db: db)
         }
         return .appended(entry)
     }
@@ -216,9 +224,16 @@ extension ConfabStore {
     /// stops growing here, so an honest member who holds more of it (another branch, or the
     /// same branch further) would otherwise wait for ever. Its component is believed only up
     /// to what is held: not required, and capped for the display order (`orderingSum`).
-    private func requireCausalPast(_ entry: Entry, heads: [NodeID: UInt64], forked: Set<NodeID>) throws {
+    ///
+    /// A device its person removed is the same (§20.11): its log is never taken past the
+    /// removal's cut, so a member who took more of it before the removal reached it must
+    /// still be heard by one who holds the cut.
+    private func requireCausalPast(
+        _ entry: Entry, heads: [NodeID: UInt64], forked: Set<NodeID>, authors: DeviceAuthors
+    ) throws {
         for (author, seq) in entry.clock.sortedEntries where author != entry.author && !forked.contains(author) {
             let held = heads[author] ?? 0
+            if let cut = authors.cut(of: author, in: entry.conversationID), held >= cut { continue }
             guard seq <= held else { throw AppendRejection.missingDependency(author, seq: seq, held: held) }
         }
     }
@@ -226,14 +241,20 @@ extension ConfabStore {
     /// Clocks may only name participants, and the causal clock must cover the
     /// conversation's create entry. Checked once the causal past is held, so a key the
     /// clock names is a participant here if it is one anywhere.
-    private func validateClockNames(_ entry: Entry, participants members: Set<NodeID>, creator: NodeID?) throws {
+    /// A member's device is named as the member is (§20.11).
+    private func validateClockNames(
+        _ entry: Entry, participants members: Set<NodeID>, creator: NodeID?, authors: DeviceAuthors
+    ) throws {
         var clocks = [entry.clock]
         if case .receipt(let delivered, let read) = entry.body { clocks += [delivered, read] }
         // Who is a participant depends on the create entry held here: its creator may have
         // signed two with one nonce and different lists, and an honest member holding the
         // other may forward this entry, so this does not end the session.
         for clock in clocks {
-            for author in clock.entries.keys where !members.contains(author) {
+            for author in clock.entries.keys
+            where !members.contains(
+                authors.person(of: author, in: entry.conversationID, seq: 1, members: members))
+            {
                 throw AppendRejection.badClock("names \(author.shortHex), not a participant", intrinsic: false)
             }
         }

@@ -64,7 +64,7 @@ extension ConfabStore {
                 var names = VectorClock()
                 for key in remove { names[key] = heads[key] ?? 0 }
                 let seen = log.view(clock)
-                for change in log.changes where change.isLeave && seen.contains(change.author) {
+                for change in log.changes where change.isLeave && seen.contains(change.person) {
                     names[change.author] = max(names[change.author], change.seq)
                 }
                 guard names.entries.count <= Limits.maxLargeGroupClockExtra else {

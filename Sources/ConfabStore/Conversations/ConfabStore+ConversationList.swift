@@ -76,7 +76,7 @@ extension ConfabStore {
         if let last = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT author, seq, text, timestamp, deletedAt,
+                    SELECT author, person, seq, text, timestamp, deletedAt,
                         EXISTS (SELECT 1 FROM file_message f WHERE f.conversationId = message.conversationId
                             AND f.author = message.author AND f.seq = message.seq) AS isFile
                     FROM message
@@ -87,7 +87,8 @@ extension ConfabStore {
             arguments: [id.bytes])
         {
             let author = last.nodeID("author")
-            let isMine = author == me
+            // A device's message is its person's (Protocol.md §20.11).
+            let isMine = ((last["person"] as [UInt8]?).flatMap(NodeID.init(bytes:)) ?? author) == myPerson
             var text = last["text"] as String?
             // Mentions read with this node's names, as in the chat (only a text with an "@"
             // can hold one).
@@ -102,7 +103,7 @@ extension ConfabStore {
                         ? ChatMessage.deletedText : "(message could not be decrypted)"),
                 sentAt: Date(milliseconds: last["timestamp"]),
                 status: isMine
-                    ? try self.deliveryContext(id, db: db).status(ofMySeq: last["seq"]) : nil)
+                    ? try self.deliveryContext(id, db: db).status(of: author, seq: last["seq"]) : nil)
         }
         var summary = ConversationSummary(
             id: id, title: row["title"], participants: participants,

@@ -56,6 +56,7 @@ extension ConfabStore {
     public func forgetCaches() {
         clocks.removeAll()
         membershipLogs.removeAll()
+        deviceAuthorsCache.forget()
         externalChangesNoticed.add(1, ordering: .relaxed)
     }
 

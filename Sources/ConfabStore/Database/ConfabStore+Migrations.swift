@@ -413,6 +413,12 @@ extension ConfabStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Whose a message is when its author key is a listed device (Protocol.md §20.11):
+        // NULL for the author itself. Kept on the row, so that what SQL filters and counts
+        // (hidden by a removal, unread) asks the person, and set again when a list changes.
+        migrator.registerMigration("v15-message-person") { db in
+            try db.execute(sql: "ALTER TABLE message ADD COLUMN person BLOB")
+        }
         return migrator
     }
 }

@@ -25,6 +25,8 @@ public final class ConfabStore: Sendable {
     let clocks = ClockCache()
     /// Conversations' membership logs as last committed here (`membershipLog`).
     let membershipLogs = MembershipLogCache()
+    /// Who each author key counts as, from the device lists held (`deviceAuthors`).
+    let deviceAuthorsCache = DeviceAuthorsCache()
     /// How often another connection's commit was noticed (`forgetCaches`), for `generation`.
     let externalChangesNoticed = Atomic<Int>(0)
     /// A file store's write-ahead log, and how it looked when last asked

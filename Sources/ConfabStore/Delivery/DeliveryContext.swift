@@ -18,12 +18,20 @@ struct DeliveryContext {
         DeliveryStatus.of(
             author: me, seq: seq, otherParticipants: others, heldElsewhere: !unsent.contains(seq), receipts: receipts)
     }
+
+    /// The status of a message of my person's, written here or by another of its devices
+    /// (which came from elsewhere, so another node holds it).
+    func status(of author: NodeID, seq: UInt64) -> DeliveryStatus {
+        if author == me { return status(ofMySeq: seq) }
+        return DeliveryStatus.of(
+            author: author, seq: seq, otherParticipants: others, heldElsewhere: true, receipts: receipts)
+    }
 }
 
 extension ConfabStore {
     func deliveryContext(_ conversation: ConversationID, db: Database) throws -> DeliveryContext {
         DeliveryContext(
-            me: me, others: try NodeID.fetchParticipants(db, conversation: conversation).filter { $0 != me },
+            me: me, others: try NodeID.fetchParticipants(db, conversation: conversation).filter { $0 != myPerson },
             receipts: try Self.receipts(in: conversation, db: db), unsent: try unsentSeqs(in: conversation, db: db))
     }
 }

@@ -117,10 +117,13 @@ extension ConfabStore {
     }
 
     /// Each entry as its content and signature were received, in the envelope as encoded here.
+    /// Who keys count as changes with it (`forgetDeviceAuthorsAfterCommit`).
     private func insertDeviceEntries(_ entries: some Sequence<DeviceEntry>, db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT INTO device_entry(person, seq, raw) VALUES (?, ?, ?)")
         for entry in entries {
             try statement.execute(arguments: [entry.person.bytes, entry.seq, DeviceEntryCodec.encode(entry)])
         }
+        try refreshDevicePersons(db: db)
+        forgetDeviceAuthorsAfterCommit()
     }
 }

@@ -73,7 +73,8 @@ extension ConfabStore {
     }
 
     /// The columns `chatMessage(row:…)` reads.
-    static let messageColumns = "author, seq, text, timestamp, clockSum, editedAt, deletedAt, replyAuthor, replySeq"
+    static let messageColumns =
+        "author, person, seq, text, timestamp, clockSum, editedAt, deletedAt, replyAuthor, replySeq"
 
     func chatMessage(
         row: Row, conversation: ConversationID, context: DeliveryContext, names: [NodeID: String], db: Database
@@ -81,15 +82,17 @@ extension ConfabStore {
         let author = row.nodeID("author")
         let seq: UInt64 = row["seq"]
         let timestamp: Int64 = row["timestamp"]
-        let isMine = author == me
+        // A device's message is its person's (Protocol.md §20.11); mine when my person's.
+        let person = (row["person"] as [UInt8]?).flatMap(NodeID.init(bytes:)) ?? author
+        let isMine = person == myPerson
         let people = MessageDetails(store: self, conversation: conversation, names: names, db: db)
         let mentions = try people.mentions(of: MessageRef(author: author, seq: seq))
         var message = ChatMessage(
-            conversationID: conversation, author: author, authorName: names[author] ?? author.shortHex, seq: seq,
+            conversationID: conversation, author: author, authorName: names[person] ?? person.shortHex, seq: seq,
             isMine: isMine, text: try (row["text"] as String?).map { try people.render($0, mentions) },
             sentAt: Date(milliseconds: timestamp),
             orderKey: DisplayOrderKey(clockSum: row["clockSum"], timestamp: timestamp, author: author, seq: seq),
-            status: isMine ? context.status(ofMySeq: seq) : nil)
+            status: isMine ? context.status(of: author, seq: seq) : nil)
         message.isDeleted = (row["deletedAt"] as Int64?) != nil
         message.mentions = mentions.map { NamedPerson(id: $0.person, name: people.name(of: $0.person)) }
         message.mentionsMe = mentions.contains { $0.person == me }

@@ -13,9 +13,10 @@ extension ConfabStore {
     ) throws -> [ChatMessage] {
         var lines: [ChatMessage] = []
         // A change that came to nothing in the fold (its author was out by then) says nothing.
-        let void = Set(
-            (try self.membershipLog(conversation, db: db)?.current.applied ?? []).filter(\.isVoid).map(\.event.ref)
-        )
+        let applied = try self.membershipLog(conversation, db: db)?.current.applied ?? []
+        let void = Set(applied.filter(\.isVoid).map(\.event.ref))
+        // Who made each change: a device's is its person's (Protocol.md §20.11).
+        let persons = Dictionary(applied.map { ($0.event.ref, $0.event.person) }, uniquingKeysWith: { a, _ in a })
         for row in try Row.fetchAll(
             db.cachedStatement(
                 sql: """
@@ -37,11 +38,13 @@ extension ConfabStore {
             func member(_ id: NodeID) -> MembershipNote.Member {
                 .init(id: id, name: names[id] ?? id.shortHex)
             }
+            let person = persons[EntryRef(author: author, seq: seq)] ?? author
             var line = ChatMessage(
-                conversationID: conversation, author: author, authorName: names[author] ?? author.shortHex, seq: seq,
-                isMine: author == me, text: nil, sentAt: Date(milliseconds: timestamp), orderKey: key, status: nil)
+                conversationID: conversation, author: author, authorName: names[person] ?? person.shortHex, seq: seq,
+                isMine: person == myPerson, text: nil, sentAt: Date(milliseconds: timestamp), orderKey: key,
+                status: nil)
             line.membership = MembershipNote(
-                added: added.map(member), removed: removed.map(member), left: removed == [author] && added.isEmpty)
+                added: added.map(member), removed: removed.map(member), left: removed == [person] && added.isEmpty)
             lines.append(line)
         }
         return lines

@@ -28,17 +28,28 @@ extension ConfabStore {
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT count(*) FROM membership_event WHERE conversationId = ?"),
                 arguments: [conversation.bytes]) ?? 0
-        if let cached = membershipLogs.log(of: conversation, events: events) { return cached }
-        guard let log = try Self.fetchMembershipLog(conversation, db: db) else { return nil }
+        // A log is folded with who its authors count as: one folded before a device list
+        // changed is not kept after it (`forgetDeviceAuthorsAfterCommit`).
+        let generation = deviceAuthorsCache.cached().generation
+        if let cached = membershipLogs.log(of: conversation, events: events, generation: generation) {
+            return cached
+        }
+        let authors = try deviceAuthors(db: db)
+        guard let log = try Self.fetchMembershipLog(conversation, authors: authors, db: db) else { return nil }
         if db.isInsideTransaction, !db.configuration.readonly {
-            commits.afterCommit { [membershipLogs] in membershipLogs.keep(log, of: conversation, events: events) }
+            commits.afterCommit { [membershipLogs] in
+                membershipLogs.keep(log, of: conversation, events: events, generation: generation)
+            }
         } else {
-            membershipLogs.keep(log, of: conversation, events: events)
+            membershipLogs.keep(log, of: conversation, events: events, generation: generation)
         }
         return log
     }
 
-    static func fetchMembershipLog(_ conversation: ConversationID, db: Database) throws -> MembershipLog? {
+    /// `authors`: who each event's author counts as (Protocol.md §20.11).
+    static func fetchMembershipLog(
+        _ conversation: ConversationID, authors: DeviceAuthors = DeviceAuthors(), db: Database
+    ) throws -> MembershipLog? {
         guard
             let conversationRow = try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT creator, room, large FROM conversation WHERE id = ?"),
@@ -48,19 +59,26 @@ extension ConfabStore {
         let isRoom = (conversationRow["room"] as String?) != nil
         var create: MembershipEvent?
         var changes: [MembershipEvent] = []
-        for row in try Row.fetchAll(
+        let rows = try Row.fetchAll(
             db.cachedStatement(sql: "SELECT * FROM membership_event WHERE conversationId = ?"),
             arguments: [conversation.bytes])
-        {
+        // Whose each change is depends on who was ever named a member (§20.11): every add,
+        // whoever wrote it, so it is known before any author is resolved.
+        let everMembers: Set<NodeID>? =
+            isRoom ? nil : rows.reduce(into: Set<NodeID>()) { $0.formUnion(keys(in: $1["added"])) }
+        for row in rows {
             let author = row.nodeID("author")
             let seq: UInt64 = row["seq"]
+            let person =
+                author == creator && seq == 1
+                ? author : authors.person(of: author, in: conversation, seq: seq, members: everMembers)
             let event = MembershipEvent(
                 author: author, seq: seq,
                 order: DisplayOrderKey(
                     clockSum: row["clockSum"], timestamp: row["timestamp"], author: author, seq: seq),
                 add: keys(in: row["added"]), remove: keys(in: row["removed"]),
                 recipients: (row["recipients"] as [UInt8]?).map { keys(in: $0) },
-                frontier: try VectorClock(json: row["frontier"]))
+                frontier: try VectorClock(json: row["frontier"]), person: person)
             if author == creator, seq == 1 { create = event } else { changes.append(event) }
         }
         guard let create else { return nil }

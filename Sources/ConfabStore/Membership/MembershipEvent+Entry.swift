@@ -10,14 +10,15 @@ extension MembershipEvent {
 
     /// `view`: the author's, where the body alone does not say whom a key went to (a large
     /// group's epoch goes to every member after the change, Protocol.md §19.3).
-    init(entry: Entry, members body: MembersBody, view: Membership? = nil) {
+    /// `person`: who the author counts as (Protocol.md §20.11), the author itself when nil.
+    init(entry: Entry, members body: MembersBody, view: Membership? = nil, person: NodeID? = nil) {
         var event = Self(
             author: entry.author, seq: entry.seq, order: Self.order(of: entry), add: body.add, remove: body.remove,
-            recipients: body.recipients, frontier: entry.frontier)
+            recipients: body.recipients, frontier: entry.frontier, person: person)
         if body.wrapped != nil, let view {
             event = Self(
                 author: event.author, seq: event.seq, order: event.order, add: event.add, remove: event.remove,
-                recipients: view.members(after: event), frontier: event.frontier)
+                recipients: view.members(after: event), frontier: event.frontier, person: event.person)
         }
         self = event
     }

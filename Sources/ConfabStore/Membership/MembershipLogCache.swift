@@ -12,19 +12,26 @@ import Synchronization
 /// otherwise leave a log of events that no longer exist, with a count the next event brings
 /// back.
 final class MembershipLogCache: Sendable {
-    private let logs = Mutex<[ConversationID: (events: Int, log: MembershipLog)]>([:])
+    /// `generation`: the device lists' (`DeviceAuthorsCache`) the log was folded under; a
+    /// log of another one counted its events' authors otherwise.
+    private let logs = Mutex<[ConversationID: (events: Int, generation: Int, log: MembershipLog)]>([:])
 
-    func log(of conversation: ConversationID, events: Int) -> MembershipLog? {
+    func log(of conversation: ConversationID, events: Int, generation: Int) -> MembershipLog? {
         logs.withLock { logs in
-            guard let cached = logs[conversation], cached.events == events else { return nil }
+            guard let cached = logs[conversation], cached.events == events, cached.generation == generation
+            else { return nil }
             return cached.log
         }
     }
 
-    /// Keeps the newest log: one read from more events replaces one read from fewer.
-    func keep(_ log: MembershipLog, of conversation: ConversationID, events: Int) {
+    /// Keeps the newest log: one read from more events replaces one read from fewer, and one
+    /// of a newer generation any of an older.
+    func keep(_ log: MembershipLog, of conversation: ConversationID, events: Int, generation: Int) {
         logs.withLock { logs in
-            if (logs[conversation]?.events ?? 0) <= events { logs[conversation] = (events, log) }
+            let held = logs[conversation]
+            if (held?.generation ?? 0, held?.events ?? 0) <= (generation, events) {
+                logs[conversation] = (events, generation, log)
+            }
         }
     }
 

@@ -3,7 +3,7 @@ import GRDB
 
 extension ConfabStore {
     /// Unread = messages from others past my read mark for their author, blocked authors
-    /// aside. Read marks move only forward (`markRead`), so counting each author's rows
+    /// aside; my person's other devices are not others (`:me` is my person, Protocol.md §20.11). Read marks move only forward (`markRead`), so counting each author's rows
     /// above the mark is exact; it walks the (conversation, author, seq) index from the
     /// mark, so a conversation that is read costs one probe per author, not a scan of its
     /// messages (the list computes this for every conversation).
@@ -11,7 +11,7 @@ extension ConfabStore {
         (SELECT COALESCE(SUM(
             (SELECT COUNT(*) FROM message m
              WHERE m.conversationId = h.conversationId AND m.author = h.author AND m.seq > COALESCE(r.seq, 0)
-             AND NOT \(hiddenByRemovalSQL("m")))
+             AND COALESCE(m.person, m.author) != :me AND NOT \(hiddenByRemovalSQL("m")))
          ), 0)
          FROM head h
          LEFT JOIN read_mark r ON r.conversationId = h.conversationId AND r.author = h.author
@@ -22,7 +22,7 @@ extension ConfabStore {
         try read { db in
             try Int.fetchOne(
                 db, sql: "SELECT \(Self.unreadCountSQL) FROM conversation c WHERE c.id = :id",
-                arguments: ["me": me.bytes, "id": conversation.bytes]) ?? 0
+                arguments: ["me": myPerson.bytes, "id": conversation.bytes]) ?? 0
         }
     }
 
@@ -36,7 +36,7 @@ extension ConfabStore {
                     LEFT JOIN local_state ls ON ls.conversationId = c.id
                     WHERE COALESCE(ls.muted, 0) = 0 AND COALESCE(ls.archived, 0) = 0 AND ls.deletedAt IS NULL
                     """,
-                arguments: ["me": me.bytes]) ?? 0
+                arguments: ["me": myPerson.bytes]) ?? 0
         }
     }
 }

@@ -43,11 +43,17 @@ extension EntryCodec {
             else { throw .malformed("a leave that also changes or rekeys the membership") }
             return MembersBody(remove: remove)
         }
+        // A device leaves for its person (Protocol.md §20.11): one key removed and nothing
+        // else. Whether that key is the author's person, and whether the key of any other
+        // change went to its author's person, only the lists held say (§7 step 4).
+        if remove.count == 1, add.isEmpty, keys.isEmpty, body.keyCommitment.isEmpty, sealedNames.isEmpty,
+            body.history.isEmpty, !body.hasWraps
+        {
+            return MembersBody(remove: remove)
+        }
         if body.hasWraps { return try decodeLargeMembers(body, author: author, add: add, remove: remove) }
         let recipients = Set(keys.map(\.id))
-        guard recipients.contains(author) else {
-            throw .malformed("members entry whose key is not sealed to its author")
-        }
+        guard !recipients.isEmpty else { throw .malformed("members entry that seals its key to nobody") }
         guard recipients.isSuperset(of: add) else {
             throw .malformed("members entry that does not seal its key to an added key")
         }
