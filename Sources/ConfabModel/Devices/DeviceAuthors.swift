@@ -46,6 +46,20 @@ public struct DeviceAuthors: Sendable, Equatable {
     /// Every key some list names besides its person, sorted.
     public var namedKeys: [NodeID] { claims.keys.sorted() }
 
+    /// Whether some held list names `key` as a device, listed or removed.
+    public func names(_ key: NodeID) -> Bool { claims[key] != nil }
+
+    /// Whom a session with `key` counts as in a conversation whose ever-members are
+    /// `members` (nil in a room): as `person(of:in:seq:members:)`, for the device as it is
+    /// now — a removed device is its person's no more, and is offered nothing as them.
+    public func currentPerson(of key: NodeID, members: Set<NodeID>?) -> NodeID {
+        guard let claims = claims[key] else { return key }
+        if let members, members.contains(key) { return key }
+        let candidates = claims.filter { members?.contains($0.person) ?? true }
+        guard candidates.count == 1, let claim = candidates.first, claim.cuts == nil else { return key }
+        return claim.person
+    }
+
     /// The last seq of `device`'s log in `conversation` that counts as its person's, when
     /// one person's list removed it (0 when the removal names no cut there); nil otherwise.
     public func cut(of device: NodeID, in conversation: ConversationID) -> UInt64? {

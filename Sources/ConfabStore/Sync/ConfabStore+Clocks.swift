@@ -48,6 +48,18 @@ extension ConfabStore {
                 let held = try VectorClock.fetchHeld(db, conversation: conversation)
                 clocks[conversation] = Sharing.upTo(try VectorClock(json: row["cap"])).capping(held)
             }
+            // A device of a member is told of the member's conversations (Protocol.md §20.11).
+            let authors = try deviceAuthors(db: db)
+            guard authors.names(peer) else { return clocks }
+            for conversation in try [UInt8].fetchAll(
+                db, sql: "SELECT DISTINCT conversationId FROM participant WHERE nodeId <> ?", arguments: [peer.bytes]
+            ).compactMap(ConversationID.init(bytes:)) where clocks[conversation] == nil {
+                guard let log = try membershipLog(conversation, db: db), !log.isOpen else { continue }
+                let person = authors.currentPerson(of: peer, members: log.everMembers)
+                if person != peer, log.current.contains(person) {
+                    clocks[conversation] = try VectorClock.fetchHeld(db, conversation: conversation)
+                }
+            }
             return clocks
         }
     }

@@ -25,7 +25,9 @@ public enum Sharing: Equatable, Sendable {
 }
 
 extension ConfabStore {
+    /// A session with a device of a member is offered what the member is (Protocol.md §20.11).
     public func sharing(_ conversation: ConversationID, with peer: NodeID) throws -> Sharing {
+        let peer = try sharingKey(peer, in: conversation)
         // One statement, so one snapshot: a key moves between the two tables in one commit.
         let row = try readUnisolated { db in
             try Row.fetchOne(
@@ -41,5 +43,16 @@ extension ConfabStore {
         guard let row else { return .none }
         if (row["member"] as Int?) == 1 { return .everything }
         return .upTo(try VectorClock(json: row["cap"]))
+    }
+
+    /// The key `peer` is offered `conversation` as: its person when it is a device a member's
+    /// list names now, itself otherwise. Nothing is read for a key no list names (nearly
+    /// every peer): this runs for each conversation of every message the engine sends.
+    func sharingKey(_ peer: NodeID, in conversation: ConversationID) throws -> NodeID {
+        let authors = try deviceAuthorsCache.cached().authors ?? read { db in try deviceAuthors(db: db) }
+        guard authors.names(peer) else { return peer }
+        let log = try read { db in try membershipLog(conversation, db: db) }
+        guard let log else { return peer }
+        return authors.currentPerson(of: peer, members: log.isOpen ? nil : log.everMembers)
     }
 }
