@@ -41,6 +41,14 @@ extension SyncEngine {
         return output
     }
 
+    /// My own list, written by another process (a link made by `confab devices link` while
+    /// the node runs): to every greeted peer that reads lists, as a list taken is passed on.
+    public func offerOwnDeviceList() throws -> SyncOutput {
+        var output = SyncOutput()
+        try passOn(store.me, from: store.me, into: &output)
+        return output
+    }
+
     func queueDeviceLists(_ persons: [NodeID], for peer: NodeID) {
         guard var state = peers[peer] else { return }
         var waiting = Set(state.pendingDeviceLists)

@@ -17,6 +17,9 @@ struct ExternalWrites {
     /// The peers worth dialling at a known address (`ConfabStore.redialCandidates`), as
     /// last read.
     var dialable: Set<NodeID> = []
+    /// How many entries my own device list had, as last read: another process that links a
+    /// device lengthens it, and peers must hear of the device before its entries reach them.
+    var ownDeviceListCount = 0
     /// Checks since the counter itself was last read: it is read when the write-ahead log
     /// looks changed, and at least every `counterReadEvery` checks whatever it looks like.
     var checksSinceRead = 0
@@ -40,6 +43,7 @@ extension Node {
         // the node) may predate another process's commit.
         local.store.forgetCaches()
         externalWrites.dialable = Set(try local.store.redialCandidates().map(\.id))
+        externalWrites.ownDeviceListCount = try local.store.deviceList(of: local.store.me).count
     }
 
     /// Every tick: when another process committed, peers hear of the conversations it wrote
@@ -77,6 +81,13 @@ extension Node {
             externalWrites.outbox = outbox
         } catch {
             logger.error("could not offer what another process wrote: \(error)")
+        }
+        do {
+            let count = try local.store.deviceList(of: local.store.me).count
+            if count > externalWrites.ownDeviceListCount { apply(try engine.offerOwnDeviceList()) }
+            externalWrites.ownDeviceListCount = count
+        } catch {
+            logger.error("could not offer my device list to peers: \(error)")
         }
         do {
             try dialNewlyDialable(why: "another process made it a peer to dial")

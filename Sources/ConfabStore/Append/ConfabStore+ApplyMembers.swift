@@ -15,7 +15,7 @@ extension ConfabStore {
         let event = MembershipEvent(entry: entry, members: body, view: view, person: person)
         try Self.insertMembershipEvent(event, conversation: conversation, db: db)
         guard var log = try context.membershipLog(conversation, db: db) else { return }
-        let wasMember = log.current.contains(me)
+        let wasMember = log.current.contains(myPerson)
         log.insert(event)
         let membership = log.current
         try Self.storeMembership(membership, of: conversation, db: db)
@@ -25,7 +25,7 @@ extension ConfabStore {
         if let wrapped = body.wrapped {
             opened = try largeGroupKey(
                 entry, body, wrapped: wrapped, event: event, view: view, db: db, context: context)
-        } else if let mine = body.keys.first(where: { $0.id == me }) {
+        } else if let mine = body.keys.first(where: { $0.id == myPerson }) {
             opened = .some(
                 ConversationCipher.openKey(mine.sealedKey, with: try openingKeys(db: db)).flatMap { key in
                     MembershipCipher.epochCommitment(
@@ -49,13 +49,13 @@ extension ConfabStore {
                     sql: "UPDATE conversation SET keyProblem = 1 WHERE id = ?", arguments: [conversation.bytes])
             }
         }
-        if let shared = body.history.first(where: { $0.member == me }),
+        if let shared = body.history.first(where: { $0.member == myPerson }),
             try learnSharedHistory(shared.sealed, conversation: conversation, log: log, db: db, context: context) > 0
         {
             try readAgain(conversation, db: db, context: context)
         }
         // Joining brings the conversation to the top of the list, like a first message.
-        if !wasMember, membership.contains(me) { context.noteMessage(conversation, at: entry.timestamp) }
+        if !wasMember, membership.contains(myPerson) { context.noteMessage(conversation, at: entry.timestamp) }
         try refreshSearchIndex(conversation: conversation, db: db)
     }
 
@@ -72,7 +72,7 @@ extension ConfabStore {
                 key, conversationID: entry.conversationID, author: entry.author, seq: entry.seq)
         }
         let recipients = body.derivesKey ? body.add : event.recipients ?? []
-        if let index = recipients.firstIndex(of: me) {
+        if let index = recipients.firstIndex(of: myPerson) {
             return .some(
                 LargeGroupCipher.open(
                     wrapped, index: index, with: try openingKeys(db: db), commitment: commitment,

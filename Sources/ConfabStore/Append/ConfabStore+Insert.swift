@@ -91,7 +91,7 @@ extension ConfabStore {
             // could claim any id, a derived one included, before the real create arrives
             // (Protocol.md §4.9). Only those held before the upgrade stay.
             if create.isLegacy { throw AppendRejection.legacyCreate }
-            if !context.keepsOthers, !everMembers.contains(me),
+            if !context.keepsOthers, !everMembers.contains(myPerson),
                 try !context.mayHoldUnjoined(entry.conversationID, me: me, db: db)
             {
                 throw AppendRejection.notMember

@@ -10,11 +10,11 @@ extension ConfabStore {
         var key: SecureBytes?
         var title: String?
         var keyProblem = false
-        if let index = create.participants.firstIndex(where: { $0.id == me }) {
+        if let index = create.participants.firstIndex(where: { $0.id == myPerson }) {
             // A sealed key that does not open, or is not the key the creator committed to
             // (so other members may hold another one), leaves the conversation unreadable
             // here and says so, but still replicable: the entry itself is validly signed.
-            let opened =
+            let sealedToMe =
                 if let wrapped = create.wrapped {
                     LargeGroupCipher.open(
                         wrapped, index: index, with: try openingKeys(db: db),
@@ -24,6 +24,12 @@ extension ConfabStore {
                 } else {
                     ConversationCipher.openKey(create.participants[index].sealedKey, with: try openingKeys(db: db))
                 }
+            // A linked device was given the keys its person held (Protocol.md §20.10) before
+            // the entries that sealed them to the person's own key arrive.
+            let opened =
+                try sealedToMe
+                ?? context.epochKey(entry.conversationID, epoch: EntryRef(author: entry.author, seq: 1), db: db)
+                .map { SecureBytes($0) }
             // A protocol 1 create committed to no key: the one sealed to me is the key.
             if let opened,
                 create.isLegacy

@@ -64,7 +64,7 @@ extension ConfabStore {
         -> Bool
     {
         if try context.epochKey(conversation, epoch: epoch, db: db) != nil { return true }
-        return try context.membershipLog(conversation, db: db)?.epochs[epoch]?.contains(me) ?? false
+        return try context.membershipLog(conversation, db: db)?.epochs[epoch]?.contains(myPerson) ?? false
     }
 
     /// The members when `entry` was written (its causal clock's view of the membership), so

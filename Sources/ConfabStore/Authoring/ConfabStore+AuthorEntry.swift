@@ -49,7 +49,7 @@ extension ConfabStore {
     ) throws -> AuthorPosition {
         let participants = try participants ?? NodeID.fetchParticipants(db, conversation: conversation)
         guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
-        guard participants.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
+        guard participants.contains(myPerson) else { throw StoreError.notAParticipant(conversation.hex) }
         var held: [NodeID: UInt64] = [:]
         var merged = VectorClock()
         var head: BatchContext.Head?

@@ -20,7 +20,7 @@ extension ConfabStore {
             let membership = try self.requireMembership(conversation, db: db)
             let names = try self.nameMap(conversation: conversation, db: db)
             func name(_ key: NodeID) -> String { names[key] ?? key.shortHex }
-            if remove.contains(self.me) {
+            if remove.contains(self.myPerson) {
                 throw StoreError.invalidInput("to take yourself out of the conversation, leave it (confab leave)")
             }
             if let already = add.first(where: membership.contains) {
@@ -30,7 +30,7 @@ extension ConfabStore {
                 throw StoreError.invalidInput(
                     "\(name(absent)) is not a member; members: \(membership.members.map(name).joined(separator: ", "))")
             }
-            if !remove.isEmpty, membership.admin != self.me {
+            if !remove.isEmpty, membership.admin != self.myPerson {
                 throw StoreError.invalidInput(
                     "only the conversation's admin (\(membership.admin.map(name) ?? "nobody")) can remove members; "
                         + "you can leave it (confab leave)")
@@ -113,7 +113,7 @@ extension ConfabStore {
             throw StoreError.unknownConversation(conversation.hex)
         }
         let membership = log.current
-        guard membership.contains(me) else { throw StoreError.notAParticipant(conversation.hex) }
+        guard membership.contains(myPerson) else { throw StoreError.notAParticipant(conversation.hex) }
         return membership
     }
 

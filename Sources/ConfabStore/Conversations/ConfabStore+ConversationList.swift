@@ -10,7 +10,7 @@ extension ConfabStore {
             let rows = try Row.fetchAll(
                 db,
                 sql: Self.summarySQL + " \(Self.clause(filter)) ORDER BY pinned DESC, c.lastActivityAt DESC, c.id",
-                arguments: ["me": me.bytes])
+                arguments: ["me": myPerson.bytes])
             return try rows.map { try self.summary(row: $0, db: db) }
         }
     }
@@ -28,10 +28,12 @@ extension ConfabStore {
                     WHERE ls.deletedAt IS NULL \(Self.clause(filter))
                     ORDER BY COALESCE(ls.pinned, 0) DESC, c.lastActivityAt DESC, c.id LIMIT :limit
                     """,
-                arguments: ["me": me.bytes, "limit": limit])
+                arguments: ["me": myPerson.bytes, "limit": limit])
             let one = try db.cachedStatement(sql: Self.summarySQL + " AND c.id = :id")
             return try ids.compactMap { id in
-                try Row.fetchOne(one, arguments: ["me": me.bytes, "id": id]).map { try self.summary(row: $0, db: db) }
+                try Row.fetchOne(one, arguments: ["me": myPerson.bytes, "id": id]).map {
+                    try self.summary(row: $0, db: db)
+                }
             }
         }
     }
@@ -49,7 +51,7 @@ extension ConfabStore {
     public func conversation(_ id: ConversationID) throws -> ConversationSummary? {
         try read { db in
             try Row.fetchOne(
-                db, sql: Self.summarySQL + " AND c.id = :id", arguments: ["me": me.bytes, "id": id.bytes]
+                db, sql: Self.summarySQL + " AND c.id = :id", arguments: ["me": myPerson.bytes, "id": id.bytes]
             ).map { try self.summary(row: $0, db: db) }
         }
     }

@@ -25,7 +25,7 @@ extension ConfabStore {
                     LEFT JOIN local_state ls ON ls.conversationId = c.id
                     WHERE ls.deletedAt IS NULL ORDER BY c.lastActivityAt DESC
                     """,
-                arguments: ["me": me.bytes]
+                arguments: ["me": myPerson.bytes]
             ).compactMap(ConversationID.init(bytes:))
         }
     }
@@ -44,7 +44,7 @@ extension ConfabStore {
                         LEFT JOIN local_state ls ON ls.conversationId = c.id
                         WHERE ls.deletedAt IS NULL AND c.id = :id
                         """,
-                    arguments: ["me": me.bytes, "id": id.bytes])
+                    arguments: ["me": myPerson.bytes, "id": id.bytes])
             else { return nil }
             if let title = row["title"] as String?, !title.isEmpty { return title }
             return try participantNames(conversation: id, db: db).map(\.name).joined(separator: ", ")
@@ -67,7 +67,7 @@ extension ConfabStore {
                         c.lastActivityAt DESC
                     LIMIT 1
                     """,
-                arguments: ["peer": peer.bytes, "me": me.bytes]
+                arguments: ["peer": peer.bytes, "me": myPerson.bytes]
             ).flatMap(ConversationID.init(bytes:))
         }
     }

@@ -27,6 +27,8 @@ public final class ConfabStore: Sendable {
     let membershipLogs = MembershipLogCache()
     /// Who each author key counts as, from the device lists held (`deviceAuthors`).
     let deviceAuthorsCache = DeviceAuthorsCache()
+    /// The person a linked device belongs to (`myPerson`); nil when its key is its person's.
+    let linkedPersonKey = Mutex<NodeID?>(nil)
     /// How often another connection's commit was noticed (`forgetCaches`), for `generation`.
     let externalChangesNoticed = Atomic<Int>(0)
     /// A file store's write-ahead log, and how it looked when last asked
@@ -103,6 +105,8 @@ public final class ConfabStore: Sendable {
             checkpointer = nil
         }
         try write { db in try self.checkOwner(db) }
+        let linked = try linkedPerson()
+        linkedPersonKey.withLock { $0 = linked }
     }
 
     deinit {

@@ -5,9 +5,9 @@ import GRDB
 /// Whose an entry is (Protocol.md §20.11): its author key's person, from the device lists
 /// held here. Every rule and every view that asks who wrote an entry asks this.
 extension ConfabStore {
-    /// The person this store writes as. Today a store's identity is its person; a linked
-    /// device's store will set this to the person it was linked to, and nothing else changes.
-    public var myPerson: NodeID { me }
+    /// The person this store writes as: its identity, or for a linked device the person it
+    /// was linked to (Protocol.md §20.10), read when the store opens and set by `takeLink`.
+    public var myPerson: NodeID { linkedPersonKey.withLock { $0 } ?? me }
 
     /// The keys whose entries are mine: my person's devices as my held list names them (my
     /// own key alone while there is no list).

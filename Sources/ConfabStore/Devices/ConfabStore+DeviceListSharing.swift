@@ -23,7 +23,7 @@ extension ConfabStore {
                             WHERE person.nodeId = held.person)
                         ORDER BY held.person
                         """),
-                arguments: ["me": me.bytes, "peer": peer.bytes]
+                arguments: ["me": myPerson.bytes, "peer": peer.bytes]
             ).compactMap(NodeID.init(bytes:))
         }
     }
@@ -44,7 +44,7 @@ extension ConfabStore {
                                 SELECT 1 FROM participant them
                                 WHERE them.conversationId = mine.conversationId AND them.nodeId = :peer)))
                         """),
-                arguments: ["me": me.bytes, "person": person.bytes, "peer": peer?.bytes]) ?? false
+                arguments: ["me": myPerson.bytes, "person": person.bytes, "peer": peer?.bytes]) ?? false
         }
     }
 }

@@ -48,6 +48,7 @@ extension ConfabStore {
                 try statement.execute(arguments: [key.conversation.bytes, key.author.bytes, key.seq, key.key])
             }
         }
+        linkedPersonKey.withLock { $0 = person }
         try setDisplayName(displayName)
     }
 }

@@ -29,8 +29,10 @@ extension ConfabStore {
     /// What this node opens the keys sealed to its person with.
     func openingKeys(db: Database) throws -> OpeningKeys {
         let own = OpeningKeys(identity: identity)
-        let list = try heldDeviceList(of: me, db: db)
+        let list = try heldDeviceList(of: myPerson, db: db)
         guard !list.isEmpty else { return own }
-        return OpeningKeys(member: me, exchangeKeys: own.exchangeKeys + list.encryptionKeyPairs(for: identity))
+        // A linked device reads as its person, and its own key opens nothing sealed to that.
+        let exchangeKeys = myPerson == me ? own.exchangeKeys : []
+        return OpeningKeys(member: myPerson, exchangeKeys: exchangeKeys + list.encryptionKeyPairs(for: identity))
     }
 }

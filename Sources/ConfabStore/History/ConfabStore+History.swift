@@ -62,6 +62,7 @@ extension ConfabStore {
             names[row.nodeID("author")] = row["name"]
         }
         names[me] = "You"
+        names[myPerson] = "You"
         return names
     }
 
@@ -69,6 +70,7 @@ extension ConfabStore {
     func nameMap(_ participants: [ConversationSummary.Participant]) -> [NodeID: String] {
         var names = Dictionary(uniqueKeysWithValues: participants.map { ($0.id, $0.name) })
         names[me] = "You"
+        names[myPerson] = "You"
         return names
     }
 

@@ -34,7 +34,7 @@ extension ConfabStore {
             func member(_ id: NodeID) -> MembershipNote.Member { .init(id: id, name: names[id] ?? id.shortHex) }
             return MemberList(
                 conversation: conversation, members: membership.members.map(member), admin: membership.admin,
-                former: membership.removedBy.keys.sorted().map(member), includesMe: membership.contains(me))
+                former: membership.removedBy.keys.sorted().map(member), includesMe: membership.contains(myPerson))
         }
     }
 

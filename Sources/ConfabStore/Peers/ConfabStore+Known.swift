@@ -65,7 +65,7 @@ extension ConfabStore {
                       AND NOT EXISTS (SELECT 1 FROM peer WHERE peer.id = them.nodeId AND trust = 'blocked')
                     ORDER BY c.lastActivityAt DESC, c.id
                     """,
-                arguments: ["me": me.bytes])
+                arguments: ["me": myPerson.bytes])
         }
         var fellows = Set<NodeID>()
         var others: [[NodeID]] = []

@@ -30,7 +30,9 @@ extension ConfabStore {
     /// marks (moved only by `markRead`).
     func receiptIfNeeded(_ conversation: ConversationID, read: Bool, db: Database, now: Date) throws -> Entry? {
         let participants = try NodeID.fetchParticipants(db, conversation: conversation)
-        guard participants.contains(me), participants.count <= Limits.maxParticipantsWithReceipts else { return nil }
+        guard participants.contains(myPerson), participants.count <= Limits.maxParticipantsWithReceipts else {
+            return nil
+        }
         // Nobody writes receipts in a room or a large group (Protocol.md §18.2, §19.5): they
         // may hold any number of people.
         guard try Self.roomName(conversation, db: db) == nil, try !Self.isLargeGroup(conversation, db: db) else {

@@ -51,7 +51,7 @@ extension ConfabStore {
                     SELECT p.nodeId, peer.name, peer.trust FROM participant p LEFT JOIN peer ON peer.id = p.nodeId
                     WHERE p.conversationId = ? AND p.nodeId != ? ORDER BY p.position
                     """),
-            arguments: [conversation.bytes, me.bytes]
+            arguments: [conversation.bytes, myPerson.bytes]
         ).map { row in
             let id = row.nodeID("nodeId")
             return ConversationSummary.Participant(
