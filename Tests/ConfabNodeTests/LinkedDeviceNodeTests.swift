@@ -1,0 +1,195 @@
+import ConfabTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One person, several machines (issue 33), with real `confab` processes on 127.0.0.1 and
+/// discovery off: Alice links a laptop to her running desktop node through
+/// `confab devices link` and `confab init --link`, both answered through standard input
+/// (Protocol.md §20.10). The laptop's node, which only ever meets Alice's desktop, then
+/// reads Bob's conversation with Alice and writes in it as Alice (§20.11): Bob sees the
+/// laptop's reply as Alice's, both of Alice's machines see it as hers, Bob keeps one peer
+/// for Alice, and his read receipt reaches both of her machines.
+@Suite(.serialized) struct LinkedDeviceNodeTests {
+    /// A node started on data that `confab init --link` made: `NodeProcess` would make a new
+    /// identity of its own first.
+    final class LinkedNode: @unchecked Sendable {
+        let data: URL
+        let logFile: URL
+        private var process: Process?
+
+        init(data: URL, logFile: URL) {
+            self.data = data
+            self.logFile = logFile
+        }
+
+        /// Starts `confab up` on 127.0.0.1 (the OS picks the port) with discovery and the
+        /// web app off, dialling `peers`; returns once it listens and answers on its
+        /// control socket.
+        func start(peers: [String]) async throws {
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            let log = try FileHandle(forWritingTo: logFile)
+            let process = Process()
+            process.executableURL = ConfabBinary.url
+            process.arguments =
+                [
+                    "--data", data.path, "up", "--listen", "127.0.0.1:0", "--no-discovery", "--no-web",
+                    "--log-level", "debug",
+                ] + peers.flatMap { ["--peer", $0] }
+            process.standardOutput = log
+            process.standardError = log
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            self.process = process
+            let socket = data.appendingPathComponent("control.sock").path
+            try await waitUntil(timeout: 30, "the laptop to listen and open its control socket", every: 0.05) {
+                guard process.isRunning else {
+                    throw ConfabBinary.Failure("the laptop exited with \(process.terminationStatus):\n\(self.log)")
+                }
+                return self.log.contains(") listening on 127.0.0.1:") && FileManager.default.fileExists(atPath: socket)
+            }
+        }
+
+        var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+        /// SIGTERM to its pid, and a clean exit.
+        func stop() throws {
+            guard let process else { return }
+            self.process = nil
+            kill(process.processIdentifier, SIGTERM)
+            if !process.waitForExit(within: 20) {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw ConfabBinary.Failure("the laptop did not stop on SIGTERM")
+            }
+        }
+
+        @discardableResult
+        func cli(_ arguments: [String]) throws -> ConfabBinary.Result {
+            try ConfabBinary.run(data: data, arguments)
+        }
+
+        deinit {
+            if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+    }
+
+    /// `history PEER --json` in the data directory `data`, marking nothing read.
+    private static func history(_ data: URL, with peer: String) throws -> [[String: Any]] {
+        let result = try ConfabBinary.run(data: data, ["history", peer, "--json", "--no-mark-read"])
+        guard result.status == 0 else { return [] }
+        return (try? result.json() as? [[String: Any]]) ?? []
+    }
+
+    private static func message(_ text: String, in history: [[String: Any]]) -> [String: Any]? {
+        history.first { $0["text"] as? String == text }
+    }
+
+    @Test func aLinkedLaptopReadsAndWritesAsItsPersonWithBobAndAlicesDesktop() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
+        let (alice, bob) = (nodes[0], nodes[1])
+        let laptop = LinkedNode(
+            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        defer {
+            try? laptop.stop()
+            for node in nodes { try? node.stop() }
+        }
+        // A wait that times out says what each node logged.
+        do {
+            try alice.start(discovery: false, extra: ["--no-web"])
+            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
+            try await waitUntil(timeout: 30, "Alice and Bob to meet") {
+                try alice.onlinePeers() == ["Bob"] && bob.onlinePeers() == ["Alice"]
+            }
+            #expect(try bob.cli(["send", "Alice", "hello from Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message") {
+                try alice.texts(with: "Bob") == ["hello from Bob"]
+            }
+
+            // Alice links the laptop while her desktop node runs; both people say yes to the
+            // same words.
+            let offer = try InteractiveProcess(data: alice.data, ["devices", "link", "--no-discovery"])
+            defer { offer.terminate() }
+            try await offer.waitFor("Waiting for the new machine")
+            let code = try #require(offer.output.firstMatch(of: /Link code: ([0-9A-Z]{5}-[0-9A-Z]{5})/)?.1)
+            let offerPort = try #require(offer.output.firstMatch(of: /--peer \S+:(\d+)/)?.1)
+            let join = try InteractiveProcess(
+                data: laptop.data,
+                ["init", "--link", String(code), "--peer", "127.0.0.1:\(offerPort)", "--name", "laptop"])
+            defer { join.terminate() }
+            try await join.waitFor("[y/N]")
+            try await offer.waitFor("[y/N]")
+            let words = try #require(join.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1)
+            #expect(offer.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1 == words)
+            try join.send("y")
+            try offer.send("y")
+            #expect(try await join.waitForExit() == 0, "\(join.output)")
+            #expect(try await offer.waitForExit() == 0, "\(offer.output)")
+            let whoami = try #require(try laptop.cli(["whoami", "--json"]).json() as? [String: Any])
+            let laptopKey = try #require(whoami["id"] as? String)
+            #expect(whoami["person"] as? String == alice.key)
+            #expect(laptopKey != alice.key)
+
+            // The laptop meets Alice's desktop only, and gets Bob's conversation from it.
+            try await laptop.start(peers: [alice.peerAddress])
+            try await waitUntil(timeout: 30, "the laptop to have Bob's message") {
+                try Self.message("hello from Bob", in: Self.history(laptop.data, with: "Bob")) != nil
+            }
+            let fromBob = try #require(Self.message("hello from Bob", in: Self.history(laptop.data, with: "Bob")))
+            #expect(fromBob["authorName"] as? String == "Bob")
+            #expect(fromBob["author"] as? String == bob.key)
+            #expect(fromBob["mine"] as? Bool == false)
+            let conversation = try #require(fromBob["conversation"] as? String)
+            try await waitUntil(timeout: 30, "the laptop's list to show the conversation") {
+                let listed = try laptop.cli(["list", "--json"])
+                let conversations = (try? listed.json() as? [[String: Any]]) ?? []
+                return conversations.contains { $0["id"] as? String == conversation }
+            }
+
+            // The laptop's reply is Alice's at Bob, and hers on both of her machines.
+            let sent = try laptop.cli(["send", "Bob", "reply from laptop"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            try await waitUntil(timeout: 30, "Bob to have the laptop's reply") {
+                try Self.message("reply from laptop", in: Self.history(bob.data, with: "Alice")) != nil
+            }
+            let atBob = try #require(Self.message("reply from laptop", in: Self.history(bob.data, with: "Alice")))
+            #expect(atBob["conversation"] as? String == conversation)
+            #expect(atBob["author"] as? String == laptopKey, "written with the laptop's own key")
+            #expect(atBob["authorName"] as? String == "Alice", "the person, not the laptop")
+            #expect(atBob["mine"] as? Bool == false)
+            try await waitUntil(timeout: 30, "Alice's desktop to have the laptop's reply") {
+                try Self.message("reply from laptop", in: Self.history(alice.data, with: "Bob")) != nil
+            }
+            let atDesktop = try #require(Self.message("reply from laptop", in: Self.history(alice.data, with: "Bob")))
+            #expect(atDesktop["mine"] as? Bool == true)
+            let onLaptop = try #require(Self.message("reply from laptop", in: Self.history(laptop.data, with: "Bob")))
+            #expect(onLaptop["mine"] as? Bool == true)
+
+            // Bob, holding a message the laptop wrote, still knows one Alice: her person key,
+            // with no second entry for the laptop's key.
+            let bobsPeers = try bob.listedPeers()
+            #expect(bobsPeers.keys.sorted() == [alice.key], "\(bobsPeers)")
+            #expect(bobsPeers[laptopKey] == nil)
+            #expect(bobsPeers.values.filter { ($0["name"] as? String)?.hasPrefix("Alice") == true }.count == 1)
+
+            // Bob has not read it yet; once he does, both of Alice's machines see "read".
+            #expect(atDesktop["status"] as? String != "read")
+            let read = try bob.cli(["mark-read", "Alice"])
+            #expect(read.status == 0, "\(read.stderr)")
+            try await waitUntil(timeout: 30, "the laptop's reply to be read on the laptop and Alice's desktop") {
+                try [laptop.data, alice.data].allSatisfy { data in
+                    try Self.message("reply from laptop", in: Self.history(data, with: "Bob"))?["status"] as? String
+                        == "read"
+                }
+            }
+        } catch {
+            throw ConfabBinary.Failure(
+                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(6000))\nBob logged:\n\(bob.log.suffix(3000))"
+                    + "\nthe laptop logged:\n\(laptop.log.suffix(6000))")
+        }
+    }
+}
