@@ -73,3 +73,17 @@ extension ConfabStore {
         }
     }
 }
+
+extension ConfabStore {
+    /// How a key of my own person is named among peers: a listed device by the name my
+    /// person's list gives it, the person key (seen from a linked device) by my display name;
+    /// nil for any other key.
+    func ownDeviceLabel(_ id: NodeID, db: Database) throws -> String? {
+        guard id != me else { return nil }
+        if id == myPerson {
+            return try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'") ?? id.shortHex
+        }
+        let list = try heldDeviceList(of: myPerson, db: db)
+        return list.listed.first { $0.key == id }?.name
+    }
+}

@@ -70,8 +70,12 @@ extension ConfabStore {
         return try write { db -> NodeID? in
             var conflict: NodeID?
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
+            // Another machine of my own person is no impostor, whatever name it shares with me:
+            // my person's signed list says so (Protocol.md §20.11), not the machine itself.
+            let ownDevice = try self.ownDeviceLabel(id, db: db)
             if !known {
-                let naming = try self.nameForNewKey(id, claiming: suggestedName, db: db)
+                var naming = try self.nameForNewKey(id, claiming: ownDevice ?? suggestedName, db: db)
+                if ownDevice != nil { naming = (naming.name, nil, nil) }
                 conflict = naming.conflict
                 try db.execute(
                     sql: "INSERT INTO peer(id, name, nameSkeleton, addedAt, claimedName) VALUES (?, ?, ?, ?, ?)",
@@ -79,7 +83,7 @@ extension ConfabStore {
                         id.bytes, naming.name, NameSkeleton.of(naming.name), now.millisecondsSince1970, naming.claimed,
                     ])
                 try self.refreshSearchIndex(conversationsOf: id, db: db)
-            } else {
+            } else if ownDevice == nil {
                 conflict = try self.followClaim(id, suggestedName: suggestedName, db: db)
             }
             try db.execute(
