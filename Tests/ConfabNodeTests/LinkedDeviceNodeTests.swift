@@ -84,6 +84,13 @@ import Glibc
         return (try? result.json() as? [[String: Any]]) ?? []
     }
 
+    /// The unread count `list --json` shows for `conversation` in the data directory `data`.
+    private static func unread(_ conversation: String, in data: URL) throws -> Int {
+        let listed = try ConfabBinary.run(data: data, ["list", "--json"])
+        let conversations = (try? listed.json() as? [[String: Any]]) ?? []
+        return conversations.first { $0["id"] as? String == conversation }?["unread"] as? Int ?? -1
+    }
+
     private static func message(_ text: String, in history: [[String: Any]]) -> [String: Any]? {
         history.first { $0["text"] as? String == text }
     }
@@ -185,6 +192,24 @@ import Glibc
                     try Self.message("reply from laptop", in: Self.history(data, with: "Bob"))?["status"] as? String
                         == "read"
                 }
+            }
+
+            // Alice reads Bob's next message on the laptop: the desktop's unread count for
+            // the conversation goes to 0 (§20.14), and Bob sees it read.
+            #expect(try bob.cli(["send", "Alice", "second from Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "both of Alice's machines to count Bob's message unread") {
+                try [laptop.data, alice.data].allSatisfy { try Self.unread(conversation, in: $0) > 0 }
+                    && Self.message("second from Bob", in: Self.history(laptop.data, with: "Bob")) != nil
+            }
+            let readOnLaptop = try laptop.cli(["mark-read", "Bob"])
+            #expect(readOnLaptop.status == 0, "\(readOnLaptop.stderr)")
+            #expect(try Self.unread(conversation, in: laptop.data) == 0)
+            try await waitUntil(timeout: 30, "the desktop's unread count to clear after the laptop read") {
+                try Self.unread(conversation, in: alice.data) == 0
+            }
+            try await waitUntil(timeout: 30, "Bob to see his message read") {
+                try Self.message("second from Bob", in: Self.history(bob.data, with: "Alice"))?["status"] as? String
+                    == "read"
             }
         } catch {
             throw ConfabBinary.Failure(

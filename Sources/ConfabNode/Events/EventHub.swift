@@ -51,6 +51,14 @@ final class EventHub: Sendable {
         for message in shown {
             written[ShownKey(conversation: message.conversationID, ref: message.ref)] = message
         }
+        // A read on another of my person's devices moved my read marks (Protocol.md §20.14):
+        // the badge front ends show is read again.
+        let readElsewhere = output.appended.filter { $0.kind == .receipt && $0.author != store.me }
+        if !readElsewhere.isEmpty, let mine = try? store.myDevices() {
+            for conversation in Set(readElsewhere.filter { mine.contains($0.author) }.map(\.conversationID)).sorted() {
+                emit(.changed(conversation))
+            }
+        }
         for entry in output.appended {
             switch entry.body {
             case .message, .file:

@@ -176,6 +176,9 @@ extension ConfabStore {
             try mergeReceipt(
                 conversation: entry.conversationID, from: person,
                 ReceiptClocks(delivered: delivered, read: read), db: db)
+            if person == myPerson, entry.author != me {
+                try adoptReadMarks(entry.conversationID, read: read, db: db)
+            }
         case .edit(let target, let sealed):
             try applyEdit(entry, target: target, sealed: sealed, epoch: view?.epochInForce, db: db, context: context)
         case .unsend(let target):

@@ -43,7 +43,10 @@ extension ConfabStore {
         guard try holdsCurrentKey(conversation, db: db) else { return nil }
         var others = try VectorClock.fetchHeld(db, conversation: conversation)
         others[self.me] = 0
-        let previous = try self.receiptClocks(conversation: conversation, node: self.me, db: db) ?? ReceiptClocks()
+        // Receipts are my person's (Protocol.md §20.11, §20.14): what another of its devices
+        // already said read or delivered needs no second receipt from this one.
+        let previous =
+            try self.receiptClocks(conversation: conversation, node: self.myPerson, db: db) ?? ReceiptClocks()
         let baseline = read ? previous.read : previous.delivered
         // Only messages call for a receipt: answering receipts too would have two open
         // chats acknowledge each other's acknowledgements forever.
