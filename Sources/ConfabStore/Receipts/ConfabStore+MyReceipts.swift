@@ -42,7 +42,9 @@ extension ConfabStore {
         // "read" would tell the senders a lie.
         guard try holdsCurrentKey(conversation, db: db) else { return nil }
         var others = try VectorClock.fetchHeld(db, conversation: conversation)
-        others[self.me] = 0
+        // My person's own entries, from any of its devices, are nobody's news (Protocol.md
+        // §20.14): left out, a message from my other machine calls for no receipt here.
+        for device in try self.myDevices(db: db) { others[device] = 0 }
         // Receipts are my person's (Protocol.md §20.11, §20.14): what another of its devices
         // already said read or delivered needs no second receipt from this one.
         let previous =

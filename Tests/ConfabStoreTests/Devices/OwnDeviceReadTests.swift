@@ -80,6 +80,25 @@ import Testing
         #expect(try desktop.unreadCount(id) == 0)
     }
 
+    /// A person's own messages call for no receipt from its other devices: Alice's message
+    /// from her desktop reaching her laptop is not news to tell Bob, and the receipts the
+    /// laptop writes for Bob's messages do not name her desktop's entries.
+    @Test func myOtherDevicesMessagesCallForNoReceipt() throws {
+        let (desktop, laptop, bob, id) = try bobAndAlicesTwoMachines()
+        _ = try desktop.sendMessage("from the desktop", to: id, now: at(10))
+        try sync(id, from: desktop, to: laptop)
+        #expect(try laptop.acknowledgeDelivery(id, now: at(11)) == nil)
+        #expect(try laptop.markRead(id, now: at(12)) == nil)
+        try bobWrites(["one"], bob, to: [laptop], in: id)
+        let receipt = try #require(try laptop.acknowledgeDelivery(id, now: at(20)))
+        guard case .receipt(let delivered, _) = receipt.body else {
+            Issue.record("not a receipt")
+            return
+        }
+        #expect(delivered[Keys.alice.id] == 0 && delivered[laptopKey.id] == 0)
+        #expect(delivered[Keys.bob.id] == (try bob.clock(of: id))[Keys.bob.id])
+    }
+
     /// Carol's receipt says she read Bob's messages: that is Carol's read, never Alice's.
     /// Fails when every receipt moves the read marks, whoever's person wrote it.
     @Test func anotherPersonsReceiptMovesNoneOfMyReadMarks() throws {
