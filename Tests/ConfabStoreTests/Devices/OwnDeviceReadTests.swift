@@ -65,6 +65,31 @@ import Testing
         #expect(try laptop.markRead(id, now: at(31)) == nil)
     }
 
+    /// A laptop linked after the desktop read takes the reads with the history: the desktop's
+    /// receipts come with its log.
+    @Test func aNewlyLinkedLaptopStartsWithWhatTheDesktopRead() throws {
+        let desktop = try makeStore(Keys.alice)
+        let bob = try makeStore(Keys.bob)
+        let (id, _) = try desktop.createConversation(with: [Keys.bob.id], firstMessage: "hi", now: at(1))
+        try sync(id, from: desktop, to: bob)
+        for (index, text) in ["one", "two", "three"].enumerated() {
+            _ = try bob.sendMessage(text, to: id, now: at(2 + index))
+        }
+        try sync(id, from: bob, to: desktop)
+        _ = try desktop.markRead(id, now: at(10))
+        _ = try bob.sendMessage("unread", to: id, now: at(11))
+        try sync(id, from: bob, to: desktop)
+        #expect(try desktop.unreadCount(id) == 1)
+        _ = try desktop.addMyDevice(laptopKey.id, name: "laptop", now: at(12))
+        let laptop = try makeStore(laptopKey)
+        try laptop.takeLink(
+            person: Keys.alice.id, list: try desktop.encodedDeviceList(of: Keys.alice.id), displayName: "Alice",
+            keys: try desktop.epochKeys())
+        try sync(id, from: desktop, to: laptop)
+        #expect(try laptop.history(id).count == 5)
+        #expect(try laptop.unreadCount(id) == 1)
+    }
+
     @Test func aReadElsewhereEndsAMarkUnreadAndAnOlderReceiptLeavesIt() throws {
         let (desktop, laptop, bob, id) = try bobAndAlicesTwoMachines()
         try bobWrites(["one"], bob, to: [desktop, laptop], in: id)
