@@ -110,7 +110,8 @@ extension SyncEngine {
                 keepUnmet(entries, of: person, from: peer)
                 return output
             }
-            try take(try store.offerDeviceList(entries, of: person), of: person, from: peer, into: &output)
+            let held = try store.deviceListCount(of: person)
+            try take(try store.offerDeviceList(entries, of: person), of: person, held: held, from: peer, into: &output)
         } catch let error as DeviceListError {
             output.misbehavior = "sent an invalid device list of \(person.shortHex): \(error)"
         }
@@ -145,7 +146,9 @@ extension SyncEngine {
                 guard try meets(person, from: peer) else { continue }
                 peers[peer]?.unmetDeviceLists[person] = nil
                 do {
-                    try take(try store.offerDeviceList(list, of: person), of: person, from: peer, into: &output)
+                    let held = try store.deviceListCount(of: person)
+                    try take(
+                        try store.offerDeviceList(list, of: person), of: person, held: held, from: peer, into: &output)
                 } catch let error as DeviceListError {
                     // It was valid when it came, and a list's validity depends on nothing held.
                     logger.error("device list of \(person.shortHex) from \(peer.shortHex) refused later: \(error)")
@@ -154,9 +157,9 @@ extension SyncEngine {
         }
     }
 
-    /// What the store made of a list `peer` sent.
+    /// What the store made of a list `peer` sent; `held`: its length here before.
     private func take(
-        _ offer: DeviceListOffer, of person: NodeID, from peer: NodeID, into output: inout SyncOutput
+        _ offer: DeviceListOffer, of person: NodeID, held: Int, from peer: NodeID, into output: inout SyncOutput
     ) throws {
         switch offer {
         case .same:
@@ -165,6 +168,7 @@ extension SyncEngine {
             logger.debug("device list of \(person.shortHex) from \(peer.shortHex) is older than the one held")
         case .taken(let list):
             logger.info("device list of \(person.shortHex) from \(peer.shortHex): now \(list.count) entries")
+            output.deviceListsTaken.append((person, UInt64(held + 1)...UInt64(list.count)))
             // It holds what it sent: never sent back.
             peers[peer]?.deviceListHeads[person] = list.entries.last?.hash
             try passOn(person, from: peer, into: &output)

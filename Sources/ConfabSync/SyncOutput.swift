@@ -10,6 +10,9 @@ public struct SyncOutput: Sendable {
     public var pushes: [NodeID: [SessionMessage]] = [:]
     /// Entries newly stored, received or written here, in the order they were stored.
     public var appended: [Entry] = []
+    /// Device lists stored now (each person's, after the entries it took), and the seqs of
+    /// its entries that were new here: the system lines they wrote are news.
+    public var deviceListsTaken: [(person: NodeID, listSeqs: ClosedRange<UInt64>)] = []
     /// Conversations in which some of my messages changed status (sent, delivered, read).
     public var statusChanged: Set<ConversationID> = []
     /// Set when the peer sent something no honest node sends: the session must close.

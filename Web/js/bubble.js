@@ -111,11 +111,11 @@ export function renderItem(m, prev, ctx) {
   const newDay = !prev || !sameDay(prev.sentAt, m.sentAt);
   const item = h('div', { class: 'item', dataset: { key: m.key } },
     newDay ? h('div', { class: 'day' }, h('span', null, dayLabel(m.sentAt))) : null);
-  if (m.membership) {
+  if (m.system) {
     item.append(h('div', { class: 'system' }, m.system));
     return item;
   }
-  const firstOfRun = newDay || !prev || prev.author !== m.author || Boolean(prev.membership);
+  const firstOfRun = newDay || !prev || prev.author !== m.author || Boolean(prev.system);
   const showAuthor = ctx.group && !m.mine && firstOfRun;
   const bubble = h('div', { class: 'bubble' },
     showAuthor ? h('div', { class: `author ${colorClass(m.author)}` }, m.authorName) : h('span', { class: 'sr-only' }, `${m.mine ? 'You' : m.authorName}: `),

@@ -44,7 +44,7 @@ export function initChat(navigation) {
     },
     members: () => (view && view.members) || [],
     editLast: () => {
-      const m = view && [...view.msgs].reverse().find((x) => x.mine && !x.pending && !x.deleted && !x.membership && !x.file && x.text != null);
+      const m = view && [...view.msgs].reverse().find((x) => x.mine && !x.pending && !x.deleted && !x.system && !x.file && x.text != null);
       if (m) composer.startEdit(m);
       return Boolean(m);
     },
@@ -589,7 +589,7 @@ export async function onNewMessage(ev) {
     else if (looks(v.msgs[i]) !== looks(brief)) update(brief.key, (old) => merge(old, brief));
     return;
   }
-  const early = ev.event === 'message' && !brief.mine && !brief.membership && v.stick && !v.gap && indexOf(brief.key) < 0;
+  const early = ev.event === 'message' && !brief.mine && !brief.system && v.stick && !v.gap && indexOf(brief.key) < 0;
   if (early) show(v, brief);
   let m = brief;
   try {
@@ -765,7 +765,7 @@ async function copyText(text) {
 
 function messageMenu(m, trigger) {
   const readOnly = ctx().readOnly;
-  const usable = !m.deleted && !m.membership;
+  const usable = !m.deleted && !m.system;
   const mineHas = (emoji) => m.reactions.some((r) => r.emoji === emoji && r.mine);
   openMenu(trigger, [
     usable && !readOnly ? {

@@ -25,6 +25,12 @@ function membershipSentence(author, m) {
   return `${author} ${parts.join(' and ')}`;
 }
 
+function deviceSentence(person, d) {
+  const fp = String(d.device || '').slice(0, 8).replace(/^(.{4})/, '$1 ');
+  const what = { linked: 'linked a new device', removed: 'removed a device', renamed: 'renamed a device' }[d.change] || 'changed a device';
+  return `${person} ${what}: ${d.name} (${fp})`;
+}
+
 export function fileFrom(f) {
   if (!f) return null;
   return {
@@ -61,8 +67,9 @@ export function fromServer(m) {
     };
   }
   const membership = m.membership || null;
+  const device = m.device || null;
   return {
-    key: msgKey(m.author, m.seq),
+    key: device ? `device/${device.person}/${device.listSeq}` : msgKey(m.author, m.seq),
     conversation,
     author: m.author,
     authorName: m.authorName || '',
@@ -79,7 +86,8 @@ export function fromServer(m) {
     mentionsMe: Boolean(m.mentionsMe),
     reactions: reactionsFrom(m.reactions),
     membership,
-    system: membership ? (m.system || membershipSentence(m.authorName || '', membership)) : null,
+    device,
+    system: membership ? (m.system || membershipSentence(m.authorName || '', membership)) : device ? (m.system || deviceSentence(m.authorName || '', device)) : null,
     file: fileFrom(m.file),
     pending: false,
   };

@@ -32,7 +32,7 @@ export async function setNotifications(on) {
 
 /** `m` is a normalised message from a `message` event; `open` opens its conversation. */
 export function maybeNotify(m, open) {
-  if (m.mine || m.membership) return;
+  if (m.mine || m.system) return;
   const looking = document.visibilityState === 'visible' && state.openId === m.conversation;
   if (looking || !notificationsOn()) return;
   const summary = findSummary(m.conversation);

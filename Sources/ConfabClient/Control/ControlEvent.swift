@@ -105,6 +105,15 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// which holds it before the event is sent; nil when it cannot be (deleted meanwhile).
     public func nodeEvent(store: ConfabStore) -> NodeEvent? {
         switch event {
+        case .members where message?.device != nil:
+            guard let message, let device = message.device,
+                let conversation = ConversationID(hex: message.conversation),
+                let person = NodeID(hex: device.person),
+                let line = try? store.deviceLines(of: person, listSeqs: device.listSeq...device.listSeq).first(where: {
+                    $0.conversationID == conversation
+                })
+            else { return nil }
+            return .members(line)
         case .members:
             guard let message, let conversation = ConversationID(hex: message.conversation),
                 let author = NodeID(hex: message.author),

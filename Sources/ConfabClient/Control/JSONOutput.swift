@@ -69,13 +69,26 @@ public enum JSONOutput {
         /// Present on a system line instead of a message: the change of members it tells of
         /// (no `text`).
         public let membership: Membership?
-        /// The system line as a sentence ("Alice added Carol"), with `membership`.
+        /// Present on a system line of a member's devices changing (no `text`).
+        public var device: Device? = nil
+        /// The system line as a sentence ("Alice added Carol", "Alice linked a new device:
+        /// laptop (7c1e 2a9f)"), with `membership` or `device`.
         public let system: String?
         /// Present for a file message (`text` is then the file's name).
         public var file: File?
         /// Where it goes in the display order (Protocol.md §6), as `history` gives it: a
         /// front end places a message from an event without reading it again.
         public var orderKey: DisplayOrderKey? = nil
+    }
+
+    /// A change of a person's device list, as a system line tells it (Protocol.md §20):
+    /// `change` is `linked`, `removed` or `renamed`; `listSeq` the list entry's seq.
+    public struct Device: Codable, Sendable, Equatable {
+        public let person: String
+        public let listSeq: UInt64
+        public let change: String
+        public let device: String
+        public let name: String
     }
 
     /// A file message's file, and how much of it is here (Protocol.md §17).
@@ -221,7 +234,12 @@ public enum JSONOutput {
                 },
             membership: m.membership.map {
                 Membership(added: $0.added.map(member), removed: $0.removed.map(member), left: $0.left)
-            }, system: m.membership?.sentence(by: m.authorName), file: m.file.map(file), orderKey: m.orderKey)
+            },
+            device: m.device.map {
+                Device(
+                    person: $0.person.hex, listSeq: $0.listSeq, change: $0.change.rawValue, device: $0.device.hex,
+                    name: $0.deviceName)
+            }, system: m.systemLine, file: m.file.map(file), orderKey: m.orderKey)
     }
 
     static func quoted(_ quote: Quote, in conversation: ConversationID) -> Quoted {

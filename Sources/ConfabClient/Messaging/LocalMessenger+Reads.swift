@@ -35,7 +35,7 @@ extension LocalMessenger {
         let messages = try store.history(id, limit: limit, before: before)
         // The page is cut at `limit` messages and carries the system lines among them: a
         // full page may have more before it, a short one reached the beginning.
-        return HistoryPage(messages: messages, hasOlder: messages.count(where: { $0.membership == nil }) == limit)
+        return HistoryPage(messages: messages, hasOlder: messages.count(where: { !$0.isSystemLine }) == limit)
     }
 
     public func perform(_ operation: Operations.Message) async throws -> ChatMessage? {

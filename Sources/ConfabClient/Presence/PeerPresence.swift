@@ -20,6 +20,9 @@ public struct PeerPresence: Sendable, Equatable, Codable {
     /// a session with it opened since this node started.
     public var protocolVersion: UInt32?
     public var oldestProtocolVersion: UInt32?
+    /// The person's machines when their device list names others (the person's own key
+    /// first); nil for a person of one machine.
+    public var devices: [DevicePresence]?
 
     public init(
         id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: NodeRole,

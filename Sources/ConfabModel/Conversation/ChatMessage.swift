@@ -32,6 +32,9 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     /// Set on a system line rather than a message: a change of the conversation's members
     /// (Protocol.md §4.8), written by `author`. Such a line has no text.
     public var membership: MembershipNote?
+    /// Set on a system line of a member's device list changing (`DeviceNote`), this node's
+    /// own line: `author` is the person, `seq` the list entry's.
+    public var device: DeviceNote?
     /// Set for a file message: the file, and how much of it is here. `text` is its name.
     public var file: FileInfo?
 
@@ -65,8 +68,15 @@ public struct ChatMessage: Sendable, Equatable, Codable {
     public static let deletedText = "message deleted"
 
     /// A system line's sentence ("Alice added Carol"); nil for a message.
-    public var systemLine: String? { membership?.sentence(by: authorName) }
+    /// A system line (a change of members or of a member's devices), not a message.
+    public var isSystemLine: Bool { membership != nil || device != nil }
 
-    /// A stable id for the message: `<conversation>/<author>/<seq>`.
-    public var id: String { "\(conversationID.hex)/\(author.hex)/\(seq)" }
+    public var systemLine: String? { membership?.sentence(by: authorName) ?? device?.sentence(by: authorName) }
+
+    /// A stable id for the message: `<conversation>/<author>/<seq>`; a device line's is
+    /// `<conversation>/device/<person>/<list seq>`, apart from the person's own entries.
+    public var id: String {
+        if let device { return "\(conversationID.hex)/device/\(device.person.hex)/\(device.listSeq)" }
+        return "\(conversationID.hex)/\(author.hex)/\(seq)"
+    }
 }

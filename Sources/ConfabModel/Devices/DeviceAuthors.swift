@@ -16,6 +16,7 @@ public struct DeviceAuthors: Sendable, Equatable {
 
     private var claims: [NodeID: [Claim]] = [:]
     private var listed: [NodeID: [NodeID]] = [:]
+    private var names: [NodeID: String] = [:]
 
     /// No list held: every key counts as itself.
     public init() {}
@@ -25,6 +26,7 @@ public struct DeviceAuthors: Sendable, Equatable {
             listed[list.person] = list.devices.map(\.key)
             for device in list.listed {
                 claims[device.key, default: []].append(Claim(person: list.person, cuts: nil))
+                names[device.key] = device.name
             }
             for entry in list.entries {
                 guard case .remove(let device, _) = entry.change, let removal = list.removal(of: device) else {
@@ -42,6 +44,9 @@ public struct DeviceAuthors: Sendable, Equatable {
     /// The devices of `person` now: the person's own key first, then those its held list
     /// names, in the order they were added; the person alone when no list of it is held.
     public func devices(of person: NodeID) -> [NodeID] { listed[person] ?? [person] }
+
+    /// The name a list that lists `device` now gives it (the last such list's, when two do).
+    public func name(of device: NodeID) -> String? { names[device] }
 
     /// Every key some list names besides its person, sorted.
     public var namedKeys: [NodeID] { claims.keys.sorted() }

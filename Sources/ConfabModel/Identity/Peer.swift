@@ -20,6 +20,10 @@ public struct Peer: Sendable, Equatable, Codable {
     /// name that looks the same) here, or when it looked like a key: possibly someone
     /// impersonating that peer. Its own name here was made distinct.
     public var claimedName: String?
+    /// Verified, and their device list changed since (a device linked or removed): the
+    /// verification spoke of the machines they had then. Nil: no (and from a node that did
+    /// not say).
+    public var devicesChangedSinceVerified: Bool?
 
     public init(
         id: NodeID, name: String, trust: Trust = .unverified, addedAt: Date, lastSeenAt: Date? = nil,
@@ -37,6 +41,10 @@ public struct Peer: Sendable, Equatable, Codable {
     /// What a person should be told before trusting this key, or nil. A verified key has
     /// been compared out of band, which settles the doubt.
     public var warning: String? {
+        if trust == .verified, devicesChangedSinceVerified == true {
+            return "verified, but their devices changed since (a machine linked or removed, see its line in your "
+                + "conversations); if you expected it, verify them again (confab verify \(id.shortHex) --confirm)"
+        }
         guard let claimedName, trust != .verified else { return nil }
         // The name came from the network: quoted with control and format characters escaped,
         // so it cannot drive the terminal it is printed on.

@@ -92,6 +92,9 @@ final class EventHub: Sendable {
                 break
             }
         }
+        for (person, listSeqs) in output.deviceListsTaken {
+            for line in (try? store.deviceLines(of: person, listSeqs: listSeqs)) ?? [] { emit(.members(line)) }
+        }
         // Only changes: a receipt covers many messages, most of which moved long ago.
         for conversation in output.statusChanged.sorted() {
             let statuses = ((try? store.myStatuses(conversation)) ?? [:]).sorted { $0.key < $1.key }

@@ -375,7 +375,9 @@ public actor Node {
     }
 
     public func peers() -> [PeerPresence] {
-        presence.snapshot(known: (try? local.store.peers()) ?? [])
+        PeerPresence.foldingDevices(
+            presence.snapshot(known: (try? local.store.peers()) ?? []), owners: (try? local.store.deviceOwners()) ?? [:]
+        )
     }
 
     public func status() throws -> NodeStatus {

@@ -419,6 +419,29 @@ extension ConfabStore {
         migrator.registerMigration("v15-message-person") { db in
             try db.execute(sql: "ALTER TABLE message ADD COLUMN person BLOB")
         }
+        // The system lines of a member's device list changing (Protocol.md §20): this node's
+        // own, placed in each conversation with the person after what it held when the list
+        // came (clockSum and time of then), so they sort with the messages; and what a
+        // verified peer's list was when verified.
+        migrator.registerMigration("v16-device-notices") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_notice (
+                        conversationId BLOB NOT NULL,
+                        person BLOB NOT NULL,
+                        listSeq INTEGER NOT NULL,
+                        change TEXT NOT NULL,
+                        device BLOB NOT NULL,
+                        name TEXT NOT NULL,
+                        clockSum INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        PRIMARY KEY (conversationId, person, listSeq)
+                    ) WITHOUT ROWID;
+                    -- How long the peer's device list was when my person verified them: a
+                    -- longer list since is a device linked or removed, shown as a key change is.
+                    ALTER TABLE peer ADD COLUMN verifiedListLength INTEGER;
+                    """)
+        }
         return migrator
     }
 }

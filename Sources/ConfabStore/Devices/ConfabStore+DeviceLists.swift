@@ -12,6 +12,14 @@ extension ConfabStore {
         try read { db in try heldDeviceList(of: person, db: db) }
     }
 
+    /// How many entries the held list of `person` has (0: none), without reading it.
+    public func deviceListCount(of person: NodeID) throws -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device_entry WHERE person = ?", arguments: [person.bytes])
+                ?? 0
+        }
+    }
+
     /// Offers a list of `person` received from anywhere (encoded entries, seq 1 first). It is
     /// decoded and folded whole first, so an invalid list throws its `DeviceListError` with
     /// nothing written; a valid one is written only when it extends the held list.
@@ -26,6 +34,8 @@ extension ConfabStore {
                 return .kept
             case .receivedExtends:
                 try insertDeviceEntries(received.entries.dropFirst(held.count), db: db)
+                try noteDeviceChanges(
+                    received.entries.dropFirst(held.count), list: received, of: person, now: now, db: db)
                 return .taken(received)
             case .fork(let fork):
                 try db.cachedStatement(

@@ -30,9 +30,10 @@ extension ConfabStore {
             }
             // The system lines between the first message of the page (or the beginning,
             // when this page reaches it) and `before`.
-            let lines = try self.membershipLines(
-                conversation, after: rows.count == limit ? messages.first?.orderKey : nil, before: before, names: names,
-                db: db)
+            let after = rows.count == limit ? messages.first?.orderKey : nil
+            let lines =
+                try self.membershipLines(conversation, after: after, before: before, names: names, db: db)
+                + self.deviceLines(conversation, after: after, before: before, names: names, db: db)
             return (messages + lines).sorted { $0.orderKey < $1.orderKey }
         }
     }

@@ -12,7 +12,7 @@ extension ConfabStore {
             try self.requireConversation(conversation, db: db)
             try db.execute(sql: "DELETE FROM message WHERE conversationId = ?", arguments: [conversation.bytes])
             self.deletionWritten()
-            for table in ["message_version", "mention", "reaction"] {
+            for table in ["message_version", "mention", "reaction", "device_notice"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE conversationId = ?", arguments: [conversation.bytes])
             }
             try db.execute(

@@ -5,15 +5,19 @@ import GRDB
 extension ConfabStore {
     public func peers() throws -> [Peer] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM peer ORDER BY name COLLATE NOCASE, id").map(Peer.init(row:))
+            try Row.fetchAll(db, sql: "SELECT \(Self.peerColumns("peer")) FROM peer ORDER BY name COLLATE NOCASE, id")
+                .map(Peer.init(row:))
         }
     }
 
     public func peer(_ id: NodeID) throws -> Peer? {
         try readUnisolated { db in
             // Cached: the node asks on every message a session brings (presence).
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM peer WHERE id = ?"), arguments: [id.bytes])
-                .map(Peer.init(row:))
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.peerColumns("peer")) FROM peer WHERE id = ?"),
+                arguments: [id.bytes]
+            )
+            .map(Peer.init(row:))
         }
     }
 
@@ -41,6 +45,17 @@ extension ConfabStore {
     }
 }
 
+extension ConfabStore {
+    /// What `Peer(row:)` reads of the peer table aliased `table`: its columns, and whether
+    /// a verified peer's device list grew since my person verified them.
+    static func peerColumns(_ table: String) -> String {
+        """
+        \(table).*, (\(table).trust = 'verified' AND (SELECT COUNT(*) FROM device_entry d WHERE d.person = \(table).id)
+            > COALESCE(\(table).verifiedListLength, 0)) AS devicesChanged
+        """
+    }
+}
+
 extension Peer {
     init(row: Row) {
         self.init(
@@ -48,6 +63,7 @@ extension Peer {
             addedAt: Date(milliseconds: row["addedAt"]),
             lastSeenAt: (row["lastSeenAt"] as Int64?).map(Date.init(milliseconds:)), address: row["address"],
             claimedName: row["claimedName"])
+        devicesChangedSinceVerified = (row["devicesChanged"] as Bool?) == true ? true : nil
     }
 }
 
@@ -70,6 +86,14 @@ extension ConfabStore {
         return try write { db -> NodeID? in
             var conflict: NodeID?
             let known = try Bool.fetchOne(db, sql: "SELECT 1 FROM peer WHERE id = ?", arguments: [id.bytes]) != nil
+            // Another person's machine, by that person's signed list, is that person: no peer
+            // of its own (Bob lists Alice once), and no look-alike of her name.
+            if !known, let owner = try self.deviceOwner(of: id, db: db) {
+                try db.execute(
+                    sql: "UPDATE peer SET lastSeenAt = ? WHERE id = ?",
+                    arguments: [now.millisecondsSince1970, owner.person.bytes])
+                return nil
+            }
             // Another machine of my own person is no impostor, whatever name it shares with me:
             // my person's signed list says so (Protocol.md §20.11), not the machine itself.
             let ownDevice = try self.ownDeviceLabel(id, db: db)

@@ -44,7 +44,7 @@ extension ConfabStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT p.* FROM peer p WHERE p.trust != 'blocked'
+                    SELECT \(Self.peerColumns("p")) FROM peer p WHERE p.trust != 'blocked'
                     AND \(chosenPeer("p")) ORDER BY COALESCE(p.lastSeenAt, p.addedAt) DESC
                     """
             ).map(Peer.init(row:))

@@ -21,6 +21,15 @@ extension ConfabStore {
                 arguments: [
                     id.bytes, id.shortHex, NameSkeleton.of(id.shortHex), trust.rawValue, now.millisecondsSince1970,
                 ])
+            // Verified as the person is now, devices included: a device linked or removed
+            // later shows (Peer.devicesChangedSinceVerified) until they are verified again.
+            try db.execute(
+                sql: """
+                    UPDATE peer SET verifiedListLength = CASE WHEN trust = 'verified'
+                        THEN (SELECT COUNT(*) FROM device_entry WHERE person = peer.id) END
+                    WHERE id = ?
+                    """,
+                arguments: [id.bytes])
         }
     }
 

@@ -114,7 +114,7 @@ extension PlainChat {
     /// exactly that many, as a shorter history read would give.
     static func newest(_ count: Int, of messages: [ChatMessage]) -> [ChatMessage] {
         var seen = 0
-        for index in messages.indices.reversed() where messages[index].membership == nil {
+        for index in messages.indices.reversed() where !messages[index].isSystemLine {
             seen += 1
             if seen == count { return Array(messages[index...]) }
         }
@@ -143,7 +143,7 @@ extension PlainChat {
     }
 
     func line(for message: ChatMessage) -> String {
-        if message.membership != nil { return "[\(timestamps.time(message.sentAt))] * \(text(of: message))" }
+        if message.isSystemLine { return "[\(timestamps.time(message.sentAt))] * \(text(of: message))" }
         let status = message.status.map { " (\($0 == .sending ? "sending…" : $0.rawValue))" } ?? ""
         let edited = message.editedAt != nil && !message.isDeleted ? " (edited)" : ""
         let reactions =

@@ -126,7 +126,7 @@ extension ChatState {
     }
 
     private mutating func receive(_ message: ChatMessage) -> [ChatEffect] {
-        if message.membership != nil {
+        if message.isSystemLine {
             receiveSystemLine(message)
             return []
         }

@@ -83,7 +83,7 @@ struct MessageBubble {
 
     /// Lines a bubble takes, without drawing it (times are not formatted).
     static func height(of message: ChatMessage, width: Int, showsAuthor: Bool) -> Int {
-        if message.membership != nil { return rows(of: message, width: width).count }
+        if message.isSystemLine { return rows(of: message, width: width).count }
         return rows(of: message, width: width).count + (quoteRow(of: message, width: width) == nil ? 0 : 1)
             + reactionRows(of: message, width: width).count + (showsAuthor && !message.isMine ? 1 : 0) + 1
     }
@@ -91,7 +91,7 @@ struct MessageBubble {
     func lines() -> [ScreenLine] {
         let rows = rows()
         // A system line (a change of members) is no one's bubble: centred, dim, no time.
-        if message.membership != nil {
+        if message.isSystemLine {
             return rows.map { row in
                 let margin = max(0, (width - DisplayWidth.of(row)) / 2)
                 return ScreenLine(String(repeating: " ", count: margin) + row, Palette.meta).fitted(to: width)

@@ -20,7 +20,9 @@ extension Confab {
 
         func run() async throws {
             let local = try global.open()
-            let peers = try local.store.peers()
+            // Another person's machines are that person, not peers of their own.
+            let owners = try local.store.deviceOwners()
+            let peers = try local.store.peers().filter { owners[$0.id] == nil }
             let presence = try? await AttachedMessenger(local: local).peers()
             if output.json {
                 if let presence {
@@ -42,6 +44,13 @@ extension Confab {
                     Console.out(
                         Style.bold(DisplayWidth.pad(name, to: nameWidth)) + "  " + state + trust + "  "
                             + Style.dim(address + seen) + "  " + Style.dim(peer.id.fingerprint))
+                    if let devices = peer.devices {
+                        let each = devices.map { device in
+                            (device.name.map(TextSanitizer.line) ?? "first device") + " "
+                                + device.id.fingerprint.prefix(9) + (device.online ? " online" : "")
+                        }
+                        Console.out(Style.dim("   \(devices.count) devices: " + each.joined(separator: ", ")))
+                    }
                     if let warning = peer.warning { Console.out("   ⚠ " + TextSanitizer.line(warning)) }
                     if let notice = peer.protocolNotice { Console.out("   ⚠ " + TextSanitizer.line(notice)) }
                 }
