@@ -172,6 +172,9 @@ extension SyncEngine {
             // It holds what it sent: never sent back.
             peers[peer]?.deviceListHeads[person] = list.entries.last?.hash
             try passOn(person, from: peer, into: &output)
+            if person == store.myPerson, let removal = try store.myDeviceRemoval() {
+                logger.warning("\(removal.message)", metadata: ["event": "device_removed"])
+            }
         case .fork(let fork):
             if loggedDeviceListForks.insert(person).inserted {
                 logger.warning(

@@ -77,8 +77,35 @@ import Glibc
         }
     }
 
+    /// Links `laptop` to `desktop` (which may be running its node) through `confab devices
+    /// link` and `confab init --link NAME`, both people saying yes to the same words; returns
+    /// the laptop's own key.
+    static func link(_ laptop: LinkedNode, to desktop: NodeProcess, name: String) async throws -> String {
+        let offer = try InteractiveProcess(data: desktop.data, ["devices", "link", "--no-discovery"])
+        defer { offer.terminate() }
+        try await offer.waitFor("Waiting for the new machine")
+        let code = try #require(offer.output.firstMatch(of: /Link code: ([0-9A-Z]{5}-[0-9A-Z]{5})/)?.1)
+        let offerPort = try #require(offer.output.firstMatch(of: /--peer \S+:(\d+)/)?.1)
+        let join = try InteractiveProcess(
+            data: laptop.data, ["init", "--link", String(code), "--peer", "127.0.0.1:\(offerPort)", "--name", name])
+        defer { join.terminate() }
+        try await join.waitFor("[y/N]")
+        try await offer.waitFor("[y/N]")
+        let words = try #require(join.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1)
+        #expect(offer.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1 == words)
+        try join.send("y")
+        try offer.send("y")
+        #expect(try await join.waitForExit() == 0, "\(join.output)")
+        #expect(try await offer.waitForExit() == 0, "\(offer.output)")
+        let whoami = try #require(try laptop.cli(["whoami", "--json"]).json() as? [String: Any])
+        let laptopKey = try #require(whoami["id"] as? String)
+        #expect(whoami["person"] as? String == desktop.key)
+        #expect(laptopKey != desktop.key)
+        return laptopKey
+    }
+
     /// `history PEER --json` in the data directory `data`, marking nothing read.
-    private static func history(_ data: URL, with peer: String) throws -> [[String: Any]] {
+    static func history(_ data: URL, with peer: String) throws -> [[String: Any]] {
         let result = try ConfabBinary.run(data: data, ["history", peer, "--json", "--no-mark-read"])
         guard result.status == 0 else { return [] }
         return (try? result.json() as? [[String: Any]]) ?? []
@@ -91,7 +118,7 @@ import Glibc
         return conversations.first { $0["id"] as? String == conversation }?["unread"] as? Int ?? -1
     }
 
-    private static func message(_ text: String, in history: [[String: Any]]) -> [String: Any]? {
+    static func message(_ text: String, in history: [[String: Any]]) -> [String: Any]? {
         history.first { $0["text"] as? String == text }
     }
 
@@ -117,29 +144,8 @@ import Glibc
                 try alice.texts(with: "Bob") == ["hello from Bob"]
             }
 
-            // Alice links the laptop while her desktop node runs; both people say yes to the
-            // same words.
-            let offer = try InteractiveProcess(data: alice.data, ["devices", "link", "--no-discovery"])
-            defer { offer.terminate() }
-            try await offer.waitFor("Waiting for the new machine")
-            let code = try #require(offer.output.firstMatch(of: /Link code: ([0-9A-Z]{5}-[0-9A-Z]{5})/)?.1)
-            let offerPort = try #require(offer.output.firstMatch(of: /--peer \S+:(\d+)/)?.1)
-            let join = try InteractiveProcess(
-                data: laptop.data,
-                ["init", "--link", String(code), "--peer", "127.0.0.1:\(offerPort)", "--name", "laptop"])
-            defer { join.terminate() }
-            try await join.waitFor("[y/N]")
-            try await offer.waitFor("[y/N]")
-            let words = try #require(join.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1)
-            #expect(offer.output.firstMatch(of: /Words: ([a-z ]+)\n/)?.1 == words)
-            try join.send("y")
-            try offer.send("y")
-            #expect(try await join.waitForExit() == 0, "\(join.output)")
-            #expect(try await offer.waitForExit() == 0, "\(offer.output)")
-            let whoami = try #require(try laptop.cli(["whoami", "--json"]).json() as? [String: Any])
-            let laptopKey = try #require(whoami["id"] as? String)
-            #expect(whoami["person"] as? String == alice.key)
-            #expect(laptopKey != alice.key)
+            // Alice links the laptop while her desktop node runs.
+            let laptopKey = try await Self.link(laptop, to: alice, name: "laptop")
 
             // The laptop meets Alice's desktop only, and gets Bob's conversation from it.
             try await laptop.start(peers: [alice.peerAddress])

@@ -93,6 +93,11 @@ extension Node {
         let control = try await ControlServer.bind(local.directory, group: group)
         self.control = control
         try startWatchingExternalWrites()
+        if let removal = try local.store.myDeviceRemoval() {
+            // It still syncs what others wrote (sealed to keys it does not hold); the store
+            // refuses whatever it would write as its person.
+            logger.warning("\(removal.message)", metadata: ["event": "device_removed"])
+        }
         try local.store.pruneStrangers()
         for carried in try local.store.carryOverStrandedConversations() {
             logger.notice(

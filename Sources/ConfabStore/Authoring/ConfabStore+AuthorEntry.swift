@@ -50,6 +50,7 @@ extension ConfabStore {
         let participants = try participants ?? NodeID.fetchParticipants(db, conversation: conversation)
         guard !participants.isEmpty else { throw StoreError.unknownConversation(conversation.hex) }
         guard participants.contains(myPerson) else { throw StoreError.notAParticipant(conversation.hex) }
+        try requireNotRemoved(db: db)
         var held: [NodeID: UInt64] = [:]
         var merged = VectorClock()
         var head: BatchContext.Head?

@@ -119,7 +119,7 @@ extension ConfabStore {
 
     /// A members entry that starts an epoch for `members`: a fresh key sealed to each, the
     /// names I know them by, and (when asked) earlier keys for the added ones.
-    private func authorEpoch(
+    func authorEpoch(
         in conversation: ConversationID, members: [NodeID], add: [NodeID], remove: [NodeID], shareHistory: Bool,
         db: Database, now: Date
     ) throws -> Entry {

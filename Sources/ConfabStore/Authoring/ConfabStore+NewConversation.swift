@@ -12,6 +12,7 @@ extension ConfabStore {
         with others: [NodeID], title: String? = nil, firstMessage: String? = nil, large: Bool = false,
         now: Date = Date()
     ) throws -> (id: ConversationID, message: Entry?) {
+        if let removal = try myDeviceRemoval() { throw StoreError.deviceRemoved(removal) }
         let members = [me] + others.filter { $0 != me }.uniqued()
         guard members.count >= 2 else {
             throw StoreError.invalidInput("a conversation needs at least one other person")

@@ -7,6 +7,7 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         case invalidInput(String)
         case unknownPeer(String)
         case ownLogBehind(conversation: String, held: UInt64, known: UInt64)
+        case deviceRemoved(MyDeviceRemoval)
     }
 
     private let reason: Reason
@@ -24,6 +25,16 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
     public static func unknownPeer(_ id: String) -> StoreError { StoreError(reason: .unknownPeer(id)) }
     static func ownLogBehind(conversation: String, held: UInt64, known: UInt64) -> StoreError {
         StoreError(reason: .ownLogBehind(conversation: conversation, held: held, known: known))
+    }
+
+    static func deviceRemoved(_ removal: MyDeviceRemoval) -> StoreError {
+        StoreError(reason: .deviceRemoved(removal))
+    }
+
+    /// The removal, when this is the refusal of a write by a device its person removed.
+    public var deviceRemoval: MyDeviceRemoval? {
+        if case .deviceRemoved(let removal) = reason { return removal }
+        return nil
     }
 
     /// True when writing must wait until this node has fetched its own log from peers.
@@ -50,6 +61,8 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
             return "this identity has written \(known) entries in conversation \(conversation.prefix(8)) but this "
                 + "machine holds only \(held) (was the key restored here?); the message was not written — "
                 + "connect to a peer so the missing entries arrive, then send again"
+        case .deviceRemoved(let removal):
+            return removal.message
         }
     }
 }

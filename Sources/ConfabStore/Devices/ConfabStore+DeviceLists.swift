@@ -80,19 +80,22 @@ extension ConfabStore {
 
     /// Removes `device` from this node's own list, with a new encryption key for the devices
     /// that remain. Its cuts are what this node holds of its logs: per conversation, the
-    /// last seq of it held here; whatever it writes later is refused.
+    /// last seq of it held here; whatever it writes later is refused. The list entry alone:
+    /// `removeDevice` also rekeys the conversations, as a removal must (§20.13).
     public func removeMyDevice(_ device: NodeID, now: Date = Date()) throws -> DeviceEntry {
-        try write { db in
-            let held = try heldDeviceList(of: me, db: db)
-            let cuts = try Row.fetchAll(
-                db, sql: "SELECT conversationId, seq FROM head WHERE author = ? ORDER BY conversationId",
-                arguments: [device.bytes]
-            ).map { DeviceCut(conversation: $0.conversationID("conversationId"), lastSeq: $0["seq"]) }
-            let entry = try DeviceListWriter.remove(
-                device, cuts: cuts, from: held, person: identity, timestamp: now.millisecondsSince1970)
-            try insertDeviceEntries([entry], db: db)
-            return entry
-        }
+        try write { db in try writeDeviceRemoval(device, db: db, now: now) }
+    }
+
+    func writeDeviceRemoval(_ device: NodeID, db: Database, now: Date) throws -> DeviceEntry {
+        let held = try heldDeviceList(of: me, db: db)
+        let cuts = try Row.fetchAll(
+            db, sql: "SELECT conversationId, seq FROM head WHERE author = ? ORDER BY conversationId",
+            arguments: [device.bytes]
+        ).map { DeviceCut(conversation: $0.conversationID("conversationId"), lastSeq: $0["seq"]) }
+        let entry = try DeviceListWriter.remove(
+            device, cuts: cuts, from: held, person: identity, timestamp: now.millisecondsSince1970)
+        try insertDeviceEntries([entry], db: db)
+        return entry
     }
 
     /// The forks recorded of `person`'s list (of every person's when nil), by person and seq.

@@ -49,6 +49,9 @@ extension Confab {
                 if item.thisDevice { line += "  (this device)" }
                 Console.out(line)
             }
+            if let removal = try node.store.myDeviceRemoval() {
+                Console.out("⚠ " + TextSanitizer.line(removal.message))
+            }
         }
     }
 }

@@ -13,6 +13,9 @@ extension Confab {
 
         func run() async throws {
             let local = try global.open()
+            if !output.json, let removal = try local.store.myDeviceRemoval() {
+                Console.out("⚠ " + TextSanitizer.line(removal.message))
+            }
             let status: NodeStatus
             do {
                 status = try await local.messenger().status()

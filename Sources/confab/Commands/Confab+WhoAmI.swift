@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConfabClient
+import ConfabModel
 import ConfabNode
 
 extension Confab {
@@ -17,19 +18,22 @@ extension Confab {
             let dataDirectory: String
             /// The person key, for a linked device only (its own key is then `id`).
             let person: String?
+            /// Why this device no longer writes as its person, when its person removed it.
+            let removed: String?
 
-            init(node: Profile, name: String) {
+            init(node: Profile, name: String) throws {
                 id = node.me.hex
                 self.name = name
                 fingerprint = node.me.fingerprint
                 dataDirectory = node.directory.path
                 person = (try? node.store.linkedPerson())??.hex
+                removed = try node.store.myDeviceRemoval()?.message
             }
         }
 
         func run() throws {
             let node = try global.open()
-            let info = Info(node: node, name: try node.displayName())
+            let info = try Info(node: node, name: try node.displayName())
             if output.json {
                 try JSONOutput.print(info)
                 return
@@ -48,6 +52,7 @@ extension Confab {
                     linked       this device is linked to \(info.name)'s person key; its own key is above
                     """)
             }
+            if let removed = info.removed { Console.out("removed      " + TextSanitizer.line(removed)) }
         }
     }
 }

@@ -1,0 +1,92 @@
+import ConfabTestSupport
+import Foundation
+import Testing
+
+/// Removing a device (Protocol.md §20.13) with real `confab` processes on 127.0.0.1 and
+/// discovery off: Alice's desktop removes her stopped laptop while the desktop's node runs;
+/// Bob gets the new list and the rekey, writes after it; the laptop, started again, learns
+/// it was removed from the list its peers send, reads nothing Bob wrote after, and refuses
+/// to send. (That an entry it signs anyway is refused by Bob and by the desktop is shown at
+/// the store level, DeviceRemovalTests: its own store writes none.)
+@Suite(.serialized) struct DeviceRemovalNodeTests {
+    typealias Linked = LinkedDeviceNodeTests
+
+    @Test func aRemovedLaptopLearnsItReadsNothingNewAndSendsNothing() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
+        let (alice, bob) = (nodes[0], nodes[1])
+        let laptop = Linked.LinkedNode(
+            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        defer {
+            try? laptop.stop()
+            for node in nodes { try? node.stop() }
+        }
+        do {
+            try alice.start(discovery: false, extra: ["--no-web"])
+            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
+            try await waitUntil(timeout: 30, "Alice and Bob to meet") {
+                try alice.onlinePeers() == ["Bob"] && bob.onlinePeers() == ["Alice"]
+            }
+            #expect(try bob.cli(["send", "Alice", "hello from Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message") {
+                try alice.texts(with: "Bob") == ["hello from Bob"]
+            }
+            _ = try await Linked.link(laptop, to: alice, name: "laptop")
+            try await laptop.start(peers: [alice.peerAddress])
+            try await waitUntil(timeout: 30, "the laptop to have Bob's message") {
+                try Linked.message("hello from Bob", in: Linked.history(laptop.data, with: "Bob")) != nil
+            }
+            #expect(try laptop.cli(["send", "Bob", "reply from laptop"]).status == 0)
+            try await waitUntil(timeout: 30, "Bob to have the laptop's reply") {
+                try Linked.message("reply from laptop", in: Linked.history(bob.data, with: "Alice")) != nil
+            }
+            try laptop.stop()
+
+            // Removed on the desktop while its node runs: the node sends the list and the
+            // rekey on as another process's writes.
+            let bobMark = bob.logMark()
+            let removed = try alice.cli(["devices", "remove", "laptop", "--yes"])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect(removed.stdout.contains("Removed laptop"), "\(removed.stdout)")
+            #expect(removed.stdout.contains("1 conversation rekeyed"), "\(removed.stdout)")
+            try await bob.waitForLog("device list of \(alice.key.prefix(8))", "now 2 entries", after: bobMark)
+            try await waitUntil(timeout: 30, "Bob to hold the rekey (Alice's outbox empty)") {
+                try alice.outboxCount() == 0
+            }
+            #expect(try bob.cli(["send", "Alice", "after the removal"]).status == 0)
+            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message after the removal") {
+                try alice.texts(with: "Bob").contains("after the removal")
+            }
+
+            // The laptop again, meeting the desktop and Bob.
+            try await laptop.start(peers: [alice.peerAddress, bob.peerAddress])
+            try await waitUntil(timeout: 30, "the laptop to log its removal") {
+                laptop.log.contains("This device was removed from Alice's devices (on ")
+            }
+            try await waitUntil(timeout: 30, "the laptop to be in sync with both peers") {
+                guard let status = try laptop.cli(["status", "--json"]).json() as? [String: Any] else { return false }
+                return (status["sessions"] as? [Any])?.count == 2 && status["outstanding"] as? Int == 0
+            }
+            #expect(laptop.log.components(separatedBy: "This device was removed").count - 1 == 1, "logged once")
+            let held = try Linked.history(laptop.data, with: "Bob").compactMap { $0["text"] as? String }
+            #expect(held.contains("hello from Bob"), "what it held before stays")
+            #expect(!held.contains("after the removal"), "\(held)")
+
+            // A send is refused by its own store, with a message that says what to do.
+            let send = try laptop.cli(["send", "Bob", "from a removed laptop"])
+            #expect(send.status == 1)
+            #expect(send.stderr.contains("This device was removed from Alice's devices"), "\(send.stderr)")
+            #expect(send.stderr.contains("confab init --link CODE"))
+            #expect(
+                !(try Linked.history(laptop.data, with: "Bob")).contains {
+                    $0["text"] as? String == "from a removed laptop"
+                })
+            let whoami = try laptop.cli(["whoami"])
+            #expect(whoami.stdout.contains("removed      This device was removed"), "\(whoami.stdout)")
+        } catch {
+            throw ConfabBinary.Failure(
+                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(6000))\nBob logged:\n\(bob.log.suffix(3000))"
+                    + "\nthe laptop logged:\n\(laptop.log.suffix(6000))")
+        }
+    }
+}
