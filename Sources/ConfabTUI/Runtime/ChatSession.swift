@@ -97,6 +97,8 @@ public final class ChatSession {
         if let open = state.openConversation, (try? await messenger.conversation(open)) != nil {
             try await perform([.openConversation(open, around: nil)])
         }
+        // Said before anything is typed: what is typed here would be refused (§20.13).
+        if let removal = try local.store.myDeviceRemoval() { _ = state.apply(.notice(removal.message)) }
         draw()
         if screenful.count >= max(20, firstScreenRows) {
             try await perform(state.apply(.conversations(try await messenger.conversations(.inbox))))

@@ -56,6 +56,7 @@ public final class PlainChat {
     public func run(lines: AsyncStream<String>) async {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         write("Confab (plain) — \(((try? local.displayName()) ?? "me")). Type /help for commands.")
+        if let removal = try? local.store.myDeviceRemoval() { write("⚠ " + TextSanitizer.line(removal.message)) }
         do {
             try await perform(.perform([.loadConversations(includeArchived: false)]))
         } catch {
