@@ -113,6 +113,12 @@ final class SyncHarness {
         dispatch(try node.engine.pushOwn(in: conversations), from: node, replyTo: nil)
     }
 
+    /// What a node does when another process grew its own device list (it saw the list's
+    /// length move): send the list to its greeted peers (Protocol.md §20.9).
+    func listGrewElsewhere(at node: Node) throws {
+        dispatch(try node.engine.offerOwnDeviceList(), from: node, replyTo: nil)
+    }
+
     /// Delivers queued messages (each through the real codec) until quiet, then lets time
     /// pass for receipts the engines held back, and goes on until nothing is left to say.
     @discardableResult
