@@ -25,16 +25,24 @@ extension ConfabStore {
             for conversation in conversations {
                 // A room has no members and no key of its own to change (§18).
                 guard let log = try membershipLog(conversation, db: db), log.current.contains(me) else { continue }
-                if log.isLarge {
-                    guard log.current.admin == me else {
-                        notRekeyed.append(conversation)
-                        continue
+                if log.isLarge, log.current.admin != me {
+                    notRekeyed.append(conversation)
+                    continue
+                }
+                do {
+                    if log.isLarge {
+                        _ = try authorLargeGroupEpoch(in: conversation, add: [], remove: [], db: db, now: now)
+                    } else {
+                        _ = try authorEpoch(
+                            in: conversation, members: log.current.members, add: [], remove: [], shareHistory: false,
+                            db: db, now: now)
                     }
-                    _ = try authorLargeGroupEpoch(in: conversation, add: [], remove: [], db: db, now: now)
-                } else {
-                    _ = try authorEpoch(
-                        in: conversation, members: log.current.members, add: [], remove: [], shareHistory: false,
-                        db: db, now: now)
+                } catch let error as StoreError where error.isOwnLogBehind {
+                    // Nothing is written: the whole removal waits until this machine can rekey.
+                    throw StoreError.invalidInput(
+                        "nothing was removed: this machine does not hold all it wrote in conversation "
+                            + "\(conversation.shortHex) (was the key restored here?), so it cannot rekey it; run "
+                            + "\"confab up\" until its own entries have come back from peers, then remove again")
                 }
                 rekeyed.append(conversation)
             }

@@ -164,6 +164,23 @@ import Testing
             try laptopEntry(after: laptop, in: id, seenBy: bob), by: bob, .notParticipant)
     }
 
+    @Test func aMachineThatCannotRekeyEveryConversationRemovesNothing() throws {
+        let original = try makeStore(Keys.alice)
+        let (id, _) = try original.createConversation(with: [Keys.bob.id], firstMessage: "one", now: at(0))
+        _ = try original.sendMessage("two", to: id, now: at(1))
+        let log = try original.entries(in: id, author: Keys.alice.id, after: 0)
+        // Alice's key restored on a machine that got her create entry and a later entry of
+        // hers it cannot take yet: its own log is behind, and a rekey would fork it.
+        let restored = try makeStore(Keys.alice)
+        try restored.append(log[0])
+        try expectAppendRejected(log[2], by: restored, .gap)
+        _ = try restored.addMyDevice(laptop.id, name: "laptop", now: at(2))
+        let error = try #require(throws: StoreError.self) { _ = try restored.removeDevice(laptop.id, now: at(3)) }
+        #expect(error.description.hasPrefix("nothing was removed: this machine does not hold all it wrote"))
+        #expect(try restored.deviceList(of: Keys.alice.id).listed.map(\.key) == [laptop.id])
+        #expect(try restored.clock(of: id) == VectorClock([Keys.alice.id: 1]))
+    }
+
     @Test func aListOfAliceThatRemovesBobsPhoneIsNotTakenForBob() throws {
         let alice = try makeStore(Keys.alice)
         let bob = try makeStore(Keys.bob)
