@@ -21,7 +21,8 @@ extension SyncEngine {
     func greetDeviceLists(_ peer: NodeID) throws -> [SessionMessage] {
         guard peers[peer]?.readsDeviceLists == true else { return [] }
         var persons: [NodeID] = []
-        if try !store.deviceList(of: store.me).isEmpty { persons.append(store.me) }
+        // My person's list: on a linked device, the list of the person it is a device of.
+        if try store.deviceListCount(of: store.myPerson) > 0 { persons.append(store.myPerson) }
         persons += try store.deviceListPersons(sharedWith: peer)
         queueDeviceLists(persons, for: peer)
         return try sendDeviceLists(to: peer)
@@ -45,7 +46,7 @@ extension SyncEngine {
     /// the node runs): to every greeted peer that reads lists, as a list taken is passed on.
     public func offerOwnDeviceList() throws -> SyncOutput {
         var output = SyncOutput()
-        try passOn(store.me, from: store.me, into: &output)
+        try passOn(store.myPerson, from: store.me, into: &output)
         return output
     }
 
@@ -122,7 +123,7 @@ extension SyncEngine {
     /// so only lists of this node's person, of the sender, and of persons in a conversation
     /// this node takes part in are, and a peer cannot fill the store with lists of nobody.
     private func meets(_ person: NodeID, from peer: NodeID) throws -> Bool {
-        try person == store.me || person == peer || store.sharesConversation(with: person, peer: nil)
+        try person == store.myPerson || person == peer || store.sharesConversation(with: person, peer: nil)
     }
 
     private func keepUnmet(_ entries: [[UInt8]], of person: NodeID, from peer: NodeID) {
@@ -189,7 +190,9 @@ extension SyncEngine {
     private func passOn(_ person: NodeID, from sender: NodeID, into output: inout SyncOutput) throws {
         for other in peers.keys.sorted() where other != sender && other != person {
             guard let state = peers[other], state.helloReceived, state.readsDeviceLists else { continue }
-            guard try person == store.me || store.sharesConversation(with: person, peer: other) else { continue }
+            guard try person == store.myPerson || store.sharesConversation(with: person, peer: other) else {
+                continue
+            }
             queueDeviceLists([person], for: other)
             output.push(try sendDeviceLists(to: other), to: other)
         }
