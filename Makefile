@@ -5,10 +5,10 @@ CONFIG ?= release
 BIN_RELEASE := .build/release/confab
 ARGS ?=
 
-APT_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libsodium-dev libsqlite3-dev libqrencode-dev pkg-config
 # chromium, chromium-driver and python3-selenium: the web app's tests drive a real browser;
 # firefox-esr and python3-websocket: the same app in Firefox, over WebDriver BiDi.
-TEST_PACKAGES := tmux iproute2 python3 jq nftables xz-utils man-db dpkg-dev chromium chromium-driver python3-selenium firefox-esr python3-websocket
+TEST_PACKAGES := tmux zbar-tools iproute2 python3 jq nftables xz-utils man-db dpkg-dev chromium chromium-driver python3-selenium firefox-esr python3-websocket
 
 # Installing (docs/install.md). `make install` copies into $(DESTDIR)$(PREFIX) what
 # `make release` staged: the release binary with the Swift runtime linked in, so it runs on a

@@ -38,6 +38,12 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        // QR codes of link codes (`confab devices link`), with libqrencode.
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]
+        ),
         .target(name: "ConfabCrypto", dependencies: ["CSodium"]),
         .target(name: "ConfabModel", dependencies: ["ConfabCrypto"]),
         .target(
@@ -91,7 +97,7 @@ let package = Package(
         // a front end needs no event loop to talk to its node.
         .target(
             name: "ConfabClient",
-            dependencies: ["ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore"]
+            dependencies: ["CQREncode", "ConfabCrypto", "ConfabModel", "ConfabWire", "ConfabStore"]
         ),
         .target(
             name: "ConfabNode",

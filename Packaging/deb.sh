@@ -2,7 +2,7 @@
 # Builds OUT/confab_<version>_<arch>.deb from ROOT, a tree `make install` staged with
 # DESTDIR=ROOT PREFIX=/usr UNITDIR=/lib/systemd/system (make deb does both). The version is the
 # release's (Packaging/version.sh --debian), Depends what dpkg-shlibdeps finds the binary
-# needs (libsodium23, libsqlite3-0, libc6, libstdc++6, libgcc-s1: the Swift runtime is linked
+# needs (libsodium23, libsqlite3-0, libqrencode4, libc6, libstdc++6, libgcc-s1: the Swift runtime is linked
 # in), and the maintainer scripts in Packaging/debian tell systemd of the relay's unit.
 #
 #   Packaging/deb.sh ROOT OUT
@@ -58,7 +58,7 @@ printf 'Source: confab\n\nPackage: confab\nArchitecture: any\n' >"$work/debian/c
 depends=$(cd "$work" && dpkg-shlibdeps -O -e"$root/usr/bin/confab" 2>"$work/shlibdeps.err") ||
     fail "dpkg-shlibdeps failed: $(cat "$work/shlibdeps.err")"
 depends=${depends#shlibs:Depends=}
-for needed in libsodium23 libsqlite3-0; do
+for needed in libsodium23 libsqlite3-0 libqrencode4; do
     [[ $depends == *"$needed "* || $depends == *"$needed," || $depends == *"$needed" ]] ||
         fail "the binary does not link $needed (dpkg-shlibdeps found: $depends)"
 done

@@ -128,7 +128,7 @@ check "the version is one Debian accepts and sorts before the release" \
     dpkg --compare-versions "$debian_version" le "${release%%-*}"
 check "Architecture: $arch" test "$(field Architecture)" = "$arch"
 depends=$(field Depends)
-for package in libsodium23 libsqlite3-0 libc6; do
+for package in libsodium23 libsqlite3-0 libqrencode4 libc6; do
     check "Depends names $package ($depends)" grep -qE "(^|, )$package( |,|$)" <<<"$depends"
 done
 check "Depends names nothing of Swift" bash -c "! grep -qi swift <<<'$depends'"

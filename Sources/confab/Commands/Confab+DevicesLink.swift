@@ -32,6 +32,9 @@ extension Confab {
         @Option(help: ArgumentHelp("Network key, as for \"confab up\".", valueName: "KEY"))
         var networkKey: String?
 
+        @Flag(help: "Do not draw the QR code of the command to run (drawn only on a terminal).")
+        var noQR = false
+
         func validate() throws {
             guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
             guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be 1–3600 seconds") }
@@ -50,6 +53,7 @@ extension Confab {
             let code = offer.code
             let seconds = timeout
             let noDiscovery = noDiscovery
+            let drawsQR = !noQR && Console.stdoutIsTerminal
             let addresses = LinkOffer.localAddresses
             do {
                 let linked = try await offer.run(
@@ -69,6 +73,10 @@ extension Confab {
                                 Console.out("  (or --peer \(peers.dropFirst().joined(separator: ", ")))")
                             }
                             if !noDiscovery { Console.out("  (without --peer it looks for this machine's beacons)") }
+                            // What the new machine runs, for a camera to read instead of a person.
+                            if drawsQR, let code = try? QRCode("confab init --link \(code) --peer \(peers[0])") {
+                                Console.out(code.terminalLines(colour: true).joined(separator: "\n"))
+                            }
                             Console.out("Waiting for the new machine…")
                         case .triedAndFailed(let remaining, _):
                             Console.out("A try with a wrong code failed; \(remaining) more end the offer.")
