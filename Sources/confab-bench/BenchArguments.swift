@@ -15,7 +15,7 @@ struct BenchArguments: Sendable {
     var skipped: Set<String> = []
 
     /// The parts that `--no-PART` skips, in the order they run.
-    static let parts = ["chat", "network", "send", "pipe", "sim", "file"]
+    static let parts = ["chat", "network", "send", "pipe", "link", "sim", "file"]
 
     enum Parsed: Sendable {
         case run(BenchArguments)
@@ -55,7 +55,7 @@ struct BenchArguments: Sendable {
     func runs(_ part: String) -> Bool { !skipped.contains(part) }
 
     static let usage = """
-        usage: confab-bench [N] [--no-chat] [--no-network] [--no-send] [--no-pipe] [--no-sim] [--no-file]
+        usage: confab-bench [N] [--no-chat] [--no-network] [--no-send] [--no-pipe] [--no-link] [--no-sim] [--no-file]
                confab-bench --file-crypto
                confab-bench [N] --send-path
                confab-bench --web-fixture DIR
@@ -79,6 +79,10 @@ struct BenchArguments: Sendable {
                          beside the crypto one message needs (N/10 messages, 100 to 2000)
           --no-pipe      skip `confab send --lines` and an initial sync between two confab
                          processes (needs the confab binary beside confab-bench)
+          --no-link      skip linking a machine to a person whose node holds 10,000 messages
+                         in 100 conversations (N/2 when N < 20000): seconds until the new
+                         machine holds and reads them all, beside the initial sync of the
+                         same history to a contact in the same run (needs the confab binary)
           --no-sim       skip the simulation of hundreds of nodes in virtual time
                          (CONFAB_BENCH_SIM=200,1000/bounded runs only those scenarios:
                          a node count, or a count and everyone, members or bounded;

@@ -313,6 +313,32 @@ if arguments.runs("pipe") {
     }
 }
 
+// A machine linked to a person with a history (issue 33): as fast as an initial sync of the
+// same history to a contact, measured in turn in this run (target: a ratio of 0.9 or more).
+if arguments.runs("link") {
+    let confab = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "confab")
+    if FileManager.default.isExecutableFile(atPath: confab.path) {
+        let messages = count >= 20_000 ? 10_000 : max(200, count / 2)
+        let conversations = 100
+        let perConversation = max(1, messages / conversations)
+        let contact = try ProcessSyncBenchmark.run(
+            confab: confab, conversations: conversations, perConversation: perConversation, receiver: .contact)
+        let linked = try ProcessSyncBenchmark.run(
+            confab: confab, conversations: conversations, perConversation: perConversation, receiver: .linkedDevice)
+        let contactRate = Double(contact.entries) / contact.seconds
+        let linkedRate = Double(linked.entries) / linked.seconds
+        print(
+            String(
+                format:
+                    "link a machine (%d entries, %d conversations) %.2f s, %8.0f entries/s   ceiling initial sync to a contact %.2f s, %8.0f entries/s   ratio %.2f",
+                linked.entries, conversations, linked.seconds, linkedRate, contact.seconds, contactRate,
+                linkedRate / contactRate))
+    } else {
+        print("link a machine: skipped (no confab binary beside confab-bench; make bench builds it)")
+    }
+}
+
 // Dissemination beyond one machine: many real engines and stores over in-memory links.
 if arguments.runs("sim") {
     let only = ProcessInfo.processInfo.environment["CONFAB_BENCH_SIM"].map {
