@@ -43,7 +43,7 @@ public struct Peer: Sendable, Equatable, Codable {
     public var warning: String? {
         if trust == .verified, devicesChangedSinceVerified == true {
             return "verified, but their devices changed since (a machine linked or removed, see its line in your "
-                + "conversations); if you expected it, verify them again (confab verify \(id.shortHex) --confirm)"
+                + "conversations); if you expected it, verify them again (confab verify \(id.hex) --confirm)"
         }
         guard let claimedName, trust != .verified else { return nil }
         // The name came from the network: quoted with control and format characters escaped,

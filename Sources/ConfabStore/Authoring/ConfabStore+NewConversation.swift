@@ -13,6 +13,14 @@ extension ConfabStore {
         now: Date = Date()
     ) throws -> (id: ConversationID, message: Entry?) {
         if let removal = try myDeviceRemoval() { throw StoreError.deviceRemoved(removal) }
+        // A create names its author among the participants (Protocol.md §20.11): one written
+        // here would make this machine a member of its own instead of its person.
+        guard myPerson == me else {
+            throw StoreError.invalidInput(
+                "this machine is a linked device: it writes in its person's conversations, but a new conversation "
+                    + "is started on the machine that holds the person key (confab devices shows which); "
+                    + "it appears here as soon as the two meet")
+        }
         let members = [me] + others.filter { $0 != me }.uniqued()
         guard members.count >= 2 else {
             throw StoreError.invalidInput("a conversation needs at least one other person")
