@@ -6,8 +6,8 @@ import ConfabWire
 // Three modes, chosen by the first byte. Raw (mode % 4 == 0): the input is an entry from a
 // hostile peer and must be rejected with a WireError or accepted, never crash, and a
 // sender's look for its signature (`peekSignedHash`) must agree with its decoding. Plaintext
-// (mode % 4 == 2): the input is what a member opened from a message, an edit or a reaction
-// (the sealed parts a relay cannot check): decoded as each, and a message's mentions checked
+// (mode % 4 == 2): the input is what a member opened from a message, an edit, a reaction or a
+// setting (the sealed parts a relay cannot check): decoded as each, and a message's mentions checked
 // against its text and drawn, never crashing. Mutation (odd): a validly signed entry is
 // corrupted at positions the input chooses; if the result still decodes, the signature
 // check guarantees it carries exactly the original content.
@@ -137,7 +137,30 @@ private let samples: [Sample] = {
                     wrapped: try! LargeGroupCipher.wrap(
                         epoch.key, to: [third], conversationID: conversation, author: me, seq: 2)))),
         with: author)
-    return [create, message, receipt, edit, unsend, reply, react, add, leave, largeCreate, largeAdd].map {
+    // A personal conversation's create and a setting in it (Protocol.md §20.15).
+    let personalCreate = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 1, previous: nil, timestamp: 1_700_000_000_000, clock: VectorClock(),
+            body: .create(
+                CreateBody(
+                    participants: [.init(id: me, sealedKey: try! ConversationCipher.sealKey(key, to: me))],
+                    sealedTitle: [], nonce: nonce,
+                    keyCommitment: ConversationGenesis.keyCommitment(key, conversationID: conversation),
+                    personal: true))),
+        with: author)
+    let setting = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 2, previous: personalCreate.hash, timestamp: 1_700_000_000_001,
+            clock: VectorClock([me: 1]),
+            body: .setting(
+                sealed: try! SettingCipher.seal(
+                    PersonalSetting(target: you.bytes, field: .trust, value: 2)!, key: key,
+                    conversationID: conversation, author: me, seq: 2))),
+        with: author)
+    return [
+        create, message, receipt, edit, unsend, reply, react, add, leave, largeCreate, largeAdd, personalCreate,
+        setting,
+    ].map {
         Sample(encoded: EntryCodec.encode($0), content: $0.content, signature: $0.signature)
     }
 }()
@@ -168,6 +191,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if let reaction = try? ConversationCipher.decodeReactionPlaintext(body) {
             precondition(ReactionEmoji.isValid(reaction.emoji), "a reaction decoded with an emoji that is not one")
+        }
+        if let setting = try? SettingCipher.decodePlaintext(body) {
+            precondition(
+                setting.target.count == setting.field.targetLength && setting.value <= setting.field.maxValue,
+                "a setting decoded with a target or value its field does not take")
         }
         return 0
     }

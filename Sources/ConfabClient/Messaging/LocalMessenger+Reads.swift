@@ -88,7 +88,10 @@ extension LocalMessenger {
     }
 
     public func perform(_ operation: Operations.TypingSetting) async throws -> TypingIndicators {
-        if let value = operation.value { try local.store.setTypingIndicators(value) }
+        if let value = operation.value {
+            try local.store.setTypingIndicators(value)
+            try await offerPersonalSettings()
+        }
         return TypingIndicators(try local.store.typingIndicators())
     }
 }

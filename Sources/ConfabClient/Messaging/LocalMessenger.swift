@@ -188,12 +188,14 @@ public struct LocalMessenger: Messenger {
 
     public func perform(_ operation: Operations.SetFlag) async throws -> ControlEmpty {
         try store.setFlag(operation.flag, operation.value, on: operation.conversation)
+        try await offerPersonalSettings()
         node?.emit(.changed(operation.conversation))
         return ControlEmpty()
     }
 
     public func perform(_ operation: Operations.Delete) async throws -> ControlEmpty {
         try store.deleteConversation(operation.conversation)
+        try await offerPersonalSettings()
         node?.emit(.changed(operation.conversation))
         return ControlEmpty()
     }
@@ -201,10 +203,18 @@ public struct LocalMessenger: Messenger {
     public func perform(_ operation: Operations.SetTrust) async throws -> ControlEmpty {
         if try store.peer(operation.peer)?.trust != operation.trust {
             try store.setTrust(operation.peer, operation.trust)
+            try await offerPersonalSettings()
         }
         try await node?.trustChanged()
         node?.emit(.changed(nil))
         return ControlEmpty()
+    }
+
+    /// The store wrote the change into the person's personal conversation (Protocol.md
+    /// §20.15) when the person has other devices: the node offers it to them now.
+    func offerPersonalSettings() async throws {
+        guard let node, let personal = try store.personalConversation() else { return }
+        try await node.changed(personal)
     }
 
     public func perform(_ operation: Operations.AddPeer) async throws -> Peer {

@@ -70,6 +70,9 @@ public enum EntryKind: Int, Sendable, Codable, CaseIterable {
     case file = 8
     /// A room's create entry: its name, signed by the room's own key (Protocol.md §18).
     case room = 9
+    /// A change of one of its person's settings, in the person's personal conversation
+    /// (Protocol.md §20.15).
+    case setting = 10
     /// A kind from a newer protocol version: kept in the log (so the chain continues) but
     /// not shown.
     case unknown = 0
@@ -95,6 +98,8 @@ public enum EntryBody: Sendable, Equatable {
     case file(FileBody)
     /// A room's create entry (Protocol.md §18.1): the name its id and keys derive from.
     case room(RoomName)
+    /// A change of one of the person's settings (Protocol.md §20.15), sealed whole.
+    case setting(sealed: [UInt8])
     case unknown
 
     public var kind: EntryKind {
@@ -108,6 +113,7 @@ public enum EntryBody: Sendable, Equatable {
         case .members: return .members
         case .file: return .file
         case .room: return .room
+        case .setting: return .setting
         case .unknown: return .unknown
         }
     }
@@ -139,11 +145,15 @@ public struct CreateBody: Sendable, Equatable {
     /// A large group's key, wrapped to each participant in their order (Protocol.md §19.2);
     /// its participants then carry no sealed key.
     public let wrapped: WrappedKeys?
+    /// A person's personal conversation (Protocol.md §20.15): its author is its only
+    /// participant, and no view lists it.
+    public let personal: Bool
 
     public init(
         participants: [Participant], sealedTitle: [UInt8], nonce: [UInt8], keyCommitment: [UInt8],
-        sealedNames: [UInt8] = [], wrapped: WrappedKeys? = nil
+        sealedNames: [UInt8] = [], wrapped: WrappedKeys? = nil, personal: Bool = false
     ) {
+        self.personal = personal
         self.participants = participants
         self.sealedTitle = sealedTitle
         self.nonce = nonce

@@ -162,6 +162,8 @@ public struct LinkOffer: Sendable {
         let keyMessages: [[LinkEpochKey]]
         do {
             _ = try profile.store.addMyDevice(device, name: name)
+            // Before the keys are read, so the personal conversation's goes with them (§20.15).
+            try profile.store.ensurePersonalConversation()
             let list = try profile.store.deviceList(of: profile.me)
             let keys = try profile.store.epochKeys()
             keyMessages = stride(from: 0, to: keys.count, by: LinkMessageCodec.maxKeysPerMessage).map {

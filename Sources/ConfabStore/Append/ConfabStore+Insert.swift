@@ -144,6 +144,7 @@ extension ConfabStore {
             view = seen
         }
         if let target = entry.actionTarget { try checkActionTarget(entry, target: target, db: db) }
+        if entry.kind == .members || entry.kind == .setting { try checkPersonalKind(entry, db: db) }
         let order =
             isRoom || isLarge
             ? try roomOrder(of: entry, db: db) : Self.orderingSum(of: entry, heads: heads, forked: forked)
@@ -190,6 +191,9 @@ extension ConfabStore {
         case .file(let file):
             try insertFileMessage(
                 entry, file: file, clockSum: order, epoch: view?.epochInForce, db: db, context: context)
+        case .setting(let sealed):
+            try applySetting(
+                entry, sealed: sealed, person: person, epoch: view?.epochInForce, db: db, now: now, context: context)
         case .create, .room, .unknown:
             break
         }

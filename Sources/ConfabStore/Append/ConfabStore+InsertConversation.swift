@@ -49,12 +49,13 @@ extension ConfabStore {
         }
         try db.cachedStatement(
             sql: """
-                INSERT INTO conversation(id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem, large)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO conversation(
+                    id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem, large, personal)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
-            entry.timestamp, keyProblem, create.isLarge,
+            entry.timestamp, keyProblem, create.isLarge, create.personal,
         ])
         if create.isLarge { context.noteLarge(entry.conversationID) }
         for (position, participant) in create.participants.enumerated() {

@@ -74,8 +74,9 @@ extension ConfabStore {
         }
     }
 
-    /// Writes the create entry of `genesis` (its members, me first), dated `now`.
-    func authorCreate(_ genesis: NewConversation, db: Database, now: Date) throws {
+    /// Writes the create entry of `genesis` (its members, me first), dated `now`; `personal`:
+    /// my person's personal conversation (Protocol.md §20.15).
+    func authorCreate(_ genesis: NewConversation, personal: Bool = false, db: Database, now: Date) throws {
         let sealedNames = try MembershipCipher.sealNames(
             try memberNames(genesis.members, db: db), key: genesis.key, conversationID: genesis.id, author: me, seq: 1)
         let create = EntryCodec.sign(
@@ -85,7 +86,7 @@ extension ConfabStore {
                 body: .create(
                     CreateBody(
                         participants: genesis.participants, sealedTitle: genesis.sealedTitle, nonce: genesis.nonce,
-                        keyCommitment: genesis.commitment, sealedNames: sealedNames))),
+                        keyCommitment: genesis.commitment, sealedNames: sealedNames, personal: personal))),
             with: identity)
         let context = BatchContext(store: self, now: now)
         try insertAuthored(create, db: db, now: now, context: context)

@@ -25,7 +25,7 @@ extension ConfabStore {
                     SELECT c.id FROM conversation c
                     \(Self.mineSQL(":me"))
                     LEFT JOIN local_state ls ON ls.conversationId = c.id
-                    WHERE ls.deletedAt IS NULL \(Self.clause(filter))
+                    WHERE ls.deletedAt IS NULL AND c.personal = 0 \(Self.clause(filter))
                     ORDER BY COALESCE(ls.pinned, 0) DESC, c.lastActivityAt DESC, c.id LIMIT :limit
                     """,
                 arguments: ["me": myPerson.bytes, "limit": limit])
@@ -57,7 +57,8 @@ extension ConfabStore {
     }
 
     /// The columns of a conversation row, for conversations I take part in that are not
-    /// deleted; callers add conditions and order.
+    /// deleted and not the personal one (Protocol.md §20.15, which no view lists); callers add
+    /// conditions and order.
     private static let summarySQL = """
         SELECT c.id, c.title, c.createdAt, c.lastActivityAt, c.keyProblem,
             COALESCE(ls.pinned, 0) AS pinned, COALESCE(ls.archived, 0) AS archived,
@@ -66,7 +67,7 @@ extension ConfabStore {
         FROM conversation c
         \(mineSQL(":me"))
         LEFT JOIN local_state ls ON ls.conversationId = c.id
-        WHERE ls.deletedAt IS NULL
+        WHERE ls.deletedAt IS NULL AND c.personal = 0
         """
 
     private func summary(row: Row, db: Database) throws -> ConversationSummary {

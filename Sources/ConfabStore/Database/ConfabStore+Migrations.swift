@@ -442,6 +442,24 @@ extension ConfabStore {
                     ALTER TABLE peer ADD COLUMN verifiedListLength INTEGER;
                     """)
         }
+        // A person's personal conversation (Protocol.md §20.15), listed nowhere, and the
+        // settings its entries carry: per target and field, the value of the change last in
+        // (timestamp, author, seq) order.
+        migrator.registerMigration("v17-personal-settings") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversation ADD COLUMN personal INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE personal_setting (
+                        target BLOB NOT NULL,
+                        field INTEGER NOT NULL,
+                        value INTEGER NOT NULL,
+                        timestamp INTEGER NOT NULL,
+                        author BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (target, field)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

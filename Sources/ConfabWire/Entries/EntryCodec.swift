@@ -35,6 +35,7 @@ public enum EntryCodec {
             body.keyCommitment = Data(create.keyCommitment)
             body.sealedNames = Data(create.sealedNames)
             if let wrapped = create.wrapped { body.wraps = encodeWraps(wrapped) }
+            body.personal = create.personal
             content.create = body
         case .message(let sealed):
             var body = Confab_V1_MessageBody()
@@ -71,6 +72,10 @@ public enum EntryCodec {
             var body = Confab_V1_RoomBody()
             body.name = name.text
             content.room = body
+        case .setting(let sealed):
+            var body = Confab_V1_SettingBody()
+            body.sealed = Data(sealed)
+            content.setting = body
         case .unknown:
             preconditionFailure("cannot author an entry of unknown kind")
         }
@@ -218,6 +223,8 @@ public enum EntryCodec {
                 try decodeRoom(
                     room, conversationID: conversationID, author: author, seq: content.seq,
                     timestamp: content.timestampMs, clock: clock))
+        case .setting(let setting):
+            body = .setting(sealed: try checkSealedSetting(setting.sealed))
         case .none:
             body = .unknown
         }
@@ -239,6 +246,14 @@ public enum EntryCodec {
         let limit = ConversationCipher.maxReactionPlaintextBytes + ConversationCipher.overhead
         guard sealed.count <= limit else { throw .tooLarge("sealed reaction", limit: limit, actual: sealed.count) }
         guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed reaction") }
+        return [UInt8](sealed)
+    }
+
+    /// A sealed setting within its limits (Protocol.md §20.15).
+    private static func checkSealedSetting(_ sealed: Data) throws(WireError) -> [UInt8] {
+        let limit = SettingCipher.maxPlaintextBytes + ConversationCipher.overhead
+        guard sealed.count <= limit else { throw .tooLarge("sealed setting", limit: limit, actual: sealed.count) }
+        guard sealed.count >= ConversationCipher.overhead else { throw .malformed("sealed setting") }
         return [UInt8](sealed)
     }
 
@@ -297,7 +312,15 @@ public enum EntryCodec {
         guard participants.contains(where: { $0.id == author }) else {
             throw .malformed("create entry whose author is not a participant")
         }
-        guard participants.count >= 2 else { throw .malformed("conversation with fewer than 2 participants") }
+        // A personal conversation is its author's alone (Protocol.md §20.15); every other has
+        // someone to talk to.
+        if create.personal {
+            guard participants.count == 1, !isLarge else {
+                throw .malformed("personal conversation with \(participants.count) participants")
+            }
+        } else {
+            guard participants.count >= 2 else { throw .malformed("conversation with fewer than 2 participants") }
+        }
         let titleLimit = Limits.maxTitleBytes + ConversationCipher.overhead + 8
         guard create.sealedTitle.count <= titleLimit else {
             throw .tooLarge("sealed title", limit: titleLimit, actual: create.sealedTitle.count)
@@ -307,7 +330,7 @@ public enum EntryCodec {
         }
         // Protocol 1's create (§4.9): random id, key not committed, no names; kept readable
         // and writable where it is held.
-        if !isLarge, create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
+        if !isLarge, !create.personal, create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
             return CreateBody(
                 participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [], keyCommitment: [])
         }
@@ -327,7 +350,7 @@ public enum EntryCodec {
         return CreateBody(
             participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [UInt8](create.nonce),
             keyCommitment: [UInt8](create.keyCommitment), sealedNames: try checkSealedNames(create.sealedNames),
-            wrapped: wrapped)
+            wrapped: wrapped, personal: create.personal)
     }
 
     static func encodeClock(_ clock: VectorClock) -> [Confab_V1_ClockEntry] {

@@ -4,6 +4,7 @@ enum EntryDomain {
     static let signature: [UInt8] = Array("confab/entry/v1".utf8) + [0]
     static let message: [UInt8] = Array("confab/message/v1".utf8) + [0]
     static let reaction: [UInt8] = Array("confab/reaction/v1".utf8) + [0]
+    static let setting: [UInt8] = Array("confab/setting/v1".utf8) + [0]
     static let title: [UInt8] = Array("confab/title/v1".utf8) + [0]
     static let conversationID: [UInt8] = Array("confab/conversation-id/v1".utf8) + [0]
     static let keyCommitment: [UInt8] = Array("confab/conversation-key/v1".utf8) + [0]

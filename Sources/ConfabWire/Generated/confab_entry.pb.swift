@@ -160,6 +160,14 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     set {body = .room(newValue)}
   }
 
+  var setting: Confab_V1_SettingBody {
+    get {
+      if case .setting(let v)? = body {return v}
+      return Confab_V1_SettingBody()
+    }
+    set {body = .setting(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Body: Equatable, Sendable {
@@ -172,6 +180,7 @@ nonisolated struct Confab_V1_EntryContent: Sendable {
     case members(Confab_V1_MembersBody)
     case file(Confab_V1_FileBody)
     case room(Confab_V1_RoomBody)
+    case setting(Confab_V1_SettingBody)
 
   }
 
@@ -223,6 +232,9 @@ nonisolated struct Confab_V1_CreateBody: Sendable {
   var hasWraps: Bool {self._wraps != nil}
   /// Clears the value of `wraps`. Subsequent reads from it will return its default value.
   mutating func clearWraps() {self._wraps = nil}
+
+  /// a person's own conversation: its author alone (Protocol.md §20.15)
+  var personal: Bool = false
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -614,6 +626,42 @@ nonisolated struct Confab_V1_RoomBody: Sendable {
   init() {}
 }
 
+/// A change of one of the person's settings, written only in the person's personal
+/// conversation (Protocol.md §20.15). Sealed whole: carriers learn that a device of the
+/// person changed something, not what.
+nonisolated struct Confab_V1_SettingBody: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// AEAD-sealed SettingPlaintext, additional data as Protocol.md §20.15 says
+  var sealed: Data = Data()
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// The plaintext inside SettingBody.sealed.
+nonisolated struct Confab_V1_SettingPlaintext: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// a conversation id (16 bytes), a peer key (32 bytes), or empty
+  var target: Data = Data()
+
+  /// which setting of the target (Protocol.md §20.15)
+  var field: UInt32 = 0
+
+  /// its new value
+  var value: UInt32 = 0
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "confab.v1"
@@ -690,7 +738,7 @@ nonisolated extension Confab_V1_SignedEntry: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".EntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0\u{2}\u{2}file\0\u{1}room\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}conversation_id\0\u{1}author\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}clock\0\u{2}\u{a}create\0\u{1}message\0\u{1}receipt\0\u{1}edit\0\u{1}unsend\0\u{1}react\0\u{1}members\0\u{2}\u{2}file\0\u{1}room\0\u{1}setting\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -821,6 +869,19 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
           self.body = .room(v)
         }
       }()
+      case 26: try {
+        var v: Confab_V1_SettingBody?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .setting(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .setting(v)
+        }
+      }()
       default: break
       }
     }
@@ -886,6 +947,10 @@ nonisolated extension Confab_V1_EntryContent: SwiftProtobuf.Message, SwiftProtob
       guard case .room(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 25)
     }()
+    case .setting?: try {
+      guard case .setting(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 26)
+    }()
     case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
@@ -941,7 +1006,7 @@ nonisolated extension Confab_V1_Participant: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".CreateBody"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}wraps\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}participants\0\u{3}sealed_title\0\u{1}nonce\0\u{3}key_commitment\0\u{3}sealed_names\0\u{1}wraps\0\u{1}personal\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -955,6 +1020,7 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
       case 4: try { try decoder.decodeSingularBytesField(value: &self.keyCommitment) }()
       case 5: try { try decoder.decodeSingularBytesField(value: &self.sealedNames) }()
       case 6: try { try decoder.decodeSingularMessageField(value: &self._wraps) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.personal) }()
       default: break
       }
     }
@@ -983,6 +1049,9 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     try { if let v = self._wraps {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     } }()
+    if self.personal != false {
+      try visitor.visitSingularBoolField(value: self.personal, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -993,6 +1062,7 @@ nonisolated extension Confab_V1_CreateBody: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.keyCommitment != rhs.keyCommitment {return false}
     if lhs.sealedNames != rhs.sealedNames {return false}
     if lhs._wraps != rhs._wraps {return false}
+    if lhs.personal != rhs.personal {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1720,6 +1790,76 @@ nonisolated extension Confab_V1_RoomBody: SwiftProtobuf.Message, SwiftProtobuf._
 
   static func ==(lhs: Confab_V1_RoomBody, rhs: Confab_V1_RoomBody) -> Bool {
     if lhs.name != rhs.name {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_SettingBody: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".SettingBody"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sealed\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.sealed) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.sealed.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sealed, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_SettingBody, rhs: Confab_V1_SettingBody) -> Bool {
+    if lhs.sealed != rhs.sealed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".SettingPlaintext"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}field\0\u{1}value\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.field) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.value) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.target.isEmpty {
+      try visitor.visitSingularBytesField(value: self.target, fieldNumber: 1)
+    }
+    if self.field != 0 {
+      try visitor.visitSingularUInt32Field(value: self.field, fieldNumber: 2)
+    }
+    if self.value != 0 {
+      try visitor.visitSingularUInt32Field(value: self.value, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_SettingPlaintext, rhs: Confab_V1_SettingPlaintext) -> Bool {
+    if lhs.target != rhs.target {return false}
+    if lhs.field != rhs.field {return false}
+    if lhs.value != rhs.value {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

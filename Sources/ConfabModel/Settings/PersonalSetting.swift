@@ -1,0 +1,48 @@
+/// One change of a person's settings, as a `setting` entry of the person's personal
+/// conversation carries it between the person's devices (Protocol.md §20.15): what it is
+/// about, which setting, and the value it takes.
+public struct PersonalSetting: Sendable, Equatable {
+    /// Which setting of the target. Raw values are the wire's `field`.
+    public enum Field: UInt32, Sendable, CaseIterable {
+        case pinned = 1
+        case archived = 2
+        case muted = 3
+        case markedUnread = 4
+        /// The conversation deleted on this device (`confab delete`): 1 deletes what is held
+        /// when the change is taken; 0 says nothing.
+        case deleted = 5
+        /// "is typing…" shared and shown (Protocol.md §10.2); its target is empty.
+        case typing = 6
+        /// How far the person trusts a peer key: 0 unverified, 1 verified, 2 blocked.
+        case trust = 7
+
+        /// The bytes a target of this field has: a conversation id, none, or a peer key.
+        public var targetLength: Int {
+            switch self {
+            case .pinned, .archived, .muted, .markedUnread, .deleted: return ConversationID.length
+            case .typing: return 0
+            case .trust: return NodeID.length
+            }
+        }
+
+        /// The greatest value the field takes.
+        public var maxValue: UInt32 { self == .trust ? 2 : 1 }
+    }
+
+    /// A conversation id, a peer key, or empty, as `field.targetLength` says.
+    public let target: [UInt8]
+    public let field: Field
+    public let value: UInt32
+
+    /// Nil for a target or value the field does not take.
+    public init?(target: [UInt8], field: Field, value: UInt32) {
+        guard target.count == field.targetLength, value <= field.maxValue else { return nil }
+        self.target = target
+        self.field = field
+        self.value = value
+    }
+
+    public static func flag(_ field: Field, _ on: Bool, of conversation: ConversationID) -> PersonalSetting {
+        PersonalSetting(target: conversation.bytes, field: field, value: on ? 1 : 0)!
+    }
+}

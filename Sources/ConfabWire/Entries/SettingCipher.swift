@@ -1,0 +1,48 @@
+import ConfabCrypto
+import ConfabModel
+import Foundation
+import SwiftProtobuf
+
+/// A `setting` entry's body (Protocol.md §20.15): the change sealed whole as
+/// `SettingPlaintext` under its own domain, with the conversation key in force, so carriers
+/// learn that a device of the person changed something, not what.
+public enum SettingCipher {
+    /// Encoded `SettingPlaintext` at most: a 32-byte target, two varints, and slack.
+    public static let maxPlaintextBytes = 64
+
+    public static func seal(
+        _ setting: PersonalSetting, key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
+    ) throws(CryptoError) -> [UInt8] {
+        var plaintext = Confab_V1_SettingPlaintext()
+        plaintext.target = Data(setting.target)
+        plaintext.field = setting.field.rawValue
+        plaintext.value = setting.value
+        var bytes: [UInt8] = try! plaintext.serializedBytes()
+        defer { bytes.wipe() }
+        return try ConversationCipher.seal(
+            bytes, domain: EntryDomain.setting, key: key, conversationID: conversationID, author: author, seq: seq)
+    }
+
+    /// Opens a setting. One that does not open or decode, names a field this version does
+    /// not know, or a target or value its field does not take is a failure: it changes
+    /// nothing.
+    public static func open(
+        _ sealed: [UInt8], key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
+    ) throws(CryptoError) -> PersonalSetting {
+        var bytes = try ConversationCipher.open(
+            sealed, domain: EntryDomain.setting, key: key, conversationID: conversationID, author: author, seq: seq)
+        defer { bytes.wipe() }
+        return try decodePlaintext(bytes)
+    }
+
+    /// Decodes an opened `SettingPlaintext` and checks it (`open`).
+    public static func decodePlaintext(_ bytes: [UInt8]) throws(CryptoError) -> PersonalSetting {
+        guard
+            let plaintext = try? Confab_V1_SettingPlaintext(
+                serializedBytes: bytes, options: EntryCodec.decodingOptions),
+            let field = PersonalSetting.Field(rawValue: plaintext.field),
+            let setting = PersonalSetting(target: [UInt8](plaintext.target), field: field, value: plaintext.value)
+        else { throw .operationFailed("setting plaintext") }
+        return setting
+    }
+}
