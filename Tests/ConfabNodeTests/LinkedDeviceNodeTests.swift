@@ -118,6 +118,12 @@ import Glibc
         return conversations.first { $0["id"] as? String == conversation }?["unread"] as? Int ?? -1
     }
 
+    /// Every conversation `list --json --all` shows in the data directory `data`.
+    private static func listed(in data: URL) throws -> [[String: Any]] {
+        let listed = try ConfabBinary.run(data: data, ["list", "--json", "--all"])
+        return (try? listed.json() as? [[String: Any]]) ?? []
+    }
+
     static func message(_ text: String, in history: [[String: Any]]) -> [String: Any]? {
         history.first { $0["text"] as? String == text }
     }
@@ -216,6 +222,23 @@ import Glibc
             try await waitUntil(timeout: 30, "Bob to see his message read") {
                 try Self.message("second from Bob", in: Self.history(bob.data, with: "Alice"))?["status"] as? String
                     == "read"
+            }
+
+            // Alice's settings travel in her personal conversation (§20.15), which neither
+            // machine lists: a pin on the desktop pins on the laptop, a mute on the laptop
+            // mutes on the desktop.
+            #expect(try alice.cli(["pin", "Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "the laptop to show the desktop's pin") {
+                try Self.listed(in: laptop.data).first { $0["id"] as? String == conversation }?["pinned"] as? Bool
+                    == true
+            }
+            #expect(try laptop.cli(["mute", "Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "the desktop to show the laptop's mute") {
+                try Self.listed(in: alice.data).first { $0["id"] as? String == conversation }?["muted"] as? Bool
+                    == true
+            }
+            for data in [alice.data, laptop.data] {
+                #expect(try Self.listed(in: data).compactMap { $0["id"] as? String } == [conversation])
             }
         } catch {
             throw ConfabBinary.Failure(
