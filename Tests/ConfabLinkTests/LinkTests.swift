@@ -36,7 +36,12 @@ import Testing
         #expect(try reopened.store.linkedPerson() == offer.profile.me)
         #expect(try reopened.store.displayName() == "alice")
         #expect(try reopened.store.deviceList(of: offer.profile.me) == held)
-        #expect(try reopened.store.epochKeys() == heldKeys)
+        // The keys held, and the personal conversation's, made for the link (§20.15).
+        let personal = try #require(try offer.profile.store.personalConversation())
+        #expect(try reopened.store.epochKeys() == offer.profile.store.epochKeys())
+        #expect(
+            Set(try reopened.store.epochKeys().map(\.conversation))
+                == Set(heldKeys.map(\.conversation)).union([personal]))
     }
 
     @Test func aNoFromTheOfferingSideLinksNothing() async throws {

@@ -44,7 +44,8 @@ extension ConfabStore {
                             + "\(conversation.shortHex) (was the key restored here?), so it cannot rekey it; run "
                             + "\"confab up\" until its own entries have come back from peers, then remove again")
                 }
-                rekeyed.append(conversation)
+                // The personal conversation is rekeyed too, but listed nowhere (§20.15).
+                if try !isPersonal(conversation, db: db) { rekeyed.append(conversation) }
             }
             return DeviceRemovalOutcome(entry: entry, rekeyed: rekeyed, notRekeyed: notRekeyed)
         }

@@ -25,11 +25,7 @@ extension ConfabStore {
 
     /// Whether `conversation` is a personal conversation, anyone's (a relay holds others').
     public func isPersonal(_ conversation: ConversationID) throws -> Bool {
-        try readUnisolated { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT personal FROM conversation WHERE id = ?"),
-                arguments: [conversation.bytes]) ?? false
-        }
+        try readUnisolated { db in try isPersonal(conversation, db: db) }
     }
 
     /// Every personal conversation held, anyone's.
@@ -74,16 +70,23 @@ extension ConfabStore {
     }
 
     /// A `setting` entry is written only in a personal conversation, and a personal
-    /// conversation never changes its members: it stays its person's alone (§20.15).
+    /// conversation never changes its members: it stays its person's alone (§20.15). A rekey
+    /// (a members entry that adds and removes nobody) is what a device's removal writes
+    /// there, as in every conversation of the person (§20.13).
     func checkPersonalKind(_ entry: Entry, db: Database) throws {
-        let personal =
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT personal FROM conversation WHERE id = ?"),
-                arguments: [entry.conversationID.bytes]) ?? false
+        let personal = try isPersonal(entry.conversationID, db: db)
         if entry.kind == .setting, !personal {
             throw AppendRejection.badTarget("a setting outside a personal conversation")
         }
-        if entry.kind == .members, personal { throw AppendRejection.badMembership("a personal conversation's members") }
+        if personal, case .members(let members) = entry.body, !members.add.isEmpty || !members.remove.isEmpty {
+            throw AppendRejection.badMembership("a personal conversation's members")
+        }
+    }
+
+    func isPersonal(_ conversation: ConversationID, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT personal FROM conversation WHERE id = ?"), arguments: [conversation.bytes])
+            ?? false
     }
 
     /// A `setting` entry stored (mine or another device's): when it is my person's, in my

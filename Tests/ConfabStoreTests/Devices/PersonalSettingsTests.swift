@@ -208,4 +208,17 @@ import Testing
         try expectAppendRejected(raw, by: m.desktop, .notParticipant)
         #expect(try m.desktop.conversation(m.id)?.isMuted == true)
     }
+
+    /// A removal rekeys the personal conversation with the others (§20.13), not reported as
+    /// a conversation rekeyed: the removed laptop holds the entries written after it and
+    /// opens none of them, so the desktop's next pin stays the desktop's.
+    @Test func aRemovalRekeysThePersonalConversationAndTheRemovedDeviceTakesNothingAfter() throws {
+        let m = try alicesTwoMachines()
+        let outcome = try m.desktop.removeDevice(laptopKey.id, now: at(20))
+        #expect(outcome.rekeyed == [m.id])
+        try m.desktop.setFlag(.pinned, true, on: m.id, now: at(21))
+        #expect(try sync(m.personal, from: m.desktop, to: m.laptop) == 2)
+        #expect(try m.desktop.conversation(m.id)?.isPinned == true)
+        #expect(try m.laptop.conversation(m.id)?.isPinned == false)
+    }
 }
