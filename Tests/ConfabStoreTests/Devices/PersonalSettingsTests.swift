@@ -221,4 +221,26 @@ import Testing
         #expect(try m.desktop.conversation(m.id)?.isPinned == true)
         #expect(try m.laptop.conversation(m.id)?.isPinned == false)
     }
+
+    /// A setting is written only in a personal conversation: Alice's desktop writing one into
+    /// her conversation with Bob is refused by Bob, changing nothing there.
+    @Test func aSettingOutsideAPersonalConversationIsRefused() throws {
+        let m = try alicesTwoMachines()
+        let draft = try nextDraft(m.desktop, in: m.id, body: .setting(sealed: [UInt8](repeating: 7, count: 60)))
+        let entry = EntryCodec.sign(draft, with: Keys.alice)
+        try expectAppendRejected(EntryCodec.encode(entry), by: m.bob, .badTarget)
+    }
+
+    /// The personal conversation stays Alice's alone: adding Bob to it is refused, even by
+    /// her own desktop, and writes nothing.
+    @Test func nobodyIsAddedToAPersonalConversation() throws {
+        let m = try alicesTwoMachines()
+        let before = try m.desktop.clock(of: m.personal)
+        let rejection = #expect(throws: AppendRejection.self) {
+            try m.desktop.changeMembers(of: m.personal, add: [Keys.bob.id], now: at(5))
+        }
+        #expect(rejection?.category == .badMembership)
+        #expect(try m.desktop.clock(of: m.personal) == before)
+        #expect(try m.desktop.participants(of: m.personal) == [Keys.alice.id])
+    }
 }
