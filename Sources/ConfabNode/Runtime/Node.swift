@@ -269,6 +269,12 @@ public actor Node {
         // along the tree from now on, and only to peers that read large groups.
         refreshLargeGroups(ifCreating: output.appended)
         hub.publish(output, store: local.store, shown: shown)
+        // Another of my person's devices changed a setting (Protocol.md §20.15): a flag, a
+        // deletion or a peer's trust, which the store took already; views read them again.
+        if output.appended.contains(where: { $0.kind == .setting && $0.author != me }) {
+            do { try reloadTrust() } catch { logger.error("could not read the block list: \(error)") }
+            hub.emit(.changed(nil))
+        }
         recordOperations(output, from: session)
         if FileExchange.concerns(output.appended) {
             do { applyFiles(try files.entriesArrived(output.appended)) } catch {
