@@ -47,7 +47,23 @@ extension SyncEngine {
     public func offerOwnDeviceList() throws -> SyncOutput {
         var output = SyncOutput()
         try passOn(store.myPerson, from: store.me, into: &output)
+        try reoffer(to: try store.deviceList(of: store.myPerson), into: &output)
         return output
+    }
+
+    /// A list just stored may name a device already in session here, greeted before as a
+    /// person of its own and offered only what that was: it is offered now, at once, what
+    /// its person is (Protocol.md §20.11, Sharing), as a resync would.
+    func reoffer(to list: DeviceList, into output: inout SyncOutput) throws {
+        for peer in peers.keys.sorted() where list.listed.contains(where: { $0.key == peer }) {
+            guard peers[peer]?.helloReceived == true else { continue }
+            peers[peer]?.announced = [:]
+            let shared = try sharedClocks(with: peer)
+            output.push(announcement(shared, to: peer), to: peer)
+            for conversation in shared.keys.sorted() {
+                output.push(try missingEntries(conversation, for: peer, onlyMine: false), to: peer)
+            }
+        }
     }
 
     func queueDeviceLists(_ persons: [NodeID], for peer: NodeID) {
@@ -173,6 +189,7 @@ extension SyncEngine {
             // It holds what it sent: never sent back.
             peers[peer]?.deviceListHeads[person] = list.entries.last?.hash
             try passOn(person, from: peer, into: &output)
+            try reoffer(to: list, into: &output)
             if person == store.myPerson, let removal = try store.myDeviceRemoval() {
                 logger.warning("\(removal.message)", metadata: ["event": "device_removed"])
             }

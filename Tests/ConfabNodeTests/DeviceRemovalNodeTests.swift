@@ -45,6 +45,9 @@ import Testing
             try await waitUntil(timeout: 30, "Alice's outbox to empty before the removal") {
                 try alice.outboxCount() == 0
             }
+            // Bob was told, in his conversation with Alice, of the machine she linked.
+            let systemLines = { try Linked.history(bob.data, with: "Alice").compactMap { $0["system"] as? String } }
+            #expect(try systemLines().contains { $0.hasPrefix("Alice linked a new device: laptop (") })
             try laptop.stop()
 
             // Removed on the desktop while its node runs: the node sends the list and the
@@ -55,6 +58,7 @@ import Testing
             #expect(removed.stdout.contains("Removed laptop"), "\(removed.stdout)")
             #expect(removed.stdout.contains("1 conversation rekeyed"), "\(removed.stdout)")
             try await bob.waitForLog("device list of \(alice.key.prefix(8))", "now 2 entries", after: bobMark)
+            #expect(try systemLines().contains { $0.hasPrefix("Alice removed a device: laptop (") })
             // Two rekeys: Bob's conversation's, which Bob takes, and her personal conversation's,
             // which waits for another device of Alice's (§20.15).
             try await waitUntil(timeout: 30, "Bob to hold the rekey (one entry left in Alice's outbox)") {

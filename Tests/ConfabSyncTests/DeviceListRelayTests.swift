@@ -73,3 +73,34 @@ import Testing
         #expect(!toCarol.contains { if case .deviceList = $0 { true } else { false } })
     }
 }
+
+/// A device greeted before its person's list named it (the laptop's node connected before
+/// the desktop's noticed the list that `devices link` wrote beside it) is offered what its
+/// person is as soon as the list is held, without a new session. Found by
+/// DeviceRemovalNodeTests timing out, 1 run in 7, on "the laptop to have Bob's message".
+@Suite struct DeviceGreetedBeforeItsListTests {
+    @Test func theDesktopOffersTheLaptopBobsConversationWhenItsListGrows() throws {
+        let (harness, alice, bob, _) = try SyncHarness.trio()
+        let laptop = try SyncHarness.Node(name: "laptop", seed: 0x1A)
+        harness.add(laptop)
+        let (id, _) = try bob.store.createConversation(with: [alice.id], firstMessage: "one")
+        harness.connect(alice, bob)
+        try harness.run()
+        // The laptop in session with the desktop as a stranger; then the link: the list
+        // written beside the desktop's running engine, the grant taken by the laptop.
+        harness.connect(alice, laptop)
+        try harness.run()
+        _ = try alice.store.addMyDevice(laptop.id, name: "laptop")
+        try laptop.store.takeLink(
+            person: alice.id, list: try alice.store.deviceList(of: alice.id).entries.map(DeviceEntryCodec.encode),
+            displayName: "Alice", keys: try alice.store.epochKeys())
+        try harness.run()
+        // Quiet, and the laptop, greeted as nobody's, holds nothing of Bob's conversation.
+        #expect((try? laptop.store.texts(id)) == nil)
+        // The desktop's node notices the list another process wrote.
+        try harness.listGrewElsewhere(at: alice)
+        try harness.run()
+        #expect(try laptop.store.texts(id) == ["one"])
+        #expect(harness.misbehavior.isEmpty)
+    }
+}

@@ -51,6 +51,7 @@ export async function peopleDialog(open) {
             p.trust === 'verified' ? h('span', { class: 'verified', 'aria-label': 'verified' }, ' ✓') : null),
           h('div', { class: `presence ${isOnline(p.id) ? 'online' : ''}` }, presenceText(p.id, p.lastSeenAt)),
           h('div', { class: 'fingerprint' }, h('span', { class: 'sr-only' }, 'Fingerprint '), fingerprint(p.id)),
+          devicesLine(presence),
           h('div', { class: `trust trust-${p.trust}` }, p.trust),
           warning ? h('p', { class: 'warning' }, warning) : null),
         h('div', { class: 'person-actions' },
@@ -62,6 +63,14 @@ export async function peopleDialog(open) {
     })));
   };
   await draw();
+}
+
+/** A person's machines when their signed device list names more than one (Protocol.md §8.1). */
+function devicesLine(presence) {
+  const devices = presence && presence.devices;
+  if (!devices || devices.length < 2) return null;
+  const each = devices.map((d) => `${d.name || 'first device'}${d.online ? ' (online)' : ''}`);
+  return h('div', { class: 'devices' }, `${devices.length} devices: ${each.join(', ')}`);
 }
 
 async function openPeer(open, peerId) {

@@ -64,7 +64,9 @@ extension LocalMessenger {
     }
 
     public func perform(_ operation: Operations.KnownPeers) async throws -> [Peer] {
-        try local.store.peers()
+        // Another person's machines are that person (Protocol.md §8.1), not peers of their own.
+        let owners = try local.store.deviceOwners()
+        return try local.store.peers().filter { owners[$0.id] == nil }
     }
 
     public func perform(_ operation: Operations.SaveFile) async throws -> SavedFile {
