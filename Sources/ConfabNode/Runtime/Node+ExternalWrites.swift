@@ -43,7 +43,7 @@ extension Node {
         // the node) may predate another process's commit.
         local.store.forgetCaches()
         externalWrites.dialable = Set(try local.store.redialCandidates().map(\.id))
-        externalWrites.ownDeviceListCount = try local.store.deviceList(of: local.store.me).count
+        externalWrites.ownDeviceListCount = try local.store.deviceListCount(of: local.store.myPerson)
     }
 
     /// Every tick: when another process committed, peers hear of the conversations it wrote
@@ -83,7 +83,7 @@ extension Node {
             logger.error("could not offer what another process wrote: \(error)")
         }
         do {
-            let count = try local.store.deviceList(of: local.store.me).count
+            let count = try local.store.deviceListCount(of: local.store.myPerson)
             if count > externalWrites.ownDeviceListCount { apply(try engine.offerOwnDeviceList()) }
             externalWrites.ownDeviceListCount = count
         } catch {
