@@ -114,3 +114,28 @@ import Testing
         _ = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi", now: at(2))
     }
 }
+
+/// Whom a session speaks for when lists are shared (Protocol.md §20.9): a peer that is a
+/// person here in its own right is itself, whatever another person's list claims.
+@Suite struct DeviceListSharingLieTests {
+    @Test func mallorysListNamingCarolGetsCarolNoListOfMallorysConversations() throws {
+        let alice = try makeStore(Keys.alice)
+        _ = try alice.addMyDevice(DeviceOwnerTests.laptop.id, name: "laptop", now: at(1))
+        var mallorysList = DeviceList(person: Keys.mallory.id)
+        try mallorysList.append(
+            try DeviceListWriter.add(Keys.carol.id, name: "phone", to: mallorysList, person: Keys.mallory, timestamp: 1)
+        )
+        let bob = try makeStore(Keys.bob)
+        _ = try bob.createConversation(
+            with: [Keys.mallory.id, Keys.alice.id], title: "m", firstMessage: "x", now: at(2))
+        _ = try bob.createConversation(with: [Keys.carol.id], firstMessage: "y", now: at(2))
+        _ = try bob.offerDeviceList(
+            try alice.deviceList(of: Keys.alice.id).entries.map(DeviceEntryCodec.encode), of: Keys.alice.id)
+        _ = try bob.offerDeviceList(mallorysList.entries.map(DeviceEntryCodec.encode), of: Keys.mallory.id)
+        // Mallory herself is told of Alice's list (they share a conversation here) …
+        #expect(try bob.deviceListPersons(sharedWith: Keys.mallory.id).contains(Keys.alice.id))
+        // … and Carol, whom Mallory's list claims, is not: Carol is a member here herself.
+        #expect(try !bob.deviceListPersons(sharedWith: Keys.carol.id).contains(Keys.alice.id))
+        #expect(try !bob.sharesConversation(with: Keys.alice.id, peer: Keys.carol.id))
+    }
+}
