@@ -25,10 +25,12 @@ function membershipSentence(author, m) {
   return `${author} ${parts.join(' and ')}`;
 }
 
+/** `history` answers a ChatMessage's DeviceNote (`deviceName`), events the CLI's shape (`name`). */
 function deviceSentence(person, d) {
   const fp = String(d.device || '').slice(0, 8).replace(/^(.{4})/, '$1 ');
+  const name = d.deviceName ?? d.name ?? '';
   const what = { linked: 'linked a new device', removed: 'removed a device', renamed: 'renamed a device' }[d.change] || 'changed a device';
-  return `${person} ${what}: ${d.name} (${fp})`;
+  return `${person} ${what}: ${name} (${fp})`;
 }
 
 export function fileFrom(f) {
