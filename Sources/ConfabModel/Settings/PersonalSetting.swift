@@ -8,8 +8,9 @@ public struct PersonalSetting: Sendable, Equatable {
         case archived = 2
         case muted = 3
         case markedUnread = 4
-        /// The conversation deleted on this device (`confab delete`): 1 deletes what is held
-        /// when the change is taken; 0 says nothing.
+        /// The conversation deleted on this device (`confab delete`): 1 deletes what the
+        /// deleting device held (its `upto`), or, with no `upto`, what is held when the change
+        /// is taken; 0 says nothing.
         case deleted = 5
         /// "is typing…" shared and shown (Protocol.md §10.2); its target is empty.
         case typing = 6
@@ -33,13 +34,24 @@ public struct PersonalSetting: Sendable, Equatable {
     public let target: [UInt8]
     public let field: Field
     public let value: UInt32
+    /// Of a deletion: per author, the last seq of the conversation the deleting device held
+    /// when it deleted, so a device taking the change late keeps what arrived after (a
+    /// message the person never saw is never deleted by a change made before it came).
+    public let upto: VectorClock?
 
-    /// Nil for a target or value the field does not take.
-    public init?(target: [UInt8], field: Field, value: UInt32) {
+    /// The most authors an `upto` names (the most members a large group has at a time); a
+    /// device holding more writes none.
+    public static let maxUptoAuthors = 1024
+
+    /// Nil for a target or value the field does not take, or an `upto` on another field or
+    /// over its limit.
+    public init?(target: [UInt8], field: Field, value: UInt32, upto: VectorClock? = nil) {
         guard target.count == field.targetLength, value <= field.maxValue else { return nil }
+        if let upto, field != .deleted || upto.width > Self.maxUptoAuthors { return nil }
         self.target = target
         self.field = field
         self.value = value
+        self.upto = upto
     }
 
     public static func flag(_ field: Field, _ on: Bool, of conversation: ConversationID) -> PersonalSetting {

@@ -144,14 +144,14 @@ extension ConfabStore {
         case .muted: try storeFlag(.muted, on, on: setting.target, db: db)
         case .markedUnread: try storeFlag(.markedUnread, on, on: setting.target, db: db)
         case .deleted:
-            // What is held here when the change is taken goes; a conversation not held yet
-            // has nothing to delete.
+            // What the deleting device held goes, not what came here after it deleted; a
+            // conversation not held yet has nothing to delete.
             guard on, let conversation = ConversationID(bytes: setting.target),
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM conversation WHERE id = ?"), arguments: [setting.target])
                     != nil
             else { return }
-            try deleteConversationHere(conversation, db: db, now: now)
+            try deleteConversationHere(conversation, upto: setting.upto, db: db, now: now)
         case .typing: try storeTypingIndicators(on, db: db)
         case .trust:
             guard let peer = NodeID(bytes: setting.target), peer != me, peer != myPerson else { return }

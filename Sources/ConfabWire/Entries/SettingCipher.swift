@@ -7,8 +7,10 @@ import SwiftProtobuf
 /// `SettingPlaintext` under its own domain, with the conversation key in force, so carriers
 /// learn that a device of the person changed something, not what.
 public enum SettingCipher {
-    /// Encoded `SettingPlaintext` at most: a 32-byte target, two varints, and slack.
-    public static let maxPlaintextBytes = 64
+    /// Encoded `SettingPlaintext` at most: a 32-byte target, two varints and slack (64), and
+    /// a deletion's `upto` of up to 1,024 authors, 44 bytes each (a 32-byte key and a seq of
+    /// at most 2^48, framed).
+    public static let maxPlaintextBytes = 64 + PersonalSetting.maxUptoAuthors * 44
 
     public static func seal(
         _ setting: PersonalSetting, key: SecureBytes, conversationID: ConversationID, author: NodeID, seq: UInt64
@@ -17,6 +19,7 @@ public enum SettingCipher {
         plaintext.target = Data(setting.target)
         plaintext.field = setting.field.rawValue
         plaintext.value = setting.value
+        if let upto = setting.upto { plaintext.upto = EntryCodec.encodeClock(upto) }
         var bytes: [UInt8] = try! plaintext.serializedBytes()
         defer { bytes.wipe() }
         return try ConversationCipher.seal(
@@ -35,13 +38,25 @@ public enum SettingCipher {
         return try decodePlaintext(bytes)
     }
 
-    /// Decodes an opened `SettingPlaintext` and checks it (`open`).
+    /// Decodes an opened `SettingPlaintext` and checks it (`open`). An `upto` is read only
+    /// on a deletion, and must be a clock within its limits.
     public static func decodePlaintext(_ bytes: [UInt8]) throws(CryptoError) -> PersonalSetting {
         guard
             let plaintext = try? Confab_V1_SettingPlaintext(
                 serializedBytes: bytes, options: EntryCodec.decodingOptions),
-            let field = PersonalSetting.Field(rawValue: plaintext.field),
-            let setting = PersonalSetting(target: [UInt8](plaintext.target), field: field, value: plaintext.value)
+            let field = PersonalSetting.Field(rawValue: plaintext.field)
+        else { throw .operationFailed("setting plaintext") }
+        var upto: VectorClock?
+        if !plaintext.upto.isEmpty {
+            guard
+                let clock = try? EntryCodec.decodeClock(
+                    plaintext.upto, what: "upto", limit: PersonalSetting.maxUptoAuthors)
+            else { throw .operationFailed("setting plaintext upto") }
+            upto = clock
+        }
+        guard
+            let setting = PersonalSetting(
+                target: [UInt8](plaintext.target), field: field, value: plaintext.value, upto: upto)
         else { throw .operationFailed("setting plaintext") }
         return setting
     }

@@ -657,6 +657,9 @@ nonisolated struct Confab_V1_SettingPlaintext: Sendable {
   /// its new value
   var value: UInt32 = 0
 
+  /// field 5 (deleted): what the deleting device held of the target
+  var upto: [Confab_V1_ClockEntry] = []
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -1827,7 +1830,7 @@ nonisolated extension Confab_V1_SettingBody: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SettingPlaintext"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}field\0\u{1}value\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}field\0\u{1}value\0\u{1}upto\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1838,6 +1841,7 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
       case 1: try { try decoder.decodeSingularBytesField(value: &self.target) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.field) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.value) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.upto) }()
       default: break
       }
     }
@@ -1853,6 +1857,9 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
     if self.value != 0 {
       try visitor.visitSingularUInt32Field(value: self.value, fieldNumber: 3)
     }
+    if !self.upto.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.upto, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1860,6 +1867,7 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
     if lhs.target != rhs.target {return false}
     if lhs.field != rhs.field {return false}
     if lhs.value != rhs.value {return false}
+    if lhs.upto != rhs.upto {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
