@@ -23,6 +23,9 @@ extension SyncEngine {
         var persons: [NodeID] = []
         // My person's list: on a linked device, the list of the person it is a device of.
         if try store.deviceListCount(of: store.myPerson) > 0 { persons.append(store.myPerson) }
+        // The list of each person that names the peer as a device: a removed device learns
+        // of its removal from whoever holds the list (a relay), though it is nobody's now.
+        persons += try store.deviceAuthors().persons(naming: peer)
         persons += try store.deviceListPersons(sharedWith: peer)
         queueDeviceLists(persons, for: peer)
         return try sendDeviceLists(to: peer)
@@ -207,9 +210,10 @@ extension SyncEngine {
     private func passOn(_ person: NodeID, from sender: NodeID, into output: inout SyncOutput) throws {
         for other in peers.keys.sorted() where other != sender && other != person {
             guard let state = peers[other], state.helloReceived, state.readsDeviceLists else { continue }
-            guard try person == store.myPerson || store.sharesConversation(with: person, peer: other) else {
-                continue
-            }
+            guard
+                try person == store.myPerson || store.sharesConversation(with: person, peer: other)
+                    || store.deviceAuthors().persons(naming: other).contains(person)
+            else { continue }
             queueDeviceLists([person], for: other)
             output.push(try sendDeviceLists(to: other), to: other)
         }

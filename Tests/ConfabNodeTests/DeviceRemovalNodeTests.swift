@@ -100,4 +100,81 @@ import Testing
                     + "\nthe laptop logged:\n\(laptop.log.suffix(6000))")
         }
     }
+
+    /// The same through a relay, with nobody online together after the link: the desktop
+    /// removes the stopped laptop and goes; Bob, alone with the relay, takes the list and the
+    /// rekey from it and writes; the laptop, alone with the relay, learns it was removed and
+    /// reads nothing Bob wrote after.
+    @Test func aRemovalReachesBobAndTheLaptopThroughARelayAlone() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
+        let (alice, bob) = (nodes[0], nodes[1])
+        let relay = try NodeProcess(name: "relay", root: root)
+        let laptop = Linked.LinkedNode(
+            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        defer {
+            try? laptop.stop()
+            for node in nodes + [relay] { try? node.stop() }
+        }
+        do {
+            try relay.start(command: "relay", discovery: false)
+            let viaRelay = ["--no-web", "--peer", relay.peerAddress]
+            try alice.start(discovery: false, extra: viaRelay)
+            try bob.start(discovery: false, extra: viaRelay)
+            #expect(try bob.cli(["send", "Alice", "hello from Bob"]).status == 0)
+            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message through the relay") {
+                try alice.texts(with: "Bob") == ["hello from Bob"]
+            }
+            _ = try await Linked.link(laptop, to: alice, name: "laptop")
+            try await laptop.start(peers: [relay.peerAddress])
+            try await waitUntil(timeout: 30, "the laptop to have Bob's message from the relay") {
+                try Linked.message("hello from Bob", in: Linked.history(laptop.data, with: "Bob")) != nil
+            }
+            try laptop.stop()
+            try bob.stop()
+
+            // Alone with the relay, the desktop removes the laptop, hands the relay the list
+            // and the rekey, and goes.
+            let relayMark = relay.logMark()
+            let removed = try alice.cli(["devices", "remove", "laptop", "--yes"])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            try await relay.waitForLog("device list of \(alice.key.prefix(8))", "now 2 entries", after: relayMark)
+            try await waitUntil(timeout: 30, "the relay to hold the desktop's rekeys") { try alice.outboxCount() == 0 }
+            try alice.stop()
+
+            // Bob, alone with the relay, takes both and writes after them.
+            let bobMark = bob.logMark()
+            try bob.start(discovery: false, extra: viaRelay)
+            try await bob.waitForLog("device list of \(alice.key.prefix(8))", "now 2 entries", after: bobMark)
+            try await waitUntil(timeout: 30, "Bob to be in sync with the relay") {
+                guard let status = try bob.cli(["status", "--json"]).json() as? [String: Any] else { return false }
+                return (status["sessions"] as? [Any])?.count == 1 && status["outstanding"] as? Int == 0
+            }
+            let systemLines = try Linked.history(bob.data, with: "Alice").compactMap { $0["system"] as? String }
+            #expect(systemLines.contains { $0.hasPrefix("Alice removed a device: laptop (") }, "\(systemLines)")
+            #expect(try bob.cli(["send", "Alice", "after the removal"]).status == 0)
+            try await waitUntil(timeout: 30, "the relay to hold Bob's message") { try bob.outboxCount() == 0 }
+            try bob.stop()
+
+            // The laptop, alone with the relay: removed, and nothing new to read.
+            try await laptop.start(peers: [relay.peerAddress])
+            try await waitUntil(timeout: 30, "the laptop to log its removal") {
+                laptop.log.contains("This device was removed from Alice's devices (on ")
+            }
+            try await waitUntil(timeout: 30, "the laptop to be in sync with the relay") {
+                guard let status = try laptop.cli(["status", "--json"]).json() as? [String: Any] else { return false }
+                return (status["sessions"] as? [Any])?.count == 1 && status["outstanding"] as? Int == 0
+            }
+            let held = try Linked.history(laptop.data, with: "Bob").compactMap { $0["text"] as? String }
+            #expect(held.contains("hello from Bob"), "what it held before stays")
+            #expect(!held.contains("after the removal"), "\(held)")
+            let send = try laptop.cli(["send", "Bob", "from a removed laptop"])
+            #expect(send.status == 1)
+            #expect(send.stderr.contains("This device was removed from Alice's devices"), "\(send.stderr)")
+        } catch {
+            throw ConfabBinary.Failure(
+                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(4000))\nBob logged:\n\(bob.log.suffix(4000))"
+                    + "\nthe relay logged:\n\(relay.log.suffix(4000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
+        }
+    }
 }

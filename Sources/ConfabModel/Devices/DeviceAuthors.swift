@@ -54,6 +54,11 @@ public struct DeviceAuthors: Sendable, Equatable {
     /// Whether some held list names `key` as a device, listed or removed.
     public func names(_ key: NodeID) -> Bool { claims[key] != nil }
 
+    /// The persons whose held list names `key` as a device, listed or removed, sorted.
+    public func persons(naming key: NodeID) -> [NodeID] {
+        Set((claims[key] ?? []).map(\.person)).sorted()
+    }
+
     /// Whom a session with `key` counts as in a conversation whose ever-members are
     /// `members` (nil in a room): as `person(of:in:seq:members:)`, for the device as it is
     /// now — a removed device is its person's no more, and is offered nothing as them.
