@@ -62,7 +62,15 @@ extension ConfabStore {
             let conversation = try ensurePersonalConversation(db: db, now: now)
         else { return }
         let key = try sealingKey(in: conversation, db: db, now: now)
-        _ = try authorEntry(in: conversation, db: db, now: now, context: BatchContext(store: self, now: now)) { seq in
+        // Stamped after the change in force, whatever this machine's clock says: a change made
+        // after another was seen here wins over it on every device, even from a machine whose
+        // clock is behind (the order is by timestamp, Protocol.md §20.15).
+        let inForce = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT timestamp FROM personal_setting WHERE target = ? AND field = ?"),
+            arguments: [setting.target, setting.field.rawValue])
+        let stamp = min(max(now.millisecondsSince1970, (inForce ?? .min) + 1), Limits.timestampRange.upperBound)
+        let at = Date(milliseconds: stamp)
+        _ = try authorEntry(in: conversation, db: db, now: at, context: BatchContext(store: self, now: at)) { seq in
             let sealed = try SettingCipher.seal(
                 setting, key: key, conversationID: conversation, author: self.me, seq: seq)
             return (.setting(sealed: sealed), nil)
