@@ -14,8 +14,7 @@ import Testing
         let root = try temporaryRoot()
         let nodes = try NodeProcess.acquainted(["Alice", "Bob", "Carol"], root: root)
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
-        let laptop = Linked.LinkedNode(
-            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        let laptop = NodeProcess(linking: "laptop", root: root)
         defer {
             try? laptop.stop()
             for node in nodes { try? node.stop() }
@@ -46,7 +45,7 @@ import Testing
             try alice.stop()
 
             // The laptop meets only Bob, and reads the group's history from him.
-            try await laptop.start(peers: [bob.peerAddress])
+            try laptop.start(peers: [bob.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to read the group from Bob") {
                 try Linked.message("before the laptop", in: Linked.history(laptop.data, with: team)) != nil
             }

@@ -15,8 +15,7 @@ import Testing
         let root = try temporaryRoot()
         let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
         let (alice, bob) = (nodes[0], nodes[1])
-        let laptop = Linked.LinkedNode(
-            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        let laptop = NodeProcess(linking: "laptop", root: root)
         defer {
             try? laptop.stop()
             for node in nodes { try? node.stop() }
@@ -32,7 +31,7 @@ import Testing
                 try alice.texts(with: "Bob") == ["hello from Bob"]
             }
             _ = try await Linked.link(laptop, to: alice, name: "laptop")
-            try await laptop.start(peers: [alice.peerAddress])
+            try laptop.start(peers: [alice.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to have Bob's message") {
                 try Linked.message("hello from Bob", in: Linked.history(laptop.data, with: "Bob")) != nil
             }
@@ -70,7 +69,7 @@ import Testing
             }
 
             // The laptop again, meeting the desktop and Bob.
-            try await laptop.start(peers: [alice.peerAddress, bob.peerAddress])
+            try laptop.start(peers: [alice.peerAddress, bob.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to log its removal") {
                 laptop.log.contains("This device was removed from Alice's devices (on ")
             }
@@ -110,8 +109,7 @@ import Testing
         let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
         let (alice, bob) = (nodes[0], nodes[1])
         let relay = try NodeProcess(name: "relay", root: root)
-        let laptop = Linked.LinkedNode(
-            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        let laptop = NodeProcess(linking: "laptop", root: root)
         defer {
             try? laptop.stop()
             for node in nodes + [relay] { try? node.stop() }
@@ -126,7 +124,7 @@ import Testing
                 try alice.texts(with: "Bob") == ["hello from Bob"]
             }
             _ = try await Linked.link(laptop, to: alice, name: "laptop")
-            try await laptop.start(peers: [relay.peerAddress])
+            try laptop.start(peers: [relay.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to have Bob's message from the relay") {
                 try Linked.message("hello from Bob", in: Linked.history(laptop.data, with: "Bob")) != nil
             }
@@ -157,7 +155,7 @@ import Testing
             try bob.stop()
 
             // The laptop, alone with the relay: removed, and nothing new to read.
-            try await laptop.start(peers: [relay.peerAddress])
+            try laptop.start(peers: [relay.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to log its removal") {
                 laptop.log.contains("This device was removed from Alice's devices (on ")
             }

@@ -2,10 +2,6 @@ import ConfabTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One person, several machines (issue 33), with real `confab` processes on 127.0.0.1 and
 /// discovery off: Alice links a laptop to her running desktop node through
 /// `confab devices link` and `confab init --link`, both answered through standard input
@@ -14,73 +10,10 @@ import Glibc
 /// laptop's reply as Alice's, both of Alice's machines see it as hers, Bob keeps one peer
 /// for Alice, and his read receipt reaches both of her machines.
 @Suite(.serialized) struct LinkedDeviceNodeTests {
-    /// A node started on data that `confab init --link` made: `NodeProcess` would make a new
-    /// identity of its own first.
-    final class LinkedNode: @unchecked Sendable {
-        let data: URL
-        let logFile: URL
-        private var process: Process?
-
-        init(data: URL, logFile: URL) {
-            self.data = data
-            self.logFile = logFile
-        }
-
-        /// Starts `confab up` on 127.0.0.1 (the OS picks the port) with discovery and the
-        /// web app off, dialling `peers`; returns once it listens and answers on its
-        /// control socket.
-        func start(peers: [String]) async throws {
-            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-            let log = try FileHandle(forWritingTo: logFile)
-            let process = Process()
-            process.executableURL = ConfabBinary.url
-            process.arguments =
-                [
-                    "--data", data.path, "up", "--listen", "127.0.0.1:0", "--no-discovery", "--no-web",
-                    "--log-level", "debug",
-                ] + peers.flatMap { ["--peer", $0] }
-            process.standardOutput = log
-            process.standardError = log
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            self.process = process
-            let socket = data.appendingPathComponent("control.sock").path
-            try await waitUntil(timeout: 30, "the laptop to listen and open its control socket", every: 0.05) {
-                guard process.isRunning else {
-                    throw ConfabBinary.Failure("the laptop exited with \(process.terminationStatus):\n\(self.log)")
-                }
-                return self.log.contains(") listening on 127.0.0.1:") && FileManager.default.fileExists(atPath: socket)
-            }
-        }
-
-        var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
-
-        /// SIGTERM to its pid, and a clean exit.
-        func stop() throws {
-            guard let process else { return }
-            self.process = nil
-            kill(process.processIdentifier, SIGTERM)
-            if !process.waitForExit(within: 20) {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw ConfabBinary.Failure("the laptop did not stop on SIGTERM")
-            }
-        }
-
-        @discardableResult
-        func cli(_ arguments: [String]) throws -> ConfabBinary.Result {
-            try ConfabBinary.run(data: data, arguments)
-        }
-
-        deinit {
-            if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-    }
-
     /// Links `laptop` to `desktop` (which may be running its node) through `confab devices
     /// link` and `confab init --link NAME`, both people saying yes to the same words; returns
     /// the laptop's own key.
-    static func link(_ laptop: LinkedNode, to desktop: NodeProcess, name: String) async throws -> String {
+    static func link(_ laptop: NodeProcess, to desktop: NodeProcess, name: String) async throws -> String {
         let offer = try InteractiveProcess(data: desktop.data, ["devices", "link", "--no-discovery"])
         defer { offer.terminate() }
         try await offer.waitFor("Waiting for the new machine")
@@ -132,8 +65,7 @@ import Glibc
         let root = try temporaryRoot()
         let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
         let (alice, bob) = (nodes[0], nodes[1])
-        let laptop = LinkedNode(
-            data: root.appendingPathComponent("laptop"), logFile: root.appendingPathComponent("laptop.log"))
+        let laptop = NodeProcess(linking: "laptop", root: root)
         defer {
             try? laptop.stop()
             for node in nodes { try? node.stop() }
@@ -154,7 +86,7 @@ import Glibc
             let laptopKey = try await Self.link(laptop, to: alice, name: "laptop")
 
             // The laptop meets Alice's desktop only, and gets Bob's conversation from it.
-            try await laptop.start(peers: [alice.peerAddress])
+            try laptop.start(peers: [alice.peerAddress])
             try await waitUntil(timeout: 30, "the laptop to have Bob's message") {
                 try Self.message("hello from Bob", in: Self.history(laptop.data, with: "Bob")) != nil
             }
@@ -245,5 +177,13 @@ import Glibc
                 "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(6000))\nBob logged:\n\(bob.log.suffix(3000))"
                     + "\nthe laptop logged:\n\(laptop.log.suffix(6000))")
         }
+    }
+}
+
+extension NodeProcess {
+    /// A linked machine's node: `confab up` with discovery and the web app off, dialling
+    /// `peers`.
+    func start(peers: [String]) throws {
+        try start(discovery: false, extra: ["--no-web"] + peers.flatMap { ["--peer", $0] })
     }
 }

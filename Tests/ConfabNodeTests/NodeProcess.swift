@@ -35,6 +35,15 @@ final class NodeProcess: @unchecked Sendable {
         key = try ConfabBinary.initialize(data: data, name: displayName ?? name)
     }
 
+    /// A node whose data directory `confab init --link` makes (Protocol.md §20.10): nothing
+    /// is initialized here, and its key is read once the directory exists (`start` does).
+    init(linking name: String, root: URL) {
+        self.name = name
+        data = root.appendingPathComponent(name)
+        discovery = nil
+        logFile = root.appendingPathComponent("\(name).log")
+    }
+
     /// Nodes (not started yet) that know one another by name, as after `confab peers add`
     /// on every side.
     static func acquainted(_ names: [String], root: URL, discovery: DiscoveryPort? = nil) throws -> [NodeProcess] {
@@ -64,6 +73,11 @@ final class NodeProcess: @unchecked Sendable {
     ) throws {
         if discovery, self.discovery == nil {
             throw Failure("\(name): discovery needs a discovery port (DiscoveryPort())")
+        }
+        if key.isEmpty {
+            let whoami = try cli(["whoami", "--json"])
+            key = (try? whoami.json() as? [String: Any])?["id"] as? String ?? ""
+            guard !key.isEmpty else { throw Failure("\(name) has no identity yet:\n\(whoami.stderr)") }
         }
         let process = Process()
         process.executableURL = Self.binary
