@@ -196,6 +196,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(
                 setting.target.count == setting.field.targetLength && setting.value <= setting.field.maxValue,
                 "a setting decoded with a target or value its field does not take")
+            if let upto = setting.upto {
+                precondition(
+                    setting.field == .deleted && upto.width <= PersonalSetting.maxUptoAuthors
+                        && upto.entries.values.allSatisfy { (1...Limits.maxSeq).contains($0) },
+                    "a setting decoded with an upto off a deletion, too wide, or with a seq out of range")
+            }
         }
         return 0
     }
