@@ -31,7 +31,12 @@ work=.build/fuzz
 # -enable-testing: FuzzSyncSession reads the store's connection through @testable import.
 # -parse-as-library: the targets have no top-level code, libFuzzer drives them.
 # -use-ld=lld: gold also links them but prints a warning per ASan helper symbol.
-build_flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
+#
+# FUZZ_CONFIG=debug builds them unoptimised instead: CI's few seconds per fuzzer are a smoke
+# test, and a debug build of the package and its dependencies takes a fraction of the time.
+config=${FUZZ_CONFIG:-release}
+[[ "$config" == release || "$config" == debug ]] || { echo "FUZZ_CONFIG is release or debug" >&2; exit 2; }
+build_flags=(-c "$config" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
     -Xswiftc -enable-testing)
 if [[ $# -gt 0 ]]; then
     targets=("$@")
