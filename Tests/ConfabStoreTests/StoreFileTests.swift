@@ -70,7 +70,7 @@ struct StoreFileTests {
                 "v3-peer-name-skeleton", "v3-evidence", "v4-no-peer-clock", "v5-peer-addresses", "v6-message-actions",
                 "v7-reactions-replies", "v8-membership", "v9-files", "v10-search-index-per-commit",
                 "v11-protocol-1-members", "v12-rooms", "v13-large-groups", "v14-device-lists",
-                "v15-message-person", "v16-device-notices", "v17-personal-settings",
+                "v15-message-person", "v16-device-notices", "v17-personal-settings", "v18-device-renames",
             ])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
     }

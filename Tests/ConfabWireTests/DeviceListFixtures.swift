@@ -7,17 +7,18 @@ import Foundation
 /// The device list of Protocol.md §20.8, from fixed seeds: the person P (seed 51…), its
 /// devices D1 (52…) and D2 (53…), the encryption secrets E1 (54…) and E2 (55…), and one
 /// ephemeral secret per entry (61…, 62…, 63…). Entry 1 adds D1 ("laptop"), entry 2 adds D2
-/// ("phone"), entry 3 removes D1 with one cut and moves the person to E2.
+/// ("phone"), entry 3 removes D1 with one cut and moves the person to E2, entry 4 renames D2
+/// "work phone", keeping E2.
 enum DeviceVector {
     static let person = try! SigningKeyPair(seed: [UInt8](repeating: 0x51, count: 32))
     static let laptop = try! SigningKeyPair(seed: [UInt8](repeating: 0x52, count: 32))
     static let phone = try! SigningKeyPair(seed: [UInt8](repeating: 0x53, count: 32))
     static let firstKey = try! Curve25519KeyPair(secretKey: [UInt8](repeating: 0x54, count: 32))
     static let secondKey = try! Curve25519KeyPair(secretKey: [UInt8](repeating: 0x55, count: 32))
-    static let ephemerals = [0x61, 0x62, 0x63].map { byte in
+    static let ephemerals = [0x61, 0x62, 0x63, 0x64].map { byte in
         try! Curve25519KeyPair(secretKey: [UInt8](repeating: byte, count: 32))
     }
-    static let timestamps: [Int64] = [1_800_000_000_000, 1_800_000_060_000, 1_800_000_120_000]
+    static let timestamps: [Int64] = [1_800_000_000_000, 1_800_000_060_000, 1_800_000_120_000, 1_800_000_180_000]
     /// The conversation of §16's vectors, where the laptop had written 3 entries.
     static let cut = DeviceCut(
         conversation: ConversationID(hex: "1fdc2412de905f73dd429f8f5ca8c25f")!, lastSeq: 3)
@@ -42,6 +43,17 @@ enum DeviceVector {
             newEncryptionKey: secondKey, ephemeralKeyPair: ephemerals[2])
         return [first, second, third]
     }
+
+    /// Entry 4, renaming the phone after the three: `entries()` and `list()` end at the
+    /// removal, as the tests of adds and removals expect.
+    static func rename() throws -> DeviceEntry {
+        try DeviceListWriter.rename(
+            phoneID, name: "work phone", in: list(), person: person, timestamp: timestamps[3],
+            ephemeralKeyPair: ephemerals[3])
+    }
+
+    /// The four entries of §20.8.
+    static func documentedEntries() throws -> [DeviceEntry] { try entries() + [rename()] }
 
     static func list() throws -> DeviceList {
         try DeviceList(person: personID, entries: entries())

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func theCodeWritesTheDocumentedEntries() throws {
-        let entries = try DeviceVector.entries()
+        let entries = try DeviceVector.documentedEntries()
         let fields = ["encoded", "content", "signature", "hash", "ephemeral", "wraps"]
         for name in fields { #expect(try Self.all(name).count == entries.count, "\(name)") }
         for (index, entry) in entries.enumerated() {
@@ -53,12 +53,14 @@ import Testing
             #expect(DeviceEntryCodec.hasValidSignature(entry))
         }
         #expect(list.devices.map(\.key) == [DeviceVector.personID, DeviceVector.phoneID])
-        #expect(list.devices.map(\.name) == [nil, "phone"])
+        #expect(list.devices.map(\.name) == [nil, "work phone"])
+        #expect(list.entries.last?.change == .rename(device: DeviceVector.phoneID, name: "work phone"))
         #expect(list.removal(of: DeviceVector.laptopID)?.cuts == [DeviceVector.cut.conversation: 3])
         #expect(list.encryptionKey == DeviceVector.secondKey.publicKey)
         #expect(list.encryptionKeyPair(for: DeviceVector.person)?.publicKey == DeviceVector.secondKey.publicKey)
         #expect(list.encryptionKeyPair(for: DeviceVector.phone)?.publicKey == DeviceVector.secondKey.publicKey)
         #expect(list.encryptionKeyPair(for: DeviceVector.laptop)?.publicKey == nil)
         #expect(list.entries.map(\.timestamp) == DeviceVector.timestamps)
+        #expect(list.entries.count == 4)
     }
 }

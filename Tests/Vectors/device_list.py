@@ -97,8 +97,8 @@ def main() -> None:
     _, d2 = ed25519(0x53)
     seeds = {p: bytes([0x51]) * 32, d1: bytes([0x52]) * 32, d2: bytes([0x53]) * 32}
     e1, e2 = bytes([0x54]) * 32, bytes([0x55]) * 32
-    ephemerals = [bytes([b]) * 32 for b in (0x61, 0x62, 0x63)]
-    timestamps = [1_800_000_000_000, 1_800_000_060_000, 1_800_000_120_000]
+    ephemerals = [bytes([b]) * 32 for b in (0x61, 0x62, 0x63, 0x64)]
+    timestamps = [1_800_000_000_000, 1_800_000_060_000, 1_800_000_120_000, 1_800_000_180_000]
     conversation = bytes.fromhex("1fdc2412de905f73dd429f8f5ca8c25f")
 
     # (change field, e, devices after the entry)
@@ -110,6 +110,8 @@ def main() -> None:
             e2,
             [p, d2],
         ),
+        # A rename keeps E2 and wraps it again to the same devices.
+        (field_bytes(18, field_bytes(1, d2) + field_bytes(2, "work phone".encode())), e2, [p, d2]),
     ]
 
     print(f"P  = {p.hex()}")

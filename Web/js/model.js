@@ -29,7 +29,12 @@ function membershipSentence(author, m) {
 function deviceSentence(person, d) {
   const fp = String(d.device || '').slice(0, 8).replace(/^(.{4})/, '$1 ');
   const name = d.deviceName ?? d.name ?? '';
-  const what = { linked: 'linked a new device', removed: 'removed a device', renamed: 'renamed a device' }[d.change] || 'changed a device';
+  if (d.change === 'renamed') {
+    return d.previousName
+      ? `${person} renamed a device: ${d.previousName} → ${name} (${fp})`
+      : `${person} named a device: ${name} (${fp})`;
+  }
+  const what = { linked: 'linked a new device', removed: 'removed a device' }[d.change] || 'changed a device';
   return `${person} ${what}: ${name} (${fp})`;
 }
 

@@ -89,6 +89,8 @@ public enum JSONOutput {
         public let change: String
         public let device: String
         public let name: String
+        /// For a rename, the name before it (absent when the first machine gets its first).
+        public var previousName: String? = nil
     }
 
     /// A file message's file, and how much of it is here (Protocol.md §17).
@@ -238,7 +240,7 @@ public enum JSONOutput {
             device: m.device.map {
                 Device(
                     person: $0.person.hex, listSeq: $0.listSeq, change: $0.change.rawValue, device: $0.device.hex,
-                    name: $0.deviceName)
+                    name: $0.deviceName, previousName: $0.previousName)
             }, system: m.systemLine, file: m.file.map(file), orderKey: m.orderKey)
     }
 

@@ -13,22 +13,32 @@ public struct DeviceNote: Sendable, Equatable, Codable {
     public let device: NodeID
     /// The device's name in the list (for a rename, the new one).
     public let deviceName: String
+    /// For a rename, the name before it; nil for the first machine's first name, and for
+    /// the other changes.
+    public let previousName: String?
 
-    public init(person: NodeID, listSeq: UInt64, change: Change, device: NodeID, deviceName: String) {
+    public init(
+        person: NodeID, listSeq: UInt64, change: Change, device: NodeID, deviceName: String,
+        previousName: String? = nil
+    ) {
         self.person = person
         self.listSeq = listSeq
         self.change = change
         self.device = device
         self.deviceName = deviceName
+        self.previousName = previousName
     }
 
-    /// "Alice linked a new device: laptop (7c1e 2a9f)"; `person` is this node's name for them.
+    /// "Alice linked a new device: laptop (7c1e 2a9f)", "Alice renamed a device: laptop →
+    /// work laptop (7c1e 2a9f)"; `person` is this node's name for them.
     public func sentence(by person: String) -> String {
         let device = "\(deviceName) (\(Self.shortFingerprint(self.device)))"
         switch change {
         case .linked: return "\(person) linked a new device: \(device)"
         case .removed: return "\(person) removed a device: \(device)"
-        case .renamed: return "\(person) renamed a device: \(device)"
+        case .renamed:
+            guard let previousName else { return "\(person) named a device: \(device)" }
+            return "\(person) renamed a device: \(previousName) → \(device)"
         }
     }
 

@@ -32,15 +32,18 @@ public struct DeviceEntry: Sendable, Equatable {
     }
 }
 
-/// What a device-list entry changes: exactly one device added or removed.
+/// What a device-list entry changes: exactly one device added, removed or renamed.
 public enum DeviceChange: Sendable, Equatable {
     case add(device: NodeID, name: String)
     /// `cuts`: per conversation, the last seq of the device's log that stays valid.
     case remove(device: NodeID, cuts: [DeviceCut])
+    /// A device of the person now (the person's own key included) gets a new name; the
+    /// device set, and so the encryption key, stay as they are.
+    case rename(device: NodeID, name: String)
 
     public var device: NodeID {
         switch self {
-        case .add(let device, _), .remove(let device, _): return device
+        case .add(let device, _), .remove(let device, _), .rename(let device, _): return device
         }
     }
 }
@@ -83,7 +86,8 @@ public struct DeviceKeys: Sendable, Equatable {
 /// the list added and has not removed.
 public struct Device: Sendable, Equatable {
     public let key: NodeID
-    /// The name the person gave it; nil for the person's own key.
+    /// The name the person gave it (the last rename's, or the add's); nil for the person's
+    /// own key until a rename names it.
     public let name: String?
     /// The seq of the entry that added it; 0 for the person's own key.
     public let addedAt: UInt64

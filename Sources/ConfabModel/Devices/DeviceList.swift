@@ -1,6 +1,6 @@
 /// A person's device list folded (Protocol.md §20.4): its entries seq 1…n, each checked in
 /// order against what the entries before it made, and what they make: the person's
-/// devices, the devices removed and their cuts, the encryption key.
+/// devices and their names, the devices removed and their cuts, the encryption key.
 ///
 /// The entries come decoded and signature-checked by ConfabWire's `DeviceEntryCodec`,
 /// which also checks each entry's fields alone (lengths, points, names, cuts); the fold
@@ -17,6 +17,8 @@ public struct DeviceList: Sendable, Equatable {
     public private(set) var entries: [DeviceEntry] = []
     /// Added and not removed, in the order they were added.
     public private(set) var listed: [Device] = []
+    /// The name a rename gave the person's own key (the first machine); nil until one does.
+    public private(set) var personDeviceName: String?
     /// Every key any entry added, removed or not: none comes back.
     private var everListed: Set<NodeID> = []
     private var removals: [NodeID: DeviceRemoval] = [:]
@@ -54,6 +56,7 @@ public struct DeviceList: Sendable, Equatable {
             throw DeviceListError(.badPrevious, seq: seq, "previous hash does not name entry \(seq - 1)")
         }
         var listedAfter = listed
+        var personNameAfter = personDeviceName
         switch entry.change {
         case .add(let device, let name):
             guard device != person else {
@@ -81,6 +84,25 @@ public struct DeviceList: Sendable, Equatable {
                 throw DeviceListError(
                     .encryptionKeyNotNew, seq: seq, "a removal keeps an encryption key the person had before")
             }
+        case .rename(let device, let name):
+            // The empty list has no encryption key to keep: a list starts with an add.
+            guard let last = entries.last else {
+                throw DeviceListError(.renameFirst, seq: seq, "a list starts with an add, never a rename")
+            }
+            if device == person {
+                personNameAfter = name
+            } else {
+                guard let index = listed.firstIndex(where: { $0.key == device }) else {
+                    throw DeviceListError(.notListed, seq: seq, "\(device.shortHex) is not a device of the person")
+                }
+                listedAfter[index] = Device(key: device, name: name, addedAt: listed[index].addedAt)
+            }
+            // The device set stays, so the key does: a rename never brings back a key a
+            // removed device holds, nor moves the person to a key it never announced.
+            guard entry.keys.encryptionKey == last.keys.encryptionKey else {
+                throw DeviceListError(
+                    .encryptionKeyChanged, seq: seq, "a rename changes the encryption key of the entry before it")
+            }
         }
         let expected = (1 + listedAfter.count) * DeviceKeys.wrapLength
         guard entry.keys.wraps.count == expected else {
@@ -89,6 +111,7 @@ public struct DeviceList: Sendable, Equatable {
                 "\(entry.keys.wraps.count) bytes of wraps for \(1 + listedAfter.count) devices (want \(expected))")
         }
         listed = listedAfter
+        personDeviceName = personNameAfter
         switch entry.change {
         case .add(let device, _):
             everListed.insert(device)
@@ -96,6 +119,8 @@ public struct DeviceList: Sendable, Equatable {
             var byConversation: [ConversationID: UInt64] = [:]
             for cut in cuts { byConversation[cut.conversation] = cut.lastSeq }
             removals[device] = DeviceRemoval(device: device, removedAt: seq, cuts: byConversation)
+        case .rename:
+            break
         }
         encryptionKeys.insert(entry.keys.encryptionKey)
         entries.append(entry)
@@ -110,7 +135,7 @@ public struct DeviceList: Sendable, Equatable {
 
     /// The person's devices now: its own key first, then the listed ones in the order they
     /// were added. The wraps of the last entry follow this order.
-    public var devices: [Device] { [Device(key: person, name: nil, addedAt: 0)] + listed }
+    public var devices: [Device] { [Device(key: person, name: personDeviceName, addedAt: 0)] + listed }
 
     public func isDevice(_ key: NodeID) -> Bool {
         key == person || listed.contains { $0.key == key }

@@ -13,7 +13,7 @@ public struct DeviceListError: Error, Equatable, CustomStringConvertible {
         case badPrevious = "bad_previous"
         case badTimestamp = "bad_timestamp"
         case badSignature = "bad_signature"
-        /// No `add` and no `remove`.
+        /// No `add`, `remove` or `rename`.
         case noChange = "no_change"
         /// A device key that is not a valid Ed25519 point.
         case badDevice = "bad_device"
@@ -22,12 +22,16 @@ public struct DeviceListError: Error, Equatable, CustomStringConvertible {
         /// A device added that the list had listed before (a removed device never comes back).
         case listedBefore = "listed_before"
         case badName = "bad_name"
-        /// A removal of a key that is not listed.
+        /// A removal or rename of a key that is not a device of the person.
         case notListed = "not_listed"
         case badCuts = "bad_cuts"
         case badEncryptionKey = "bad_encryption_key"
         /// A removal that keeps an encryption key the person had before.
         case encryptionKeyNotNew = "encryption_key_not_new"
+        /// A rename whose encryption key is not the one of the entry before it.
+        case encryptionKeyChanged = "encryption_key_changed"
+        /// A rename as the list's first entry, which has no encryption key to keep.
+        case renameFirst = "rename_first"
         case badWraps = "bad_wraps"
         /// The writer cannot open the person's encryption secret from the list it extends.
         case encryptionSecretUnavailable = "encryption_secret_unavailable"

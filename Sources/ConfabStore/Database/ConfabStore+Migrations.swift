@@ -460,6 +460,17 @@ extension ConfabStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        // A rename's line says the name before it too ("laptop → work laptop"): NULL for the
+        // other changes, and for the first machine, which had no name of its own before. A
+        // list entry that only renames (1) leaves the devices a verified peer was verified
+        // with as they were, so it raises no warning; no list held before has one.
+        migrator.registerMigration("v18-device-renames") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE device_notice ADD COLUMN previousName TEXT;
+                    ALTER TABLE device_entry ADD COLUMN renames INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

@@ -78,6 +78,20 @@ extension ConfabStore {
         }
     }
 
+    /// Gives `device` (this node's own key, the first machine, or a listed one) the name
+    /// `name` in this node's own list, cleaned as §8.1 stores names. The device set and the
+    /// encryption key stay.
+    public func renameMyDevice(_ device: NodeID, name: String, now: Date = Date()) throws -> DeviceEntry {
+        try write { db in
+            let held = try heldDeviceList(of: me, db: db)
+            let entry = try DeviceListWriter.rename(
+                device, name: DisplayName.cleaned(name), in: held, person: identity,
+                timestamp: now.millisecondsSince1970)
+            try insertDeviceEntries([entry], db: db)
+            return entry
+        }
+    }
+
     /// Removes `device` from this node's own list, with a new encryption key for the devices
     /// that remain. Its cuts are what this node holds of its logs: per conversation, the
     /// last seq of it held here; whatever it writes later is refused. The list entry alone:
@@ -132,9 +146,12 @@ extension ConfabStore {
     /// Each entry as its content and signature were received, in the envelope as encoded here.
     /// Who keys count as changes with it (`forgetDeviceAuthorsAfterCommit`).
     private func insertDeviceEntries(_ entries: some Sequence<DeviceEntry>, db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT INTO device_entry(person, seq, raw) VALUES (?, ?, ?)")
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO device_entry(person, seq, raw, renames) VALUES (?, ?, ?, ?)")
         for entry in entries {
-            try statement.execute(arguments: [entry.person.bytes, entry.seq, DeviceEntryCodec.encode(entry)])
+            let renames: Bool
+            if case .rename = entry.change { renames = true } else { renames = false }
+            try statement.execute(arguments: [entry.person.bytes, entry.seq, DeviceEntryCodec.encode(entry), renames])
         }
         try refreshDevicePersons(db: db)
         forgetDeviceAuthorsAfterCommit()

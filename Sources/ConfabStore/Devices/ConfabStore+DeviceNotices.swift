@@ -17,14 +17,11 @@ extension ConfabStore {
             db.cachedStatement(sql: "SELECT conversationId FROM participant WHERE nodeId = ?"),
             arguments: [person.bytes])
         guard !conversations.isEmpty else { return }
-        var names: [NodeID: String] = [:]
-        for entry in list.entries {
-            if case .add(let device, let name) = entry.change { names[device] = name }
-        }
+        let notes = Self.deviceNotes(of: Set(entries.map(\.seq)), in: list)
         let insert = try db.cachedStatement(
             sql: """
-                INSERT OR IGNORE INTO device_notice(conversationId, person, listSeq, change, device, name, clockSum, timestamp)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO device_notice(conversationId, person, listSeq, change, device, name, previousName, clockSum, timestamp)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for conversation in conversations {
             // After the last entry held in display order, even one dated ahead of this clock.
@@ -36,21 +33,40 @@ extension ConfabStore {
                 arguments: [conversation])
             let clockSum: Int64 = last?["clockSum"] ?? 0
             let timestamp = max(now.millisecondsSince1970, (last?["timestamp"] ?? 0) + 1)
-            for entry in entries {
-                let change: DeviceNote.Change
-                let name: String
-                switch entry.change {
-                case .add(_, let added):
-                    (change, name) = (.linked, added)
-                case .remove(let device, _):
-                    (change, name) = (.removed, names[device] ?? device.shortHex)
-                }
+            for note in notes {
                 try insert.execute(arguments: [
-                    conversation, person.bytes, entry.seq, change.rawValue, entry.change.device.bytes, name, clockSum,
-                    timestamp,
+                    conversation, person.bytes, note.listSeq, note.change.rawValue, note.device.bytes, note.deviceName,
+                    note.previousName, clockSum, timestamp,
                 ])
             }
         }
+    }
+
+    /// What the entries `seqs` of `list` tell, each with the names as they stood at it: a
+    /// removed device by its last name, a renamed one by the names before and after.
+    static func deviceNotes(of seqs: Set<UInt64>, in list: DeviceList) -> [DeviceNote] {
+        var names: [NodeID: String] = [:]
+        var notes: [DeviceNote] = []
+        for entry in list.entries {
+            let device = entry.change.device
+            let note: (change: DeviceNote.Change, name: String, previous: String?)
+            switch entry.change {
+            case .add(_, let name):
+                note = (.linked, name, nil)
+                names[device] = name
+            case .remove:
+                note = (.removed, names[device] ?? device.shortHex, nil)
+            case .rename(_, let name):
+                note = (.renamed, name, names[device])
+                names[device] = name
+            }
+            guard seqs.contains(entry.seq) else { continue }
+            notes.append(
+                DeviceNote(
+                    person: list.person, listSeq: entry.seq, change: note.change, device: device,
+                    deviceName: note.name, previousName: note.previous))
+        }
+        return notes
     }
 
     /// The device lines of `person`'s list entries `listSeqs`, in every conversation: what a
@@ -93,7 +109,8 @@ extension ConfabStore {
                 conversationID: conversation, author: device, authorName: names[person] ?? person.shortHex, seq: 0,
                 isMine: false, text: nil, sentAt: Date(milliseconds: timestamp), orderKey: key, status: nil)
             line.device = DeviceNote(
-                person: person, listSeq: row["listSeq"], change: change, device: device, deviceName: row["name"])
+                person: person, listSeq: row["listSeq"], change: change, device: device, deviceName: row["name"],
+                previousName: row["previousName"])
             return line
         }
     }

@@ -47,11 +47,12 @@ extension ConfabStore {
 
 extension ConfabStore {
     /// What `Peer(row:)` reads of the peer table aliased `table`: its columns, and whether
-    /// a verified peer's device list grew since my person verified them.
+    /// a verified peer's devices changed since my person verified them: an entry after the
+    /// ones it had then that adds or removes one (a rename changes no key).
     static func peerColumns(_ table: String) -> String {
         """
-        \(table).*, (\(table).trust = 'verified' AND (SELECT COUNT(*) FROM device_entry d WHERE d.person = \(table).id)
-            > COALESCE(\(table).verifiedListLength, 0)) AS devicesChanged
+        \(table).*, (\(table).trust = 'verified' AND EXISTS (SELECT 1 FROM device_entry d WHERE d.person = \(table).id
+            AND d.seq > COALESCE(\(table).verifiedListLength, 0) AND d.renames = 0)) AS devicesChanged
         """
     }
 }

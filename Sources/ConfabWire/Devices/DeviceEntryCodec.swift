@@ -59,6 +59,11 @@ public enum DeviceEntryCodec {
                 return encoded
             }
             content.remove = remove
+        case .rename(let device, let name):
+            var rename = Confab_V1_DeviceRename()
+            rename.device = Data(device.bytes)
+            rename.name = name
+            content.rename = rename
         }
         // Encoding a message built from valid values cannot fail.
         let contentBytes = [UInt8](try! content.serializedBytes() as [UInt8])
@@ -162,8 +167,16 @@ public enum DeviceEntryCodec {
         case .remove(let remove):
             let device = try checkDevice(remove.device, person: person, seq: seq)
             return .remove(device: device, cuts: try decodeCuts(remove.cuts, seq: seq))
+        case .rename(let rename):
+            // The person's own key or a listed one, which the fold checks: either was a valid
+            // point when it became a device.
+            guard let device = NodeID(bytes: rename.device) else {
+                throw DeviceListError(.malformed, seq: seq, "device key of \(rename.device.count) bytes, want 32")
+            }
+            try checkName(rename.name, seq: seq)
+            return .rename(device: device, name: rename.name)
         case .none:
-            throw DeviceListError(.noChange, seq: seq, "neither add nor remove")
+            throw DeviceListError(.noChange, seq: seq, "none of add, remove and rename")
         }
     }
 

@@ -53,6 +53,30 @@ public enum DeviceListWriter {
             ephemeralKeyPair: ephemeralKeyPair)
     }
 
+    /// An entry giving `device` (the person's own key or a listed one) the name `name`. The
+    /// devices stay, so the encryption key does: P opens it from the list and wraps it again
+    /// to the same devices under a fresh ephemeral key.
+    ///
+    /// - Parameter ephemeralKeyPair: only for tests that need fixed bytes; leave nil otherwise.
+    public static func rename(
+        _ device: NodeID, name: String, in list: DeviceList, person: SigningKeyPair, timestamp: Int64,
+        ephemeralKeyPair: Curve25519KeyPair? = nil
+    ) throws(DeviceListError) -> DeviceEntry {
+        try requireWriter(person, of: list)
+        let seq = UInt64(list.count + 1)
+        guard !list.isEmpty else {
+            throw DeviceListError(.renameFirst, seq: seq, "a list starts with an add, never a rename")
+        }
+        guard let held = list.encryptionKeyPair(for: person) else {
+            throw DeviceListError(
+                .encryptionSecretUnavailable, seq: seq,
+                "the person's key does not open the encryption key of its own list")
+        }
+        return try write(
+            .rename(device: device, name: name), to: list, recipients: list.devices.map(\.key), encryptionKey: held,
+            person: person, timestamp: timestamp, ephemeralKeyPair: ephemeralKeyPair)
+    }
+
     private static func requireWriter(_ person: SigningKeyPair, of list: DeviceList) throws(DeviceListError) {
         guard list.person == NodeID(person.publicKey) else {
             throw DeviceListError(

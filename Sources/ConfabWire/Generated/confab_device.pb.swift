@@ -91,11 +91,20 @@ nonisolated struct Confab_V1_DeviceEntryContent: Sendable {
     set {change = .remove(newValue)}
   }
 
+  var rename: Confab_V1_DeviceRename {
+    get {
+      if case .rename(let v)? = change {return v}
+      return Confab_V1_DeviceRename()
+    }
+    set {change = .rename(newValue)}
+  }
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   nonisolated enum OneOf_Change: Equatable, Sendable {
     case add(Confab_V1_DeviceAdd)
     case remove(Confab_V1_DeviceRemove)
+    case rename(Confab_V1_DeviceRename)
 
   }
 
@@ -130,6 +139,24 @@ nonisolated struct Confab_V1_DeviceRemove: Sendable {
 
   /// where its logs stop counting
   var cuts: [Confab_V1_DeviceCut] = []
+
+  var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  init() {}
+}
+
+/// A new name for a device of the person: a listed machine, or the person's own key (the
+/// first machine). The device set, and so the encryption key, stay as they are.
+nonisolated struct Confab_V1_DeviceRename: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 32 bytes: the person's key or a listed machine's
+  var device: Data = Data()
+
+  /// its new display name
+  var name: String = String()
 
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -213,7 +240,7 @@ nonisolated extension Confab_V1_SignedDeviceEntry: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Confab_V1_DeviceEntryContent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".DeviceEntryContent"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}person\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}keys\0\u{2}\u{b}add\0\u{1}remove\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}person\0\u{1}seq\0\u{1}previous\0\u{3}timestamp_ms\0\u{1}keys\0\u{2}\u{b}add\0\u{1}remove\0\u{1}rename\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -252,6 +279,19 @@ nonisolated extension Confab_V1_DeviceEntryContent: SwiftProtobuf.Message, Swift
           self.change = .remove(v)
         }
       }()
+      case 18: try {
+        var v: Confab_V1_DeviceRename?
+        var hadOneofValue = false
+        if let current = self.change {
+          hadOneofValue = true
+          if case .rename(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.change = .rename(v)
+        }
+      }()
       default: break
       }
     }
@@ -285,6 +325,10 @@ nonisolated extension Confab_V1_DeviceEntryContent: SwiftProtobuf.Message, Swift
     case .remove?: try {
       guard case .remove(let v)? = self.change else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 17)
+    }()
+    case .rename?: try {
+      guard case .rename(let v)? = self.change else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
     }()
     case nil: break
     }
@@ -368,6 +412,41 @@ nonisolated extension Confab_V1_DeviceRemove: SwiftProtobuf.Message, SwiftProtob
   static func ==(lhs: Confab_V1_DeviceRemove, rhs: Confab_V1_DeviceRemove) -> Bool {
     if lhs.device != rhs.device {return false}
     if lhs.cuts != rhs.cuts {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Confab_V1_DeviceRename: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  static let protoMessageName: String = _protobuf_package + ".DeviceRename"
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}name\0")
+
+  mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      default: break
+      }
+    }
+  }
+
+  func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularBytesField(value: self.device, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  static func ==(lhs: Confab_V1_DeviceRename, rhs: Confab_V1_DeviceRename) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.name != rhs.name {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

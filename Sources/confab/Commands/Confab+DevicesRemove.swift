@@ -43,7 +43,8 @@ extension Confab {
                         + "\"confab devices remove \(device)\" there")
             }
             let list = try store.deviceList(of: node.me)
-            let target = try Self.choose(device, in: list, personName: try node.displayName())
+            let target = try DeviceQuery.choose(
+                device, in: list, personName: try node.displayName(), includingPersonKey: false)
             let name = TextSanitizer.line(target.name ?? target.key.shortHex)
             if !yes {
                 guard Console.stdinIsTerminal else {
@@ -86,43 +87,6 @@ extension Confab {
                         + "removes or adds someone.")
             }
             Console.out("Your peers learn of it when this machine next meets them (at once if \"confab up\" runs).")
-        }
-
-        /// The listed device `query` names: its name (ignoring case), or a prefix of its key
-        /// or fingerprint. The person key is never one: it is not listed, and never removed.
-        static func choose(_ query: String, in list: DeviceList, personName: String) throws -> Device {
-            let devices = list.listed
-            func describe() -> String {
-                devices.isEmpty
-                    ? "this person has no other devices (link one with \"confab devices link\")"
-                    : "devices: " + devices.map { "\($0.name ?? "?") (\($0.key.shortHex))" }.joined(separator: ", ")
-            }
-            let trimmed = query.trimmingCharacters(in: .whitespaces).lowercased()
-            let hex = trimmed.filter { !$0.isWhitespace }
-            let isKeyPrefix = hex.count >= 4 && hex.allSatisfy(\.isHexDigit)
-            func named(_ key: NodeID, _ name: String?) -> Bool {
-                name?.lowercased() == trimmed || (isKeyPrefix && key.hex.hasPrefix(hex))
-            }
-            var matches = devices.filter { $0.name?.lowercased() == trimmed }
-            if matches.isEmpty, isKeyPrefix { matches = devices.filter { $0.key.hex.hasPrefix(hex) } }
-            if matches.isEmpty, (isKeyPrefix && list.person.hex.hasPrefix(hex)) || trimmed == personName.lowercased() {
-                throw CLIError("\(query) is this machine, which holds the person key: it is never removed")
-            }
-            switch matches.count {
-            case 1:
-                return matches[0]
-            case 0:
-                let removed = list.entries.contains { entry in
-                    guard case .add(let key, let name) = entry.change else { return false }
-                    return list.removal(of: key) != nil && named(key, name)
-                }
-                throw CLIError(
-                    removed ? "\(query) was removed already; \(describe())" : "no device \(query); \(describe())")
-            default:
-                throw CLIError(
-                    "\(query) names \(matches.count) devices; give more of the key: "
-                        + matches.map { "\($0.name ?? "?") (\($0.key.shortHex))" }.joined(separator: ", "))
-            }
         }
     }
 }
