@@ -66,7 +66,12 @@ struct Confab: AsyncParsableCommand {
         umask(0o077)
         do {
             let commands = configuration.subcommands.map { $0._commandName }
-            if let unknown = UnknownCommand.find(in: Array(CommandLine.arguments.dropFirst()), commands: commands) {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let unknown = UnknownCommand.find(in: arguments, commands: commands)
+                ?? UnknownCommand.find(
+                    in: arguments, group: Devices._commandName,
+                    commands: Devices.configuration.subcommands.map { $0._commandName })
+            {
                 Console.err("Error: \(unknown)")
                 Foundation.exit(2)
             }

@@ -5,6 +5,9 @@ import ArgumentParser
 struct UnknownCommand: Error, CustomStringConvertible {
     let word: String
     let suggestion: String?
+    /// The command group the word was looked up in ("devices"), and its commands; nil for
+    /// confab's own commands.
+    var group: (name: String, commands: [String])? = nil
 
     /// The first word that is neither an option, the value of `--data`, nor a command.
     static func find(in arguments: [String], commands: [String]) -> UnknownCommand? {
@@ -25,8 +28,25 @@ struct UnknownCommand: Error, CustomStringConvertible {
         return nil
     }
 
+    /// A mistyped command of `group` ("confab devices lnk"). A group whose default command
+    /// takes no arguments reads any word after it as that command's stray argument, and
+    /// would answer with the default command's usage.
+    static func find(in arguments: [String], group: String, commands: [String]) -> UnknownCommand? {
+        var index = 0
+        while index < arguments.count, arguments[index] == "--data" { index += 2 }
+        guard index < arguments.count, arguments[index] == group,
+            var unknown = find(in: Array(arguments[(index + 1)...]), commands: commands)
+        else { return nil }
+        unknown.group = (group, commands)
+        return unknown
+    }
+
     var description: String {
         let hint = suggestion.map { "did you mean \"\($0)\"? " } ?? ""
+        if let group {
+            return "\"\(word)\" is not a \(group.name) command — \(hint)(\(group.name) commands: "
+                + group.commands.joined(separator: ", ") + ")"
+        }
         return "no command named \"\(word)\" — \(hint)run \"confab --help\" for the list"
     }
 
