@@ -35,6 +35,14 @@ import Testing
         #expect(folded[1].devices == nil)
     }
 
+    /// A rename in Alice's list names her first machine: `peers` shows it beside the laptop.
+    @Test func thePersonsOwnMachineShowsTheNameARenameGaveIt() {
+        let folded = PeerPresence.foldingDevices(
+            [entry(alice, "Alice", online: true, seen: 100), entry(laptop, "Alice", online: false, seen: 50)],
+            owners: [laptop: DeviceOwner(person: alice, name: "work laptop")], personNames: [alice: "desktop"])
+        #expect(folded.first?.devices?.map(\.name) == ["desktop", "work laptop"])
+    }
+
     @Test func aDeviceWhosePersonIsNotAmongThePeersStaysAnEntry() {
         let folded = PeerPresence.foldingDevices(
             [entry(laptop, "Alice", online: true, seen: 1)],

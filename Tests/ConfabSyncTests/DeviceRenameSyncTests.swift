@@ -33,6 +33,7 @@ import Testing
         try harness.run()
         #expect(try bob.store.deviceOwners()[laptop.id] == DeviceOwner(person: alice.id, name: "work laptop"))
         #expect(try bob.store.deviceList(of: alice.id).devices.map(\.name) == ["desktop", "work laptop"])
+        #expect(try bob.store.personDeviceNames() == [alice.id: "desktop"])
         #expect(try laptop.store.deviceList(of: alice.id).devices.map(\.name) == ["desktop", "work laptop"])
         #expect(
             try bob.store.history(id).compactMap(\.systemLine).contains {

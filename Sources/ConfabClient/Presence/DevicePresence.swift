@@ -3,7 +3,8 @@ import ConfabStore
 import Foundation
 
 /// One machine of a person, as `peers` shows it under the person (Protocol.md §20): the
-/// person's own key (`name` nil: the list names only the others) or a device its list names.
+/// person's own key (`name` nil until a rename in the list names it) or a device its list
+/// names.
 public struct DevicePresence: Sendable, Equatable, Codable {
     public let id: NodeID
     public let name: String?
@@ -24,8 +25,11 @@ extension PeerPresence {
     /// The peers with each person's devices folded into the person: one entry per person,
     /// online when any of their machines is, with `devices` listing each. `owners` is the
     /// store's word on which keys are whose (`ConfabStore.deviceOwners`); a device whose
-    /// person is not among the peers stays an entry of its own.
-    public static func foldingDevices(_ entries: [PeerPresence], owners: [NodeID: DeviceOwner]) -> [PeerPresence] {
+    /// person is not among the peers stays an entry of its own. `personNames`: the names
+    /// lists give persons' own keys (`ConfabStore.personDeviceNames`).
+    public static func foldingDevices(
+        _ entries: [PeerPresence], owners: [NodeID: DeviceOwner], personNames: [NodeID: String] = [:]
+    ) -> [PeerPresence] {
         guard !owners.isEmpty else { return entries }
         let byID = Dictionary(entries.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let devicesByPerson = Dictionary(grouping: owners.filter { byID[$0.value.person] != nil }) { $0.value.person }
@@ -39,7 +43,8 @@ extension PeerPresence {
             var person = entry
             var listed = [
                 DevicePresence(
-                    id: entry.id, name: nil, online: entry.online, connected: entry.connected, lastSeen: entry.lastSeen)
+                    id: entry.id, name: personNames[entry.id], online: entry.online, connected: entry.connected,
+                    lastSeen: entry.lastSeen)
             ]
             for (key, owner) in devices.sorted(by: { ($0.value.name, $0.key) < ($1.value.name, $1.key) }) {
                 let seen = byID[key]

@@ -17,6 +17,7 @@ public struct DeviceAuthors: Sendable, Equatable {
     private var claims: [NodeID: [Claim]] = [:]
     private var listed: [NodeID: [NodeID]] = [:]
     private var names: [NodeID: String] = [:]
+    private var personNames: [NodeID: String] = [:]
 
     /// No list held: every key counts as itself.
     public init() {}
@@ -24,6 +25,7 @@ public struct DeviceAuthors: Sendable, Equatable {
     public init(lists: some Sequence<DeviceList>) {
         for list in lists where !list.isEmpty {
             listed[list.person] = list.devices.map(\.key)
+            personNames[list.person] = list.personDeviceName
             for device in list.listed {
                 claims[device.key, default: []].append(Claim(person: list.person, cuts: nil))
                 names[device.key] = device.name
@@ -47,6 +49,13 @@ public struct DeviceAuthors: Sendable, Equatable {
 
     /// The name a list that lists `device` now gives it (the last such list's, when two do).
     public func name(of device: NodeID) -> String? { names[device] }
+
+    /// The name `person`'s held list gives the person's own key (its first machine), when a
+    /// rename named it.
+    public func personDeviceName(of person: NodeID) -> String? { personNames[person] }
+
+    /// The names each held list gives its person's own key, where a rename named it.
+    public var personDeviceNames: [NodeID: String] { personNames }
 
     /// Every key some list names besides its person, sorted.
     public var namedKeys: [NodeID] { claims.keys.sorted() }

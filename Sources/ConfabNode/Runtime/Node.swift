@@ -382,8 +382,9 @@ public actor Node {
 
     public func peers() -> [PeerPresence] {
         PeerPresence.foldingDevices(
-            presence.snapshot(known: (try? local.store.peers()) ?? []), owners: (try? local.store.deviceOwners()) ?? [:]
-        )
+            presence.snapshot(known: (try? local.store.peers()) ?? []),
+            owners: (try? local.store.deviceOwners()) ?? [:],
+            personNames: (try? local.store.personDeviceNames()) ?? [:])
     }
 
     public func status() throws -> NodeStatus {

@@ -33,6 +33,12 @@ extension ConfabStore {
         }
     }
 
+    /// The names persons' lists give their own keys (their first machines), where a rename
+    /// named one: `peers` shows them beside the listed machines' names.
+    public func personDeviceNames() throws -> [NodeID: String] {
+        try read { db in try deviceAuthors(db: db).personDeviceNames }
+    }
+
     /// `deviceOwners()` for one key.
     func deviceOwner(of key: NodeID, db: Database) throws -> DeviceOwner? {
         let authors = try deviceAuthors(db: db)
