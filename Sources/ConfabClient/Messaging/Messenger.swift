@@ -45,6 +45,9 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.Join) async throws -> JoinedRoom
     /// The rooms joined here and those peers say they are in.
     func perform(_ operation: Operations.Rooms) async throws -> [RoomListing]
+    /// Only on the machine that holds the person key; peers hear of it at once while a node
+    /// runs (Protocol.md §20.13).
+    func perform(_ operation: Operations.RemoveDevice) async throws -> DeviceRemoved
 
     // Reads (`ReadOperation`): the store's answer, whether or not a node runs.
     func perform(_ operation: Operations.Conversations) async throws -> [ConversationSummary]
@@ -58,6 +61,7 @@ public protocol Messenger: Sendable {
     func perform(_ operation: Operations.KnownPeers) async throws -> [Peer]
     func perform(_ operation: Operations.SafetyNumberWith) async throws -> SafetyNumberAnswer
     func perform(_ operation: Operations.SaveFile) async throws -> SavedFile
+    func perform(_ operation: Operations.Devices) async throws -> DeviceListing
 
     /// What happens from now on (messages stored, statuses, peers, changes), for one
     /// conversation or all; the stream ends when the node stops.

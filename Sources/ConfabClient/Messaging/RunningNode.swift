@@ -18,6 +18,9 @@ public protocol RunningNode: Sendable {
     func trustChanged() async throws
     func typing(_ active: Bool, in conversation: ConversationID) async throws
     func resync() async throws
+    /// My person's device list grew here (a device removed): peers get it now, then my
+    /// entries just written in `conversations` (the removal's rekeys).
+    func ownDeviceListChanged(wrote conversations: Set<ConversationID>) async throws
     /// My person's name changed: sessions reopen so that peers hear it in a new `Hello`.
     func renamed() async throws
     /// `confab doctor` with the options this node runs with.

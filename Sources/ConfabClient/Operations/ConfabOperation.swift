@@ -65,6 +65,8 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case addPeer = "add_peer"
     case setName = "set_name"
     case doctor
+    case devices
+    case removeDevice = "remove_device"
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -105,6 +107,8 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .addPeer: Operations.AddPeer.self
         case .setName: Operations.SetName.self
         case .doctor: Operations.Doctor.self
+        case .devices: Operations.Devices.self
+        case .removeDevice: Operations.RemoveDevice.self
         }
     }
 }

@@ -5,52 +5,37 @@ import ConfabNode
 import Foundation
 
 extension Confab {
-    struct DevicesList: ParsableCommand {
+    struct DevicesList: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List this person's devices, from the device list held here.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
 
-        struct Item: Encodable {
-            let id: String
-            let name: String?
-            let fingerprint: String
-            /// Milliseconds since 1970 of the entry that added it; nil for the person key.
-            let addedAt: Int64?
-            let thisDevice: Bool
-            let personKey: Bool
-        }
-
-        func run() throws {
-            let node = try global.open()
-            let person = try node.store.personKey()
-            let list = try node.store.deviceList(of: person)
-            let personName = try node.displayName()
-            let items = list.devices.map { device in
-                Item(
-                    id: device.key.hex, name: device.name ?? (device.key == person ? personName : nil),
-                    fingerprint: device.key.fingerprint,
-                    addedAt: device.key == person ? nil : list.entries[Int(device.addedAt) - 1].timestamp,
-                    thisDevice: device.key == node.me, personKey: device.key == person)
-            }
+        func run() async throws {
+            let messenger = try await global.open().messenger()
+            let listing = try await messenger.perform(Operations.Devices())
+            // Only a running node knows who is online now.
+            let online = messenger.reachesNode ? Set(try await messenger.peers().filter(\.online).map(\.id)) : []
             if output.json {
-                try JSONOutput.print(items)
+                try JSONOutput.print(listing)
                 return
             }
-            for item in items {
-                var line = "\(Style.bold(item.name ?? "?"))  \(String(item.id.prefix(8)))"
-                if let addedAt = item.addedAt {
-                    let date = Date(timeIntervalSince1970: TimeInterval(addedAt) / 1000)
-                    line += "  added \(SmartTimestamp().short(date))"
+            let time = SmartTimestamp()
+            for device in listing.devices {
+                var line = "\(Style.bold(TextSanitizer.line(device.name ?? "?")))  \(String(device.id.hex.prefix(8)))"
+                line += device.addedAt.map { "  added \(time.short($0))" } ?? "  person key"
+                if device.thisDevice {
+                    line += "  (this device)"
+                } else if online.contains(device.id) {
+                    line += "  online"
                 } else {
-                    line += "  person key"
+                    line += device.lastSeen.map { "  last seen \(time.short($0))" } ?? "  not met yet"
                 }
-                if item.thisDevice { line += "  (this device)" }
                 Console.out(line)
             }
-            if let removal = try node.store.myDeviceRemoval() {
-                Console.out("⚠ " + TextSanitizer.line(removal.message))
+            if let removed = listing.removed {
+                Console.out("⚠ " + TextSanitizer.line(removed.message))
             }
         }
     }

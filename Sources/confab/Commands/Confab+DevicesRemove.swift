@@ -6,7 +6,7 @@ import ConfabStore
 import Foundation
 
 extension Confab {
-    struct DevicesRemove: ParsableCommand {
+    struct DevicesRemove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove",
             abstract: "Remove a machine from your devices, and rekey your conversations without it.",
@@ -26,23 +26,12 @@ extension Confab {
         @Flag(name: [.customShort("y"), .long], help: "Do not ask for confirmation.")
         var yes = false
 
-        struct Removed: Encodable {
-            let id: String
-            let name: String
-            let rekeyed: [String]
-            let notRekeyed: [String]
-        }
-
-        func run() throws {
+        func run() async throws {
             let node = try global.open()
-            let store = node.store
-            if let person = try store.linkedPerson() {
-                throw CLIError(
-                    "only the machine that holds \(try node.displayName())'s person key "
-                        + "(\(person.shortHex), the first device) can remove devices; run "
-                        + "\"confab devices remove \(device)\" there")
+            if let refusal = try Operations.RemoveDevice.refusal(on: node, removing: device) {
+                throw CLIError(refusal.description)
             }
-            let list = try store.deviceList(of: node.me)
+            let list = try node.store.deviceList(of: node.me)
             let target = try DeviceQuery.choose(
                 device, in: list, personName: try node.displayName(), includingPersonKey: false)
             let name = TextSanitizer.line(target.name ?? target.key.shortHex)
@@ -60,19 +49,10 @@ extension Confab {
                     return
                 }
             }
-            let outcome: DeviceRemovalOutcome
-            do {
-                outcome = try store.removeDevice(target.key)
-            } catch let error as StoreError {
-                throw CLIError(error.description)
-            } catch let error as DeviceListError {
-                throw CLIError("could not remove \(name): \(error)")
-            }
+            // The operation every front end uses: a running node tells peers at once.
+            let outcome = try await node.messenger().perform(Operations.RemoveDevice(target.key))
             if output.json {
-                try JSONOutput.print(
-                    Removed(
-                        id: target.key.hex, name: name, rekeyed: outcome.rekeyed.map(\.hex),
-                        notRekeyed: outcome.notRekeyed.map(\.hex)))
+                try JSONOutput.print(outcome)
                 return
             }
             let count = outcome.rekeyed.count

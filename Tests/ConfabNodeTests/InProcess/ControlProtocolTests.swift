@@ -57,6 +57,7 @@ import Testing
             Operations.TypingSetting(false), Operations.Join(RoomName(exactly: "general")!), Operations.Rooms(),
             Operations.SafetyNumberWith(peer.id), Operations.AddPeer(realKey, name: "Bob from accounts"),
             Operations.SetName("Robert"), Operations.Doctor(), Operations.Doctor(seconds: 1.5),
+            Operations.Devices(), Operations.RemoveDevice(peer.id),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
