@@ -3,7 +3,8 @@
 # two nodes run `confab up` with its defaults on a LAN of network namespaces, each with a
 # browser in its own namespace on the app's default address, http://127.0.0.1:7462/; the
 # test drives both from a third host on the LAN (Tests/Web/web_test.py); a fourth host runs
-# a node without a browser, for the person added to a group and removed. Screenshots of a
+# a node without a browser, for the person added to a group and removed; on a fifth, the
+# machines Alice links to hers and removes (`confab devices link`). Screenshots of a
 # failing step are kept in .build/web-test/. Then the main steps again in Firefox (below).
 #   CONFAB=.build/debug/confab Tests/Web/web-test.sh [--screenshot FILE]
 set -euo pipefail
@@ -26,10 +27,10 @@ cleanup() {
     for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
 }
 trap cleanup EXIT
-lan_create "$tag" 10.231.7 4 || { echo "web test: cannot create network namespaces (needs root)" >&2; exit 1; }
+lan_create "$tag" 10.231.7 5 || { echo "web test: cannot create network namespaces (needs root)" >&2; exit 1; }
 mkdir -p .build/web-test
 ip netns exec "${tag}h3" $PYTHON Tests/Web/web_test.py --confab "$(realpath "$CONFAB")" \
-    --alice "${tag}h1" --bob "${tag}h2" --carol "${tag}h4" --subnet 10.231.7 --artifacts .build/web-test "$@"
+    --alice "${tag}h1" --bob "${tag}h2" --carol "${tag}h4" --laptop "${tag}h5" --subnet 10.231.7 --artifacts .build/web-test "$@"
 
 # The same app in Firefox (Tests/Web/firefox_test.py): Debian's firefox-esr over WebDriver BiDi,
 # spoken by Tests/Web/bidi.py (there is no geckodriver package; nothing is downloaded). Fresh

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
@@ -18,6 +19,7 @@ import subprocess
 import struct
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import zlib
@@ -36,6 +38,7 @@ parser.add_argument("--confab", required=True)
 parser.add_argument("--alice", required=True, help="Alice's namespace")
 parser.add_argument("--bob", required=True, help="Bob's namespace")
 parser.add_argument("--carol", required=True, help="Carol's namespace (a node, no browser)")
+parser.add_argument("--laptop", required=True, help="the namespace of the machines Alice links (nodes, no browser)")
 parser.add_argument("--subnet", required=True)
 parser.add_argument("--artifacts", required=True)
 parser.add_argument("--screenshot", help="save Alice's chat here once the conversation is under way")
@@ -842,6 +845,176 @@ def settings_and_people():
         "connected" in f.text for f in alice.find('dialog[open] ul[aria-label="Findings"] > li')))
     alice.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
     wait_until("the People dialog closed", lambda: not alice.find("dialog[open]"))
+
+
+class Interactive:
+    """A confab command that asks y/N on its standard input, its output read as it comes (a
+    prompt ends no line)."""
+
+    def __init__(self, namespace, data, *words):
+        self.process = subprocess.Popen(
+            ["ip", "netns", "exec", namespace, args.confab, "--data", data, *words],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "NO_COLOR": "1"})
+        self.chunks = []
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        while True:
+            data = os.read(self.process.stdout.fileno(), 4096)
+            if not data:
+                return
+            self.chunks.append(data)
+
+    @property
+    def output(self):
+        return b"".join(self.chunks).decode("utf-8", "replace")
+
+    def wait_for(self, text):
+        wait_until(f"“{text}” from confab", lambda: text in self.output)
+
+    def answer(self, line):
+        self.process.stdin.write((line + "\n").encode())
+        self.process.stdin.flush()
+
+    def finish(self):
+        code = self.process.wait(timeout=WAIT)
+        assert code == 0, self.output
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def link_device(name, data):
+    """Links a new machine to Alice's as a person does: `confab devices link` on hers (her node
+    running), `confab init --link CODE` on the laptop's host, both saying yes to the same words."""
+    offer = Interactive(alice.namespace, alice.data, "devices", "link", "--no-discovery")
+    join = None
+    try:
+        offer.wait_for("Waiting for the new machine")
+        code = re.search(r"Link code: ([0-9A-Z]{5}-[0-9A-Z]{5})", offer.output).group(1)
+        port = re.search(r"--peer \S+:(\d+)", offer.output).group(1)
+        join = Interactive(args.laptop, data, "init", "--link", code, "--peer", f"{alice.address}:{port}", "--name", name)
+        join.wait_for("[y/N]")
+        offer.wait_for("[y/N]")
+        words = re.search(r"Words: ([a-z ]+)\n", join.output).group(1)
+        assert f"Words: {words}\n" in offer.output, offer.output
+        join.answer("y")
+        offer.answer("y")
+        join.finish()
+        offer.finish()
+    finally:
+        for process in (join, offer):
+            if process:
+                process.stop()
+
+
+def bobs_thread_with_alice():
+    return next(c["id"] for c in json.loads(bob.cli("list", "--all", "--json")) if c["name"] == "Alice")
+
+
+def bob_holds_line(sentence):
+    history = json.loads(bob.cli("history", bobs_thread_with_alice(), "--json", "--no-mark-read"))
+    return any(sentence in (m.get("system") or "") for m in history)
+
+
+def system_lines(person):
+    return [e.text for e in person.find('[role="log"] .system')]
+
+
+def open_devices(person):
+    """Settings, then Show devices: the Your devices dialog, read once its list is drawn."""
+    person.press("Settings", lambda: person.find_xpath('//button[normalize-space()="Settings" or @aria-label="Settings"]'))
+    person.dialog_button("Show devices")
+    wait_until(f"{person.name}'s devices", lambda: person.find('dialog[open] ul[aria-label="Your devices"] li'))
+
+
+def devices_shown(person):
+    """Each device of the open list: its name line, presence and buttons."""
+    return [(settled(lambda: (li.find_element(By.CSS_SELECTOR, ".person-name").text,
+                              li.find_element(By.CSS_SELECTOR, ".presence").text,
+                              [b.text for b in li.find_elements(By.CSS_SELECTOR, "button")])))
+            for li in person.find('dialog[open] ul[aria-label="Your devices"] li')]
+
+
+def close_dialogs(person):
+    while person.find("dialog[open]"):
+        person.browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        time.sleep(0.2)
+
+
+@step("Your devices: a laptop Alice links shows in Bob's history with her; Alice sees it online in her devices, "
+      "removes it there (confirmed), and the laptop and Bob learn it")
+def devices_link_and_remove():
+    data = os.path.join(tempfile.mkdtemp(prefix="confab-web-laptop-"), "data")
+    link_device("laptop", data)
+    laptop_node = None
+    try:
+        # The laptop runs its node (no web app): Alice's list shows it online.
+        log = open(data + ".log", "a")
+        laptop_node = subprocess.Popen(["ip", "netns", "exec", args.laptop, args.confab, "--data", data, "up", "--no-web"],
+                                       stdout=log, stderr=log)
+        # The line, read with the history (a page loaded after it came, not a live event):
+        # the history's shape names the machine `deviceName`, the events' `name`.
+        wait_until("the device line in Bob's store", lambda: bob_holds_line("Alice linked a new device: laptop"))
+        bob.browser.get("http://127.0.0.1:7462/")
+        bob.press("Alice in Bob's list", lambda: bob.row("Alice"))
+        wait_until("the device line in Bob's chat", lambda: any(
+            re.fullmatch(r"Alice linked a new device: laptop \([0-9a-f]{4} [0-9a-f]{4}\)", t) for t in system_lines(bob)))
+
+        open_devices(alice)
+        wait_until("Alice's two devices, the laptop online", lambda: devices_shown(alice) == [
+            ("Alice this device", "online", []), ("laptop", "online", ["Remove"])])
+        check("each with its fingerprint", lambda: len(alice.find('dialog[open] ul[aria-label="Your devices"] .fingerprint')) == 2)
+        alice.press("Remove laptop", lambda: alice.find_xpath('//dialog[@open]//button[@aria-label="Remove laptop"]'))
+        # Cancel keeps it; then Remove.
+        alice.press("Cancel in the confirmation", lambda: alice.find_xpath(
+            '//dialog[contains(@class, "confirm")][@open]//button[normalize-space()="Cancel"]'))
+        wait_until("the confirmation closed", lambda: not alice.find("dialog.confirm[open]"))
+        check("the laptop still listed", lambda: len(devices_shown(alice)) == 2)
+        alice.press("Remove laptop", lambda: alice.find_xpath('//dialog[@open]//button[@aria-label="Remove laptop"]'))
+        alice.press("Remove in the confirmation", lambda: alice.find_xpath(
+            '//dialog[contains(@class, "confirm")][@open]//button[normalize-space()="Remove"]'))
+        wait_until("the outcome", lambda: any(
+            p.text.startswith("Removed laptop.") and "moved to a new key" in p.text
+            for p in alice.find("dialog[open] .device-outcome")))
+        wait_until("the laptop gone from the list", lambda: devices_shown(alice) == [("Alice this device", "online", [])])
+        check("the store agrees", lambda: [d["name"] for d in json.loads(alice.cli("devices", "--json"))["devices"]] == ["Alice"])
+        # Through her node at once: the laptop holds the removal, Bob shows the line live.
+        wait_until("the laptop knows it was removed", lambda: "This device was removed from Alice's devices" in alice.run(
+            args.confab, "--data", data, "devices", capture_output=True, text=True).stdout)
+        wait_until("the removal in Bob's open chat", lambda: any(
+            t.startswith("Alice removed a device: laptop") for t in system_lines(bob)))
+        close_dialogs(alice)
+    finally:
+        if laptop_node:
+            laptop_node.terminate()
+            laptop_node.wait(timeout=30)
+        shutil.rmtree(os.path.dirname(data), ignore_errors=True)
+
+
+@step("a device named with markup shows as text in Alice's devices and in Bob's chat, and runs nothing")
+def hostile_device_name():
+    hostile = "<img src=x onerror=alert(1)>"
+    data = os.path.join(tempfile.mkdtemp(prefix="confab-web-hostile-"), "data")
+    try:
+        link_device(hostile, data)
+        open_devices(alice)
+        wait_until("the device, named as text", lambda: [d[0] for d in devices_shown(alice)] == ["Alice this device", hostile])
+        wait_until("its line in Bob's open chat, as text", lambda: any(
+            t.startswith(f"Alice linked a new device: {hostile} (") for t in system_lines(bob)))
+        # Drawn on both pages: had any of it been markup, it would have run by now.
+        for person in (alice, bob):
+            check(f"no image made on {person.name}'s page", lambda: not person.find('img[src="x"]'))
+            try:
+                person.browser.switch_to.alert
+                raise AssertionError(f"an alert opened on {person.name}'s page")
+            except NoAlertPresentException:
+                pass
+        close_dialogs(alice)
+    finally:
+        shutil.rmtree(os.path.dirname(data), ignore_errors=True)
 
 
 def main():

@@ -1,10 +1,11 @@
-// Settings: typing, notifications, and this computer's name and key.
+// Settings: typing, notifications, this computer's name and key, and your devices.
 import { api } from './api.js';
 import { h, toast } from './dom.js';
 import { fingerprint } from './format.js';
 import { state, emit } from './state.js';
 import { modal } from './dialogs.js';
 import { notificationsOn, notificationsSupported, setNotifications } from './notify.js';
+import { devicesDialog } from './devices.js';
 
 export async function settingsDialog() {
   let typing = state.typingEnabled;
@@ -35,7 +36,11 @@ export async function settingsDialog() {
       ? 'A notice for new messages while this tab is hidden or another conversation is open. Muted conversations stay quiet unless you are mentioned.'
       : 'This browser has no notifications.'),
     note,
-    state.me ? whoami() : null),
+    state.me ? whoami() : null,
+    h('section', { class: 'your-devices' },
+      h('h3', null, 'Your devices'),
+      h('p', { class: 'hint' }, 'The machines you use Confab on: when each was last here, and removing a lost one.'),
+      h('button', { type: 'button', onclick: () => devicesDialog() }, 'Show devices'))),
   { className: 'settings' });
 }
 

@@ -14,7 +14,12 @@ export const state = {
 };
 
 const bus = new EventTarget();
-export const on = (name, fn) => bus.addEventListener(name, (e) => fn(e.detail));
+/** Listens for `name`; returns what stops listening. */
+export const on = (name, fn) => {
+  const listener = (e) => fn(e.detail);
+  bus.addEventListener(name, listener);
+  return () => bus.removeEventListener(name, listener);
+};
 export const emit = (name, detail) => bus.dispatchEvent(new CustomEvent(name, { detail }));
 
 export function isOnline(id) {
