@@ -62,6 +62,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if case .remove(let device, _) = entry.change {
             precondition(!list.isDevice(device) && list.removal(of: device) != nil, "a removed device stays")
         }
+        if case .rename = entry.change {
+            precondition(index > 0, "a rename first")
+            precondition(
+                entry.keys.encryptionKey == list.entries[index - 1].keys.encryptionKey, "a rename that moved E")
+        }
     }
     precondition(list.entries.last.map { $0.keys.wrapCount == devices.count } ?? true, "wraps for other devices")
     precondition(list.compare(with: list) == .same, "a list is not the same as itself")
