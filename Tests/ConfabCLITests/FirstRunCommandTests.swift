@@ -44,3 +44,49 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("web-welcome").path))
     }
 }
+
+/// The terminal chat's first run reading its answer (a name or the code of `confab devices
+/// link`), through standard input, with discovery off and no offer anywhere.
+@Suite struct FirstRunLinkAnswerTests {
+    static let chat = ["chat", "--no-discovery", "--no-web", "--listen", "127.0.0.1:0"]
+
+    @Test func aMistypedCodeIsAskedAgainAndANameThatReadsAsACodeIsAskedAbout() throws {
+        let data = try CLIRunner.temporaryDirectory().appendingPathComponent("fresh")
+        let runner = CLIRunner(data: data)
+        let result = try runner.run(Self.chat, stdin: "K7Q2M-9XH4U\nMaximilian\nn\n")
+        #expect(result.stdout.contains("type the code it shows instead of a name"), "\(result.stdout)")
+        #expect(
+            result.stderr.contains(
+                "\"K7Q2M-9XH4U\" looks like a link code but is not one: \"U\" is not in a link code"),
+            "\(result.stderr)")
+        #expect(result.stdout.contains("\"Maximilian\" could be a name or a link code"), "\(result.stdout)")
+        #expect(result.stdout.contains("Created your identity \"Maximilian\""), "\(result.stdout)")
+        let whoami = try #require(try runner.run(["whoami", "--json"]).json() as? [String: Any])
+        #expect(whoami["name"] as? String == "Maximilian")
+        #expect(whoami["person"] == nil, "a person of its own, not a linked device")
+    }
+
+    @Test func aCodeWithNoAddressGivenEndsWithWhatDoctorChecksAndWritesNothing() throws {
+        let data = try CLIRunner.temporaryDirectory().appendingPathComponent("fresh")
+        let result = try CLIRunner(data: data).run(Self.chat, stdin: "k7q2m-9xh4t\n\n")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("The other machine's address"), "\(result.stdout)")
+        #expect(result.stderr.contains("\"confab doctor\" checks"), "\(result.stderr)")
+        #expect(!result.stdout.contains("Created your identity"))
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("identity.key").path))
+    }
+
+    @Test func anAddressNobodyAnswersIsSaidAndAskedAgain() throws {
+        let data = try CLIRunner.temporaryDirectory().appendingPathComponent("fresh")
+        let port = try FirstRunCommandTests.freePort()
+        let result = try CLIRunner(data: data).run(
+            Self.chat, stdin: "K7Q2M-9XH4T\nnot an address\n127.0.0.1:\(port)\n\n")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\"not an address\" is not HOST:PORT"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot reach the offer at 127.0.0.1:\(port)"), "\(result.stderr)")
+        #expect(result.stderr.contains("\"confab doctor\" checks both"))
+        // Asked once more after the address that failed, before giving up.
+        #expect(result.stdout.components(separatedBy: "The other machine's address").count == 4, "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("identity.key").path))
+    }
+}

@@ -58,7 +58,7 @@ public struct LinkJoin: Sendable {
             throw LinkFailure(
                 .unreachable,
                 "cannot listen for beacons on UDP port \(discovery.port) (\(error)); "
-                    + "give the offer's address with --peer HOST:PORT, as \"confab devices link\" prints it")
+                    + "give the offer's address (HOST:PORT) as \"confab devices link\" prints it")
         }
         guard let found else {
             throw LinkFailure(
@@ -66,7 +66,7 @@ public struct LinkJoin: Sendable {
                 "no offer with this code was heard on the LAN within \(timeout.components.seconds) s. "
                     + "Is \"confab devices link\" running there, with the same code? Beacons (UDP port "
                     + "\(discovery.port)) may be blocked by a firewall or not cross to another subnet: "
-                    + "\"confab doctor\" checks both. Or give the address it prints with --peer HOST:PORT")
+                    + "\"confab doctor\" checks both. Or give the address it prints (HOST:PORT)")
         }
         return found
     }
@@ -92,7 +92,7 @@ public struct LinkJoin: Sendable {
                     .unreachable,
                     "cannot reach the offer at \(host):\(port) (\(why)). Is \"confab devices link\" still "
                         + "running there, and is its TCP port reachable from here (a firewall, another subnet)? "
-                        + "\"confab doctor\" checks both; give the address it prints with --peer HOST:PORT")
+                        + "\"confab doctor\" checks both. Check the address (HOST:PORT) it prints")
             case .handshakeFailed:
                 throw LinkFailure(
                     .codeRefused,

@@ -28,7 +28,8 @@ extension Confab {
 
         func run() async throws {
             let directory = global.directory
-            let local = try FirstRun.ensureIdentity(directory)
+            let local = try await FirstRun.ensureIdentity(
+                directory, discovery: network.noDiscovery ? nil : LinkDiscovery(port: network.discoveryPort))
             let level = Logger.Level(rawValue: network.logLevel) ?? .info
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
