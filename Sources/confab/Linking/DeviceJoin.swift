@@ -54,13 +54,15 @@ struct DeviceJoin {
             }
         }
         while true {
-            if address == nil {
+            let dialled: HostPort
+            if let address {
+                dialled = address
+            } else {
                 guard location.asksAddress, let typed = Self.askAddress() else {
                     throw CLIError(failure?.description ?? Self.noAddress(location))
                 }
-                address = typed
+                dialled = typed
             }
-            guard let dialled = address else { continue }
             do {
                 return try await join.run(
                     host: dialled.host, port: dialled.port,
