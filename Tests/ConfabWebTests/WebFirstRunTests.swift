@@ -1,4 +1,6 @@
 import ConfabClient
+import ConfabModel
+import ConfabNode
 import ConfabTestSupport
 import Foundation
 import Logging
@@ -13,19 +15,23 @@ import Testing
     /// The first run asking on 127.0.0.1 (a port the system gives), in a fresh directory.
     struct Asking {
         let directory: DataDirectory
-        let task: Task<String, any Error>
+        let task: Task<WebFirstRun.Welcome, any Error>
         let link: String
         let port: Int
 
-        init(suggested: String) async throws {
+        init(
+            suggested: String, linking: WebFirstRun.Linking = .init(deviceName: "laptop", discovery: nil)
+        )
+            async throws
+        {
             directory = DataDirectory(url: try ConfabBinary.temporaryDirectory("web-first-run"))
             var logger = Logger(label: "first-run.test")
             logger.logLevel = .critical
             let (links, linksIn) = AsyncStream.makeStream(of: String.self)
             task = Task { [directory, logger] in
-                try await WebFirstRun.askName(
+                try await WebFirstRun.welcome(
                     configuration: WebConfiguration(host: "127.0.0.1", port: 0), directory: directory,
-                    suggested: suggested, logger: logger, stopSignals: []
+                    suggested: suggested, linking: linking, logger: logger, stopSignals: []
                 ) { linksIn.yield($0) }
             }
             var iterator = links.makeAsyncIterator()
@@ -80,7 +86,7 @@ import Testing
             "POST", "/welcome", headers: form.merging(own) { $1 }, body: "name=Al+ice+%3Cx%3E")
         #expect(chosen.status == 200)
         #expect(chosen.body.contains("Hello, Al ice &lt;x&gt;"))
-        #expect(try await asking.task.value == "Al ice <x>")
+        #expect(try await asking.task.value.name == "Al ice <x>")
         #expect(!FileManager.default.fileExists(atPath: marker.path))
     }
 
@@ -98,6 +104,6 @@ import Testing
                 "Content-Type": "application/x-www-form-urlencoded",
             ], body: "name=+++")
         #expect(answer.status == 200)
-        #expect(try await asking.task.value == "maria")
+        #expect(try await asking.task.value.name == "maria")
     }
 }

@@ -118,8 +118,7 @@ class Person:
     def login_link(self):
         return self.cli("open", "--print").strip().splitlines()[-1].strip()
 
-    def start_browser(self):
-        port = 9515
+    def start_browser(self, port=9515):
         self.chromedriver = subprocess.Popen(
             ["ip", "netns", "exec", self.namespace, "chromedriver", f"--port={port}",
              f"--allowed-ips={args.subnet}.3", "--allowed-origins=*", "--log-level=WARNING"],
@@ -1015,6 +1014,62 @@ def hostile_device_name():
         close_dialogs(alice)
     finally:
         shutil.rmtree(os.path.dirname(data), ignore_errors=True)
+
+
+@step("a new machine's first run links it to Alice's devices: her offer's code and address, the words the offer "
+      "shows, Yes on both, then her conversation")
+def first_run_link():
+    # The new machine is in Alice's namespace: her offer and her node on its loopback, its own
+    # node on other ports, discovery off.
+    laptop = Person("Laptop", args.alice, 1, fresh=True)
+    text = "for the laptop, from Alice"
+    alice.cli("send", bob.id, text)
+    offer = subprocess.Popen(
+        ["ip", "netns", "exec", alice.namespace, args.confab, "--data", alice.data, "devices", "link",
+         "--no-discovery", "--no-qr", "--timeout", "120"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+    printed = []
+    reader = threading.Thread(target=lambda: printed.extend(iter(offer.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        wait_until("the offer's code", lambda: any("Waiting for the new machine" in line for line in printed))
+        code = next(line.split()[2] for line in printed if line.startswith("Link code: "))
+        port = next(line.rsplit(":", 1)[1].strip() for line in printed if "--peer " in line)
+        log = open(os.path.join(laptop.data, "up.log"), "a")
+        laptop.node = subprocess.Popen(
+            ["ip", "netns", "exec", laptop.namespace, args.confab, "--data", laptop.data, "up", "--no-discovery",
+             "--listen", "127.0.0.1:0", "--web", "127.0.0.1:7463", "--peer", f"{alice.id}@127.0.0.1:7461"],
+            stdout=log, stderr=log)
+        wait_until("the laptop's first-run page", lambda: os.path.exists(os.path.join(laptop.data, "web-welcome")))
+        laptop.start_browser(port=9516)
+        laptop.browser.get(laptop.login_link())
+        field = wait_until("the code field", lambda: laptop.find("form.welcome input#code"))[0]
+        field.send_keys(code.lower())
+        laptop.find("form.welcome input#address")[0].send_keys(f"127.0.0.1:{port}")
+        laptop.press("Link", lambda: laptop.find_xpath('//button[normalize-space()="Link"]'))
+        words = wait_until("the words", lambda: laptop.find(".link-words"))[0].text.strip()
+        # Its question "[y/N] " ends no line: the words line before it is read.
+        wait_until("the offer's words", lambda: any(line.startswith("Words: ") for line in printed))
+        offered = next(line[len("Words: "):].strip() for line in printed if line.startswith("Words: "))
+        assert words == offered, f"the page shows {words!r}, the offer {offered!r}"
+        assert len(words.split()) == 5, words
+        # The offer says yes first: the page's Yes then waits only for the grant (a click
+        # waits for the page it loads).
+        offer.stdin.write("y\n")
+        offer.stdin.flush()
+        laptop.press("Yes", lambda: laptop.find_xpath('//button[normalize-space()="Yes, they match"]'))
+        assert offer.wait(timeout=30) == 0, "".join(printed)
+        wait_until("the app, signed in as Alice's device", lambda: laptop.find("#me-name"), timeout=60)
+        wait_until("Alice's conversation with her message, from her desktop",
+                   lambda: text in laptop.browser.page_source, timeout=60)
+        whoami = json.loads(laptop.cli("whoami", "--json"))
+        assert whoami.get("person") == alice.id and whoami["id"] != alice.id, whoami
+    finally:
+        if offer.poll() is None:
+            offer.kill()
+        if laptop.browser:
+            laptop.screenshot("first_run_link")
+        laptop.stop()
 
 
 def main():

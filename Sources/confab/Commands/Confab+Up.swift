@@ -72,18 +72,35 @@ enum NodeRunner {
         {
             let logger = options.logger
             let directory = global.directory
-            let name = try await WebFirstRun.askName(
+            let linking = WebFirstRun.Linking(
+                deviceName: DeviceJoin.hostDeviceName,
+                discovery: network.noDiscovery ? nil : LinkDiscovery(port: network.discoveryPort))
+            let welcome = try await WebFirstRun.welcome(
                 configuration: web.configuration, directory: directory, suggested: Confab.Init.loginName,
-                logger: logger
+                linking: linking, logger: logger
             ) { link in
                 logger.notice(
                     "no identity in \(directory.path) yet: choose your name in the web app — open \(link) (confab open does), or stop and run confab init --name NAME",
                     metadata: ["event": "first_run"])
             }
-            local = try Profile.initialize(directory, name: name)
-            logger.notice(
-                "created identity \(local!.me.hex) (\(name)) in \(directory.path)",
-                metadata: ["event": "identity_created"])
+            switch welcome {
+            case .name(let name):
+                local = try Profile.initialize(directory, name: name)
+                logger.notice(
+                    "created identity \(local!.me.hex) (\(name)) in \(directory.path)",
+                    metadata: ["event": "identity_created"])
+            case .linked(let linked):
+                local = linked.profile
+                // The link may have brought the person's private network: the node joins it.
+                let frontEnds = options.frontEnds
+                options = try network.nodeOptions(directory: directory, role: role)
+                options.relay = relay
+                options.metricsAddress = operations.metrics
+                options.frontEnds = frontEnds
+                logger.notice(
+                    "linked this machine (\(linked.profile.me.hex)) to \(linked.personName) (\(linked.person.hex)) in \(directory.path)",
+                    metadata: ["event": "identity_linked"])
+            }
         }
         let node = try Node(options: options, local: local)
         try await node.runService(gracefulShutdownSignals: [.sigterm, .sigint])
