@@ -47,7 +47,8 @@ import Testing
         let again = try alice.run(["devices", "rename", String(aliceKey.prefix(6)), "desktop"])
         #expect(again.status == 1 && again.stderr.contains("has that name already"), "\(again.stderr)")
 
-        let listed = try #require(try alice.run(["devices", "list", "--json"]).json() as? [[String: Any]])
+        let listing = try #require(try alice.run(["devices", "list", "--json"]).json() as? [String: Any])
+        let listed = try #require(listing["devices"] as? [[String: Any]])
         #expect(listed.compactMap { $0["name"] as? String } == ["desktop", "work laptop"])
         let shown = try alice.run(["devices"])
         #expect(shown.stdout.contains("desktop") && shown.stdout.contains("work laptop"), "\(shown.stdout)")
