@@ -34,8 +34,14 @@ extension Operations {
         /// the command to run there for `name`.
         public static func refusal(on local: Profile, removing name: String) throws -> StoreError? {
             guard let person = try local.store.linkedPerson() else { return nil }
-            return StoreError.invalidInput(
-                "only the machine that holds \(try local.displayName())'s person key (\(person.shortHex), the first "
+            return refusal(person: person, personName: try local.displayName(), removing: name)
+        }
+
+        /// The same words from what a listing says, for a front end that reads through a
+        /// messenger: `person` and its name as `Operations.Devices` answers them.
+        public static func refusal(person: NodeID, personName: String, removing name: String) -> StoreError {
+            StoreError.invalidInput(
+                "only the machine that holds \(personName)'s person key (\(person.shortHex), the first "
                     + "device) can remove devices; run \"confab devices remove \(name)\" there")
         }
     }

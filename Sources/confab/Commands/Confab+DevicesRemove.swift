@@ -32,7 +32,7 @@ extension Confab {
                 throw CLIError(refusal.description)
             }
             let list = try node.store.deviceList(of: node.me)
-            let target = try DeviceQuery.choose(
+            let target = try DeviceChooser.choose(
                 device, in: list, personName: try node.displayName(), includingPersonKey: false)
             let name = TextSanitizer.line(target.name ?? target.key.shortHex)
             if !yes {

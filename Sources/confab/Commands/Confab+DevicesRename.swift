@@ -57,10 +57,10 @@ extension Confab {
                         + "\"confab rename NAME\" changes your name; machines get names of their own once you link "
                         + "one (\"confab devices link\")")
             }
-            let target = try DeviceQuery.choose(device, in: list, personName: personName, includingPersonKey: true)
+            let target = try DeviceChooser.choose(device, in: list, personName: personName, includingPersonKey: true)
             let before = target.name.map(TextSanitizer.line)
             let shownBefore = TextSanitizer.line(
-                DeviceQuery.name(of: target, in: list, personName: personName) ?? target.key.shortHex)
+                DeviceChooser.name(of: target, in: list, personName: personName) ?? target.key.shortHex)
             let cleaned = DisplayName.cleaned(name)
             guard cleaned != target.name else {
                 throw CLIError("\(shownBefore) (\(target.key.shortHex)) has that name already")

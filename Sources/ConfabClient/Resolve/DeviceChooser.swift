@@ -1,14 +1,15 @@
 import ConfabModel
+import ConfabStore
 import Foundation
 
-/// Which of this person's devices a word on the command line means, for the devices
-/// commands that name one (`remove`, `rename`): its name (ignoring case), or a prefix of its
-/// key or fingerprint.
-enum DeviceQuery {
+/// Which of this person's devices a word a person typed means, the same way wherever it was
+/// typed (`confab devices remove` and `rename`, `/devices remove` in either chat): its name
+/// (ignoring case), or a prefix of its key or fingerprint.
+public enum DeviceChooser {
     /// The device `query` names. With `includingPersonKey`, the person key (this machine, the
     /// first) is one of them, by its own name or the person's; without it, naming it says it
     /// never is (`remove`).
-    static func choose(
+    public static func choose(
         _ query: String, in list: DeviceList, personName: String, includingPersonKey: Bool
     ) throws -> Device {
         let devices = includingPersonKey ? list.devices : list.listed
@@ -36,24 +37,24 @@ enum DeviceQuery {
             (isKeyPrefix && list.person.hex.hasPrefix(hex)) || named(list.person, list.personDeviceName)
                 || trimmed == personName.lowercased()
         {
-            throw CLIError("\(query) is this machine, which holds the person key: it is never removed")
+            throw StoreError.invalidInput("\(query) is this machine, which holds the person key: it is never removed")
         }
         switch matches.count {
         case 1:
             return matches[0]
         case 0:
             let removed = removedNames(in: list).contains { key, name in named(key, name) }
-            throw CLIError(
+            throw StoreError.invalidInput(
                 removed ? "\(query) was removed already; \(describe())" : "no device \(query); \(describe())")
         default:
-            throw CLIError(
+            throw StoreError.invalidInput(
                 "\(query) names \(matches.count) devices; give more of the key: "
                     + matches.map(shown).joined(separator: ", "))
         }
     }
 
     /// How `devices list` names a device: the person key, unnamed, by the person's name.
-    static func name(of device: Device, in list: DeviceList, personName: String) -> String? {
+    public static func name(of device: Device, in list: DeviceList, personName: String) -> String? {
         device.name ?? (device.key == list.person ? personName : nil)
     }
 
