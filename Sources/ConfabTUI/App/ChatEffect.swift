@@ -51,6 +51,9 @@ public enum ChatEffect: Equatable, Sendable {
     case joinRoom(RoomName)
     /// The rooms joined and those peers are in (`/rooms`).
     case loadRooms
+    /// My person's machines (`/devices`), or removing one (`/devices remove NAME`): asked
+    /// about first unless the command says it is confirmed.
+    case devices(DeviceCommand)
     /// Re-announce clocks to every peer and redial known peers now.
     case resync
     /// Who is known and who is online (the full-screen chat asks every second, the plain

@@ -40,6 +40,8 @@ public enum ChatUpdate: Sendable {
     case memberList(MemberList)
     /// The rooms joined here and those peers in session are in.
     case rooms([RoomListing])
+    /// What a device command answers: the list, the device to confirm, the removal done.
+    case devices(DeviceAnswer)
     /// The files of a conversation, oldest first (`/files`).
     case files(ConversationID, [FileInfo])
     /// A file was written out (`savedTo`), or is being fetched first (nil).

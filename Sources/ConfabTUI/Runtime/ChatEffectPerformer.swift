@@ -109,6 +109,8 @@ struct ChatEffectPerformer: Sendable {
             return [.created(joined.conversation), .notice("Joined \(name): anyone on your network can read it")]
         case .loadRooms:
             return [.rooms(try await messenger.perform(Operations.Rooms()))]
+        case .devices(let command):
+            return try await devices(command)
         case .resync:
             guard messenger.reachesNode else { return [.notice("Offline: no node is running yet")] }
             try await messenger.resync()
@@ -143,6 +145,34 @@ struct ChatEffectPerformer: Sendable {
         }
         return try await [.notice(notice)] + perform(.openConversation(id, around: nil))
             + perform(.loadConversations(includeArchived: false))
+    }
+
+    /// `/devices` and `/devices remove NAME`. The name is chosen as `confab devices remove`
+    /// chooses it, from the device list held here; a linked machine is refused before any
+    /// question, with the words the operation itself would refuse with.
+    private func devices(_ command: DeviceCommand) async throws -> [ChatUpdate] {
+        switch command {
+        case .list:
+            let listing = try await messenger.perform(Operations.Devices())
+            // Only a running node knows who is online now.
+            let online = messenger.reachesNode ? try await messenger.peers().filter(\.online).map(\.id) : []
+            return [.devices(.listing(listing, online: Set(online)))]
+        case .remove(let query, let confirmed):
+            let listing = try await messenger.perform(Operations.Devices())
+            let personName = listing.devices.first(where: \.personKey)?.name ?? listing.person.shortHex
+            guard listing.canRemove else {
+                throw Operations.RemoveDevice.refusal(person: listing.person, personName: personName, removing: query)
+            }
+            let list = try resolver.store.deviceList(of: listing.person)
+            let chosen = try DeviceChooser.choose(query, in: list, personName: personName)
+            guard let device = listing.devices.first(where: { $0.id == chosen.key }) else {
+                throw StoreError.invalidInput("no device \(query) is in your devices (see /devices)")
+            }
+            guard confirmed else { return [.devices(.toRemove(device))] }
+            return [.devices(.removed(try await messenger.perform(Operations.RemoveDevice(device.id))))]
+        case .invalid(let why):
+            return [.notice(why)]
+        }
     }
 
     /// My message `seq` as it reads now, just after writing it.

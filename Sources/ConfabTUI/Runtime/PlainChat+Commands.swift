@@ -74,6 +74,7 @@ extension PlainChat {
             case .failure(let error)?: return .say(error.message)
             case nil: return .say("/rooms, or /join NAME — \(RoomName.rule)")
             }
+        case "devices": return devicesRequest(trimmed)
         case "peers": return .perform([.loadPeers])
         case "resync": return .perform([.resync])
         case "quit", "exit", "q": return .quit
@@ -119,6 +120,21 @@ extension PlainChat {
                     ? "no file \(prefix) here — /files lists them" : "\(prefix) names several files: give more of it")
         }
         return .perform([.saveFile(file, folder: parts.count > 1 ? FileActions.expand(parts[1]) : nil)])
+    }
+
+    /// `/devices`, `/devices remove NAME --yes`. This chat asks nothing back, so a removal,
+    /// which cannot be undone, needs `--yes` on its line, as `confab devices remove` does
+    /// without a terminal to ask on.
+    private func devicesRequest(_ line: String) -> PlainRequest {
+        switch DeviceCommand(line: line) {
+        case .remove(let typed, confirmed: false)?:
+            let name = TextSanitizer.line(typed)
+            return .say(
+                "removing \(name) cannot be undone: it will read nothing written from now on, and what it writes "
+                    + "will be refused — type /devices remove \(name) --yes to remove it")
+        case .invalid?, nil: return .say("/devices lists your machines; /devices remove NAME --yes removes one")
+        case let command?: return .perform([.devices(command)])
+        }
     }
 
     /// `/add NAME… [--history]` and `/remove NAME…` in the open conversation.

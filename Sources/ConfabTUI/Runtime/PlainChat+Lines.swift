@@ -83,6 +83,17 @@ extension PlainChat {
             case .leave: return ["* You left"]
             case .list: return []
             }
+        case (.devices, .devices(.listing(let listing, let online))):
+            // A removed machine is told first: nothing it writes is taken any more.
+            let removal = listing.removed.map { ["⚠ " + TextSanitizer.line($0.message)] } ?? []
+            let lines = listing.devices.map { device in
+                "\(DeviceText.name(device))  \(DeviceText.shortFingerprint(device.id))  "
+                    + DeviceText.state(device, online: online, timestamps: timestamps)
+            }
+            let hint = listing.canRemove && listing.devices.count > 1 ? ["/devices remove NAME --yes removes one"] : []
+            return removal + lines + hint
+        case (.devices, .devices(.removed(let outcome))):
+            return [DeviceText.removed(outcome) + "; your peers learn of it when this machine next meets them"]
         case (.loadPeers, .peers(let peers, _)):
             return peerLines(peers)
         case (.resync, .resynced):

@@ -149,6 +149,8 @@ public final class PlainChat {
           /leave             leave the open conversation
           /rooms             rooms joined, and those peers are in
           /join NAME         join a room (#general): anyone on your network can read it
+          /devices           your machines: name, fingerprint, online or last seen
+          /devices remove NAME --yes  remove one (name or key prefix): it reads nothing written from now on
           /peers             who is online
           /resync            re-announce to every peer now
           /quit              leave (Ctrl+D too)

@@ -122,6 +122,14 @@ extension ChatState {
             input.clear()
             return stopTyping() + [.members(chat.id, command)]
         }
+        if let command = DeviceCommand(line: text) {
+            input.clear()
+            if case .invalid(let why) = command {
+                notice = why
+                return stopTyping()
+            }
+            return stopTyping() + [.devices(command)]
+        }
         if let command = RoomCommand(line: text) {
             input.clear()
             switch command.effect {

@@ -29,6 +29,15 @@ extension ChatState {
             endSelection()
             notice = "Deleting for everyone…"
             return [.unsend(id, seq: seq)]
+        case .confirmRemoveDevice(let device):
+            overlay = nil
+            // Only "y" removes, as for a conversation; the full key names exactly the device asked about.
+            guard key == .character("y") || key == .character("Y") else {
+                notice = "Not removed"
+                return []
+            }
+            notice = "Removing \(DeviceText.name(device))…"
+            return [.devices(.remove(device.id.hex, confirmed: true))]
         case .react(var panel):
             let effects = handleReactKey(key, &panel)
             if case .react = overlay { overlay = .react(panel) }

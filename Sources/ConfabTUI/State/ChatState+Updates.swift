@@ -64,6 +64,8 @@ extension ChatState {
                 : "Rooms: "
                     + rooms.map { "\($0.room) (\($0.joined ? "joined" : "\($0.peers) in session"))" }.joined(
                         separator: ", ") + " — /join NAME"
+        case .devices(let answer):
+            answerDevices(answer)
         case .files:
             // Files show in their messages here; a list of them is for the plain chat.
             break
@@ -77,6 +79,26 @@ extension ChatState {
             input.insert(text)
         }
         return effects + settle()
+    }
+
+    /// The list in the status bar, the question before a removal, or what a removal did.
+    private mutating func answerDevices(_ answer: DeviceAnswer) {
+        switch answer {
+        case .listing(let listing, let online):
+            let timestamps = SmartTimestamp(calendar: calendar)
+            var text =
+                "Devices: "
+                + listing.devices.map { DeviceText.line($0, online: online, timestamps: timestamps) }.joined(
+                    separator: ", ")
+            if listing.canRemove, listing.devices.count > 1 { text += " — /devices remove NAME" }
+            // A removed machine is told first: nothing it writes is taken any more.
+            if let removed = listing.removed { text = "⚠ " + TextSanitizer.line(removed.message) + " " + text }
+            notice = text
+        case .toRemove(let device):
+            overlay = .confirmRemoveDevice(device)
+        case .removed(let outcome):
+            notice = DeviceText.removed(outcome)
+        }
     }
 
     /// "Members: You (admin), Bob", on one line for the status bar.

@@ -1,3 +1,4 @@
+import ConfabClient
 import ConfabModel
 import ConfabStore
 
@@ -11,6 +12,8 @@ enum Overlay: Sendable {
     case confirmDelete(ConversationID)
     /// "Delete this message for everyone? y/N" for my message `seq` in that conversation.
     case confirmUnsend(ConversationID, seq: UInt64)
+    /// "Remove laptop (1e2a 137c)? … y/N" for one of my machines (`/devices remove NAME`).
+    case confirmRemoveDevice(DeviceListing.Device)
     /// Pick an emoji for (or take one back from) a message.
     case react(ReactPanel)
 }

@@ -146,6 +146,12 @@ public enum ChatScreen {
                 screenHeight: height
             ).box().draw(on: &frame)
             return nil
+        case .confirmRemoveDevice(let device):
+            ConfirmDialog(
+                title: "Remove device", subject: device.fingerprint,
+                question: ConfirmDialog.removeDeviceQuestion(device), screenWidth: width, screenHeight: height
+            ).box().draw(on: &frame)
+            return nil
         case .react(let panel):
             let picker = ReactOverlay(panel: panel, screenWidth: width, screenHeight: height).box()
             picker.box.draw(on: &frame)
