@@ -59,8 +59,7 @@ enum KeyBindings {
                 Binding(keys: "/leave", action: "Leave the group or room"),
                 Binding(keys: "/rooms", action: "The rooms joined and those peers are in"),
                 Binding(keys: "/join NAME", action: "Join a room (also: Ctrl+K, title #NAME)"),
-                Binding(keys: "/devices", action: "Your machines, online or last seen"),
-                Binding(keys: "/devices remove NAME", action: "Remove one of them (asks first)"),
+                Binding(keys: "/devices", action: "Your machines (remove NAME: removes one, asks first)"),
                 Binding(keys: "Esc", action: "Drop the reply being written, else back to the list"),
             ]),
         Section(
