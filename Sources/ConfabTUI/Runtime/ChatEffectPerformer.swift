@@ -164,7 +164,7 @@ struct ChatEffectPerformer: Sendable {
                 throw Operations.RemoveDevice.refusal(person: listing.person, personName: personName, removing: query)
             }
             let list = try resolver.store.deviceList(of: listing.person)
-            let chosen = try DeviceChooser.choose(query, in: list, personName: personName)
+            let chosen = try DeviceChooser.choose(query, in: list, personName: personName, includingPersonKey: false)
             guard let device = listing.devices.first(where: { $0.id == chosen.key }) else {
                 throw StoreError.invalidInput("no device \(query) is in your devices (see /devices)")
             }
