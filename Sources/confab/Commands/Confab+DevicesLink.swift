@@ -73,6 +73,9 @@ extension Confab {
                                 Console.out("  (or --peer \(peers.dropFirst().joined(separator: ", ")))")
                             }
                             if !noDiscovery { Console.out("  (without --peer it looks for this machine's beacons)") }
+                            Console.out(
+                                "  (or type the code where the first run of confab, or of its web app, asks for a name)"
+                            )
                             // What the new machine runs, for a camera to read instead of a person.
                             if drawsQR, let code = try? QRCode("confab init --link \(code) --peer \(peers[0])") {
                                 Console.out(code.terminalLines(colour: true).joined(separator: "\n"))
