@@ -162,18 +162,45 @@ extension SyncEngine {
     func takeMetDeviceLists(after entries: [Entry], into output: inout SyncOutput) throws {
         guard entries.contains(where: { $0.kind == .create || $0.kind == .members }) else { return }
         for peer in peers.keys.sorted() {
-            for (person, list) in (peers[peer]?.unmetDeviceLists ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for person in (peers[peer]?.unmetDeviceLists ?? [:]).keys.sorted() {
                 guard try meets(person, from: peer) else { continue }
-                peers[peer]?.unmetDeviceLists[person] = nil
-                do {
-                    let held = try store.deviceListCount(of: person)
-                    try take(
-                        try store.offerDeviceList(list, of: person), of: person, held: held, from: peer, into: &output)
-                } catch let error as DeviceListError {
-                    // It was valid when it came, and a list's validity depends on nothing held.
-                    logger.error("device list of \(person.shortHex) from \(peer.shortHex) refused later: \(error)")
-                }
+                try takeUnmet(person, from: peer, into: &output)
             }
+        }
+    }
+
+    /// A device's create (§20.11) is taken only once a list of its first participant names
+    /// its author, and that person is met here only once the create is stored: the lists
+    /// kept aside of the first participant of a device's create in `batch` that names this
+    /// node's person (a relay: any, as it carries any) are taken before the batch is.
+    func takeListsForDeviceCreates(
+        _ batch: [[UInt8]], decoded: DecodedBatch?, from sender: NodeID
+    ) throws
+        -> SyncOutput
+    {
+        var output = SyncOutput()
+        guard peers.values.contains(where: { !$0.unmetDeviceLists.isEmpty }) else { return output }
+        for index in batch.indices {
+            guard let peek = decoded?.peek(index) ?? EntryCodec.peek(batch[index]),
+                let participants = peek.participants, let first = participants.first,
+                !participants.contains(peek.author), role == .relay || participants.contains(store.myPerson)
+            else { continue }
+            for peer in [sender] + peers.keys.sorted() where peers[peer]?.unmetDeviceLists[first] != nil {
+                try takeUnmet(first, from: peer, into: &output)
+            }
+        }
+        return output
+    }
+
+    private func takeUnmet(_ person: NodeID, from peer: NodeID, into output: inout SyncOutput) throws {
+        guard let list = peers[peer]?.unmetDeviceLists[person] else { return }
+        peers[peer]?.unmetDeviceLists[person] = nil
+        do {
+            let held = try store.deviceListCount(of: person)
+            try take(try store.offerDeviceList(list, of: person), of: person, held: held, from: peer, into: &output)
+        } catch let error as DeviceListError {
+            // It was valid when it came, and a list's validity depends on nothing held.
+            logger.error("device list of \(person.shortHex) from \(peer.shortHex) refused later: \(error)")
         }
     }
 

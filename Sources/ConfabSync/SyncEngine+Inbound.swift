@@ -167,6 +167,8 @@ extension SyncEngine {
             decoded: arriving.count == batch.count ? decoded : nil, output: &output, touched: &touched)
         let received = batch
         let batch = kept.map { arriving[$0] }
+        output.merge(
+            try takeListsForDeviceCreates(batch, decoded: kept.count == received.count ? decoded : nil, from: peer))
         // What is held back or refused still vouches for what it follows (§7 step 3): the
         // peer ended its chains at entries it checked, not at the ones kept here.
         let results = try store.append(

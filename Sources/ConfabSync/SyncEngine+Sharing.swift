@@ -50,10 +50,11 @@ extension SyncEngine {
             for group in heldLargeGroups { clocks[group] = nil }
         }
         for room in heldRooms.intersection(peers[peer]?.rooms ?? []) { clocks[room] = try store.clock(of: room) }
-        // A node of an earlier version refuses a create of one participant as malformed, and
-        // is nobody's device: it is offered no personal conversation, relays included (§20.15).
+        // A node of an earlier version refuses a personal create and a device's create as
+        // malformed, and is nobody's device: it is offered neither, relays included (§20.15,
+        // §20.11).
         if peers[peer]?.readsDeviceLists != true {
-            for personal in try store.personalConversations() { clocks[personal] = nil }
+            for conversation in try store.conversationsNeedingDeviceLists() { clocks[conversation] = nil }
         }
         return clocks
     }
@@ -71,7 +72,7 @@ extension SyncEngine {
         // A node that does not read large groups would take one for a group whose clocks
         // and keys it cannot read: it is offered nothing of one, relays included (§19).
         if heldLargeGroups.contains(conversation), peers[peer]?.readsLargeGroups != true { return .none }
-        if peers[peer]?.readsDeviceLists != true, try store.isPersonal(conversation) { return .none }
+        if peers[peer]?.readsDeviceLists != true, try store.needsDeviceLists(conversation) { return .none }
         if peers[peer]?.isTrustedRelay == true { return .everything }
         return try store.sharing(conversation, with: peer)
     }
@@ -89,7 +90,7 @@ extension SyncEngine {
     public func sharesFiles(of conversation: ConversationID, with peer: NodeID) throws -> Bool {
         if heldRooms.contains(conversation) { return peers[peer]?.rooms.contains(conversation) == true }
         if heldLargeGroups.contains(conversation), peers[peer]?.readsLargeGroups != true { return false }
-        if peers[peer]?.readsDeviceLists != true, try store.isPersonal(conversation) { return false }
+        if peers[peer]?.readsDeviceLists != true, try store.needsDeviceLists(conversation) { return false }
         if peers[peer]?.isTrustedRelay == true { return true }
         return try store.participants(of: conversation).contains(peer)
     }

@@ -80,4 +80,59 @@ import Testing
                     + "\nCarol logged:\n\(carol.log.suffix(2000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
         }
     }
+    /// The laptop starts a group in Alice's name (§20.11): Bob and Carol get it from the
+    /// laptop as Alice's group, with Alice its first member and the laptop none; the desktop
+    /// shows the laptop's first message as its own, and Carol's answer reaches both machines.
+    @Test func theLaptopStartsAGroupAsAlice() async throws {
+        let root = try temporaryRoot()
+        let nodes = try NodeProcess.acquainted(["Alice", "Bob", "Carol"], root: root)
+        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
+        let laptop = NodeProcess(linking: "laptop", root: root)
+        defer {
+            try? laptop.stop()
+            for node in nodes { try? node.stop() }
+        }
+        do {
+            try alice.start(discovery: false, extra: ["--no-web"])
+            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
+            try carol.start(
+                discovery: false, extra: ["--no-web", "--peer", alice.peerAddress, "--peer", bob.peerAddress])
+            try await waitUntil(timeout: 30, "Alice, Bob and Carol to meet") {
+                try alice.onlinePeers() == ["Bob", "Carol"] && bob.onlinePeers() == ["Alice", "Carol"]
+            }
+            let laptopKey = try await Linked.link(laptop, to: alice, name: "laptop")
+            try laptop.start(peers: [alice.peerAddress, bob.peerAddress, carol.peerAddress])
+
+            let made = try laptop.cli([
+                "new", bob.key, carol.key, "--title", "From the laptop", "--message", "lunch at noon?", "--json",
+            ])
+            #expect(made.status == 0, "\(made.stderr)")
+            let group = try #require((try made.json() as? [String: Any])?["id"] as? String)
+            for node in [bob, carol, alice] {
+                try await waitUntil(timeout: 30, "\(node.name) to have the laptop's group") {
+                    try Linked.message("lunch at noon?", in: Linked.history(node.data, with: group)) != nil
+                }
+            }
+            let atCarol = try #require(Linked.message("lunch at noon?", in: Linked.history(carol.data, with: group)))
+            #expect(atCarol["authorName"] as? String == "Alice")
+            let atDesktop = try #require(
+                Linked.message("lunch at noon?", in: Linked.history(alice.data, with: group)))
+            #expect(atDesktop["mine"] as? Bool == true)
+            let members = try bob.cli(["members", group, "--json"])
+            #expect(members.status == 0, "\(members.stderr)")
+            #expect(members.stdout.contains(alice.key))
+            #expect(!members.stdout.contains(laptopKey), "the laptop is no member in its own right")
+
+            #expect(try carol.cli(["send", group, "noon works"]).status == 0)
+            for node in [laptop, alice] {
+                try await waitUntil(timeout: 30, "\(node.name) to have Carol's answer") {
+                    try Linked.message("noon works", in: Linked.history(node.data, with: group)) != nil
+                }
+            }
+        } catch {
+            throw ConfabBinary.Failure(
+                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(4000))\nBob logged:\n\(bob.log.suffix(4000))"
+                    + "\nCarol logged:\n\(carol.log.suffix(2000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
+        }
+    }
 }

@@ -181,6 +181,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition(
                 signedHash == (EntryCodec.isUnsigned(entry) ? nil : entry.hash),
                 "peekSignedHash disagrees with the decoded entry")
+            // Only a device's create leaves its author out (§20.11): never a personal one, a
+            // large group's or one of protocol 1.
+            if case .create(let create) = entry.body, !create.participantIDs.contains(entry.author) {
+                precondition(
+                    !create.personal && !create.isLarge && !create.isLegacy,
+                    "a personal, large or protocol 1 create decoded without its author")
+            }
         }
         return 0
     }

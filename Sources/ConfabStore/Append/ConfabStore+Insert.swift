@@ -116,6 +116,7 @@ extension ConfabStore {
         // person; its log, seq, chain and clocks stay its author key's.
         let authors = try deviceAuthors(db: db)
         let person = person(of: entry, log: membershipLog, authors: authors)
+        if case .create(let create) = entry.body { try checkCreatePerson(entry, create, authors: authors) }
         // Nothing that depends on who was ever a member is judged before the entry's whole
         // causal past is held: the entry that added its author, or a key its clock names,
         // may be in that past and not here yet (a new member's first receipt, relayed ahead
@@ -201,6 +202,20 @@ extension ConfabStore {
             try notePerson(person, of: entry, db: db)
         }
         return .appended(entry)
+    }
+
+    /// A create by a key that is no participant is a device's, written in its person's name
+    /// (Protocol.md §20.11): taken only when exactly one held list, that of the person it
+    /// lists first, claims the key now. The first participant is the admin of the fold, so a
+    /// device listing anyone else first would hand its conversation to a person who never
+    /// made it. Before the list arrives it is refused as any non-member's entry, and asked
+    /// for again once the list is held.
+    private func checkCreatePerson(_ entry: Entry, _ create: CreateBody, authors: DeviceAuthors) throws {
+        let participants = create.participantIDs
+        guard !participants.contains(entry.author) else { return }
+        let person = authors.person(
+            of: entry.author, in: entry.conversationID, seq: entry.seq, members: Set(participants))
+        guard person != entry.author, person == participants.first else { throw AppendRejection.notParticipant }
     }
 
     /// The author's head here: the entry this batch inserted last, else the stored row.

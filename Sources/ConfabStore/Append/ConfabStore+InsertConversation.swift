@@ -50,12 +50,12 @@ extension ConfabStore {
         try db.cachedStatement(
             sql: """
                 INSERT INTO conversation(
-                    id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem, large, personal)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    id, creator, createdAt, conversationKey, title, lastActivityAt, keyProblem, large, personal, byDevice)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             entry.conversationID.bytes, entry.author.bytes, entry.timestamp, key?.unsafeCopy, title,
-            entry.timestamp, keyProblem, create.isLarge, create.personal,
+            entry.timestamp, keyProblem, create.isLarge, create.personal, !create.participantIDs.contains(entry.author),
         ])
         if create.isLarge { context.noteLarge(entry.conversationID) }
         for (position, participant) in create.participants.enumerated() {

@@ -153,9 +153,10 @@ extension ConfabStore {
     func memberNames(_ members: [NodeID], db: Database) throws -> [(key: NodeID, name: String)] {
         var names: [(key: NodeID, name: String)] = []
         if let mine = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'displayName'"), !mine.isEmpty {
-            names.append((me, mine))
+            // My name is my person's: a device is named by its person's list (§20.3), not here.
+            names.append((myPerson, mine))
         }
-        for member in members where member != me {
+        for member in members where member != me && member != myPerson {
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT name, claimedName, addedByHand FROM peer WHERE id = ?", arguments: [member.bytes]),

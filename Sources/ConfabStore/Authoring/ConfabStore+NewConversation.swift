@@ -13,20 +13,21 @@ extension ConfabStore {
         now: Date = Date()
     ) throws -> (id: ConversationID, message: Entry?) {
         if let removal = try myDeviceRemoval() { throw StoreError.deviceRemoved(removal) }
-        // A create names its author among the participants (Protocol.md §20.11): one written
-        // here would make this machine a member of its own instead of its person.
-        guard myPerson == me else {
-            throw StoreError.invalidInput(
-                "this machine is a linked device: it writes in its person's conversations, but a new conversation "
-                    + "is started on the machine that holds the person key (confab devices shows which); "
-                    + "it appears here as soon as the two meet")
-        }
-        let members = [me] + others.filter { $0 != me }.uniqued()
+        // Members are persons: a linked device starts the conversation in its person's name,
+        // the person first and itself no participant (Protocol.md §20.11).
+        let members = [myPerson] + others.filter { $0 != me && $0 != myPerson }.uniqued()
         guard members.count >= 2 else {
             throw StoreError.invalidInput("a conversation needs at least one other person")
         }
         guard members.count <= Limits.maxLargeGroupMembers else {
             throw StoreError.invalidInput("a group can have at most \(Limits.maxLargeGroupMembers) members")
+        }
+        // A large group's wraps are checked against its author (§19.3), so its creator is a
+        // member itself: one made here would be this machine's, not its person's.
+        if myPerson != me, large || members.count > Limits.maxParticipants {
+            throw StoreError.invalidInput(
+                "a group of more than \(Limits.maxParticipants) members is started on the machine that holds "
+                    + "the person key (confab devices shows which); it appears here as soon as the two meet")
         }
         let title = title?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let title, title.utf8.count > Limits.maxTitleBytes {
@@ -44,7 +45,7 @@ extension ConfabStore {
         // The keys sealed to each member before the write lock is taken: with 64 members
         // that is the create's whole cost.
         let genesis = try NewConversation(
-            members: members, title: title, sealingKeys: try sealingKeys(for: members))
+            members: members, creator: me, title: title, sealingKeys: try sealingKeys(for: members))
         let message = try write { db -> Entry? in
             try self.authorCreate(genesis, db: db, now: now)
             guard let firstMessage else { return nil }
@@ -63,9 +64,11 @@ extension ConfabStore {
         let participants: [CreateBody.Participant]
         let sealedTitle: [UInt8]
 
-        init(members: [NodeID], title: String?, sealingKeys: SealingKeys) throws {
+        /// `creator`: the key that signs the create, which its id derives from: the first
+        /// member, or a device of the first member (Protocol.md §20.11).
+        init(members: [NodeID], creator: NodeID, title: String?, sealingKeys: SealingKeys) throws {
             self.members = members
-            (nonce, id, key, commitment) = ConversationGenesis.make(creator: members[0])
+            (nonce, id, key, commitment) = ConversationGenesis.make(creator: creator)
             participants = try members.map { [key] member in
                 CreateBody.Participant(
                     id: member, sealedKey: try ConversationCipher.sealKey(key, to: member, keys: sealingKeys))
@@ -74,7 +77,7 @@ extension ConfabStore {
         }
     }
 
-    /// Writes the create entry of `genesis` (its members, me first), dated `now`; `personal`:
+    /// Writes the create entry of `genesis` (its members, my person first), dated `now`; `personal`:
     /// my person's personal conversation (Protocol.md §20.15).
     func authorCreate(_ genesis: NewConversation, personal: Bool = false, db: Database, now: Date) throws {
         let sealedNames = try MembershipCipher.sealNames(

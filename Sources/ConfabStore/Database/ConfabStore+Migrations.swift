@@ -471,6 +471,12 @@ extension ConfabStore {
                     ALTER TABLE device_entry ADD COLUMN renames INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        // A conversation a device started in its person's name (Protocol.md §20.11): a node
+        // of an earlier version would end the session on its create, so it is offered none.
+        // No store made before this holds one.
+        migrator.registerMigration("v19-device-creates") { db in
+            try db.execute(sql: "ALTER TABLE conversation ADD COLUMN byDevice INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -23,20 +23,6 @@ extension ConfabStore {
         ).flatMap(ConversationID.init(bytes:))
     }
 
-    /// Whether `conversation` is a personal conversation, anyone's (a relay holds others').
-    public func isPersonal(_ conversation: ConversationID) throws -> Bool {
-        try readUnisolated { db in try isPersonal(conversation, db: db) }
-    }
-
-    /// Every personal conversation held, anyone's.
-    public func personalConversations() throws -> Set<ConversationID> {
-        try read { db in
-            Set(
-                try [UInt8].fetchAll(db, sql: "SELECT id FROM conversation WHERE personal = 1")
-                    .compactMap(ConversationID.init(bytes:)))
-        }
-    }
-
     /// Creates the personal conversation when this node holds the person key, the person has
     /// a device list, and none is held: at a link, before the grant, so its key goes with the
     /// others (Protocol.md §20.10). Returns the one held, if any.
@@ -49,7 +35,8 @@ extension ConfabStore {
         if let held = try personalConversation(db: db) { return held }
         // Only the person key writes a create of P (a device creates nothing, §20.11).
         guard myPerson == me, try !heldDeviceList(of: me, db: db).isEmpty else { return nil }
-        let genesis = try NewConversation(members: [me], title: nil, sealingKeys: try sealingKeys(for: [me], db: db))
+        let genesis = try NewConversation(
+            members: [me], creator: me, title: nil, sealingKeys: try sealingKeys(for: [me], db: db))
         try authorCreate(genesis, personal: true, db: db, now: now)
         return genesis.id
     }

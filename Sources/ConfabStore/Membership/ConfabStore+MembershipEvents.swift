@@ -71,7 +71,8 @@ extension ConfabStore {
             let seq: UInt64 = row["seq"]
             let person =
                 author == creator && seq == 1
-                ? author : authors.person(of: author, in: conversation, seq: seq, members: everMembers)
+                ? MembershipEvent.createPerson(author: author, participants: keys(in: row["added"]))
+                : authors.person(of: author, in: conversation, seq: seq, members: everMembers)
             let event = MembershipEvent(
                 author: author, seq: seq,
                 order: DisplayOrderKey(

@@ -1,11 +1,19 @@
 import ConfabModel
 
 extension MembershipEvent {
-    /// The create entry: the first members, and the first epoch.
+    /// The create entry: the first members, and the first epoch. Its person is its author,
+    /// or, written by a device (no participant), the person it lists first (§20.11).
     init(create entry: Entry, body: CreateBody) {
         self.init(
             author: entry.author, seq: entry.seq, order: Self.order(of: entry), add: body.participantIDs, remove: [],
-            recipients: body.participantIDs, frontier: entry.frontier)
+            recipients: body.participantIDs, frontier: entry.frontier,
+            person: Self.createPerson(author: entry.author, participants: body.participantIDs))
+    }
+
+    /// Who a create counts as: a device's create is its first participant's, which the
+    /// store checked against the lists held before taking it (Protocol.md §20.11).
+    static func createPerson(author: NodeID, participants: [NodeID]) -> NodeID {
+        participants.contains(author) ? author : participants.first ?? author
     }
 
     /// `view`: the author's, where the body alone does not say whom a key went to (a large

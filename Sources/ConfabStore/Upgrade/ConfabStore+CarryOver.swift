@@ -52,7 +52,7 @@ extension ConfabStore {
         let title: String? = row["title"]
         let created = Date(milliseconds: row["timestamp"])
         let genesis = try NewConversation(
-            members: [me] + others, title: title, sealingKeys: try sealingKeys(for: others, db: db))
+            members: [me] + others, creator: me, title: title, sealingKeys: try sealingKeys(for: others, db: db))
         try authorCreate(genesis, db: db, now: created)
         let new = genesis.id
         // Text as shown (edits applied), in the order written; deleted ones stay deleted.

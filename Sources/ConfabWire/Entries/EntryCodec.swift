@@ -309,7 +309,11 @@ public enum EntryCodec {
         let limit = isLarge ? Limits.maxLargeGroupChange : Limits.maxParticipants
         guard count <= limit else { throw .tooLarge("participant list", limit: limit, actual: count) }
         let participants = try decodeParticipants(create.participants, wrapped: isLarge)
-        guard participants.contains(where: { $0.id == author }) else {
+        // A device of a person creates in its person's name (Protocol.md §20.11): its key is
+        // no participant, and whose device it is only the lists held say (§7 step 4). A large
+        // group's wraps are checked against its author (§19.3), so only a participant makes one.
+        let authorListed = participants.contains(where: { $0.id == author })
+        guard authorListed || (!isLarge && !create.personal) else {
             throw .malformed("create entry whose author is not a participant")
         }
         // A personal conversation is its author's alone (Protocol.md §20.15); every other has
@@ -331,6 +335,7 @@ public enum EntryCodec {
         // Protocol 1's create (§4.9): random id, key not committed, no names; kept readable
         // and writable where it is held.
         if !isLarge, !create.personal, create.nonce.isEmpty, create.keyCommitment.isEmpty, create.sealedNames.isEmpty {
+            guard authorListed else { throw .malformed("protocol 1 create entry whose author is not a participant") }
             return CreateBody(
                 participants: participants, sealedTitle: [UInt8](create.sealedTitle), nonce: [], keyCommitment: [])
         }

@@ -94,27 +94,6 @@ import Testing
     }
 }
 
-/// A linked machine starts no conversation of its own (Protocol.md §20.11): it would be a
-/// member in its own right, a second "Alice" to Bob. It says where to start one instead.
-@Suite struct LinkedDeviceCreateTests {
-    @Test func aLinkedMachineIsToldToStartConversationsOnThePersonKeysMachine() throws {
-        let alice = try makeStore(Keys.alice)
-        let laptop = try makeStore(DeviceOwnerTests.laptop)
-        _ = try alice.addMyDevice(DeviceOwnerTests.laptop.id, name: "laptop", now: at(1))
-        try laptop.takeLink(
-            person: Keys.alice.id, list: try alice.deviceList(of: Keys.alice.id).entries.map(DeviceEntryCodec.encode),
-            displayName: "Alice", keys: try alice.epochKeys())
-        #expect {
-            _ = try laptop.createConversation(with: [Keys.bob.id], firstMessage: "hi", now: at(2))
-        } throws: { error in
-            "\(error)".contains("linked device") && "\(error)".contains("person key")
-        }
-        #expect(try laptop.conversations().isEmpty)
-        // The person's own machine starts them as before.
-        _ = try alice.createConversation(with: [Keys.bob.id], firstMessage: "hi", now: at(2))
-    }
-}
-
 /// Whom a session speaks for when lists are shared (Protocol.md §20.9): a peer that is a
 /// person here in its own right is itself, whatever another person's list claims.
 @Suite struct DeviceListSharingLieTests {
