@@ -10,7 +10,12 @@ import Testing
 @Suite(.serialized) struct DeviceGroupNodeTests {
     typealias Linked = LinkedDeviceNodeTests
 
-    @Test func aGroupWithAliceGetsHerNewDevice() async throws {
+    /// Alice's desktop, Bob and Carol running and met, and Alice's laptop not linked yet;
+    /// every process stopped after `body`, and their logs told when it fails.
+    static func withAliceBobCarol(
+        _ body: (_ alice: NodeProcess, _ bob: NodeProcess, _ carol: NodeProcess, _ laptop: NodeProcess) async throws
+            -> Void
+    ) async throws {
         let root = try temporaryRoot()
         let nodes = try NodeProcess.acquainted(["Alice", "Bob", "Carol"], root: root)
         let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
@@ -27,6 +32,16 @@ import Testing
             try await waitUntil(timeout: 30, "Alice, Bob and Carol to meet") {
                 try alice.onlinePeers() == ["Bob", "Carol"] && bob.onlinePeers() == ["Alice", "Carol"]
             }
+            try await body(alice, bob, carol, laptop)
+        } catch {
+            throw ConfabBinary.Failure(
+                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(4000))\nBob logged:\n\(bob.log.suffix(4000))"
+                    + "\nCarol logged:\n\(carol.log.suffix(2000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
+        }
+    }
+
+    @Test func aGroupWithAliceGetsHerNewDevice() async throws {
+        try await Self.withAliceBobCarol { alice, bob, carol, laptop in
             let made = try bob.cli([
                 "new", "Alice", "Carol", "--title", "Team", "--message", "before the laptop", "--json",
             ])
@@ -74,32 +89,13 @@ import Testing
             let members = try bob.cli(["members", later, "--json"])
             #expect(members.status == 0, "\(members.stderr)")
             #expect(!members.stdout.contains(laptopKey), "the laptop is no member in its own right")
-        } catch {
-            throw ConfabBinary.Failure(
-                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(4000))\nBob logged:\n\(bob.log.suffix(4000))"
-                    + "\nCarol logged:\n\(carol.log.suffix(2000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
         }
     }
     /// The laptop starts a group in Alice's name (§20.11): Bob and Carol get it from the
     /// laptop as Alice's group, with Alice its first member and the laptop none; the desktop
     /// shows the laptop's first message as its own, and Carol's answer reaches both machines.
     @Test func theLaptopStartsAGroupAsAlice() async throws {
-        let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["Alice", "Bob", "Carol"], root: root)
-        let (alice, bob, carol) = (nodes[0], nodes[1], nodes[2])
-        let laptop = NodeProcess(linking: "laptop", root: root)
-        defer {
-            try? laptop.stop()
-            for node in nodes { try? node.stop() }
-        }
-        do {
-            try alice.start(discovery: false, extra: ["--no-web"])
-            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
-            try carol.start(
-                discovery: false, extra: ["--no-web", "--peer", alice.peerAddress, "--peer", bob.peerAddress])
-            try await waitUntil(timeout: 30, "Alice, Bob and Carol to meet") {
-                try alice.onlinePeers() == ["Bob", "Carol"] && bob.onlinePeers() == ["Alice", "Carol"]
-            }
+        try await Self.withAliceBobCarol { alice, bob, carol, laptop in
             let laptopKey = try await Linked.link(laptop, to: alice, name: "laptop")
             try laptop.start(peers: [alice.peerAddress, bob.peerAddress, carol.peerAddress])
 
@@ -129,10 +125,6 @@ import Testing
                     try Linked.message("noon works", in: Linked.history(node.data, with: group)) != nil
                 }
             }
-        } catch {
-            throw ConfabBinary.Failure(
-                "\(error)\nAlice's desktop logged:\n\(alice.log.suffix(4000))\nBob logged:\n\(bob.log.suffix(4000))"
-                    + "\nCarol logged:\n\(carol.log.suffix(2000))\nthe laptop logged:\n\(laptop.log.suffix(6000))")
         }
     }
 }
