@@ -8,7 +8,8 @@ ARGS ?=
 APT_PACKAGES := libsodium-dev libsqlite3-dev libqrencode-dev pkg-config
 # chromium, chromium-driver and python3-selenium: the web app's tests drive a real browser;
 # firefox-esr and python3-websocket: the same app in Firefox, over WebDriver BiDi.
-TEST_PACKAGES := tmux zbar-tools iproute2 python3 jq nftables xz-utils man-db dpkg-dev chromium chromium-driver python3-selenium firefox-esr python3-websocket
+# python3-cryptography: Tests/Vectors check Protocol.md's vectors from the text alone.
+TEST_PACKAGES := tmux zbar-tools iproute2 python3 python3-cryptography jq nftables xz-utils man-db dpkg-dev chromium chromium-driver python3-selenium firefox-esr python3-websocket
 
 # Installing (docs/install.md). `make install` copies into $(DESTDIR)$(PREFIX) what
 # `make release` staged: the release binary with the Swift runtime linked in, so it runs on a
@@ -81,6 +82,7 @@ test: test-deps lint
 	python3 Tools/embed-web.py --check
 	python3 Tests/Docs/check_links.py --self-test
 	python3 Tests/Docs/check_links.py README.md docs/*.md CHANGELOG.md Examples/README.md
+	python3 Tests/Vectors/device_create.py
 	CONFAB=.build/debug/confab python3 Tests/Docs/run_readme.py --self-test
 	CONFAB=.build/debug/confab python3 Tests/Docs/run_readme.py README.md
 	$(call swift_test,in-process,--parallel --skip ConfabCLITests --skip ConfabNodeTests)
