@@ -71,7 +71,7 @@ struct StoreFileTests {
                 "v7-reactions-replies", "v8-membership", "v9-files", "v10-search-index-per-commit",
                 "v11-protocol-1-members", "v12-rooms", "v13-large-groups", "v14-device-lists",
                 "v15-message-person", "v16-device-notices", "v17-personal-settings", "v18-device-renames",
-                "v19-device-creates",
+                "v19-device-creates", "v20-setting-names",
             ])
         #expect(try store.metaValue("owner") == Keys.alice.id.hex)
     }

@@ -80,4 +80,11 @@ import Testing
         #expect(opened.field == .deleted && opened.value == 1)
         #expect(opened.upto == VectorClock([SettingVector.person.id: 5, SettingVector.member.id: 4]))
     }
+
+    /// §20.15's name plaintext: the member key named "Bob" by hand, both ways.
+    @Test func theDocumentedNamePlaintextIsANameGivenByHand() throws {
+        let setting = try #require(PersonalSetting.name("Bob", of: SettingVector.member.id, byHand: true))
+        #expect(try Self.one("name plaintext") == SettingCipher.encodePlaintext(setting))
+        #expect(try SettingCipher.decodePlaintext(try Self.one("name plaintext")) == setting)
+    }
 }

@@ -157,9 +157,17 @@ private let samples: [Sample] = {
                     PersonalSetting(target: you.bytes, field: .trust, value: 2)!, key: key,
                     conversationID: conversation, author: me, seq: 2))),
         with: author)
+    let nameSetting = EntryCodec.sign(
+        EntryDraft(
+            conversationID: conversation, seq: 3, previous: setting.hash, timestamp: 1_700_000_000_002,
+            clock: VectorClock([me: 2]),
+            body: .setting(
+                sealed: try! SettingCipher.seal(
+                    .name("Bob", of: you, byHand: true)!, key: key, conversationID: conversation, author: me, seq: 3))),
+        with: author)
     return [
         create, message, receipt, edit, unsend, reply, react, add, leave, largeCreate, largeAdd, personalCreate,
-        setting,
+        setting, nameSetting,
     ].map {
         Sample(encoded: EntryCodec.encode($0), content: $0.content, signature: $0.signature)
     }
@@ -209,6 +217,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                         && upto.entries.values.allSatisfy { (1...Limits.maxSeq).contains($0) },
                     "a setting decoded with an upto off a deletion, too wide, or with a seq out of range")
             }
+            precondition(
+                (setting.field == .name) == (setting.name != nil) && setting.name.map(DisplayName.isStoredForm) ?? true,
+                "a name setting decoded without a name, a name on another field, or a name not as §8.1 stores it")
+            precondition(
+                (try? SettingCipher.decodePlaintext(SettingCipher.encodePlaintext(setting))) == setting,
+                "a setting that does not decode again to itself")
         }
         return 0
     }

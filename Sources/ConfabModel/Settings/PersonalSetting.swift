@@ -16,13 +16,17 @@ public struct PersonalSetting: Sendable, Equatable {
         case typing = 6
         /// How far the person trusts a peer key: 0 unverified, 1 verified, 2 blocked.
         case trust = 7
+        /// What a peer key is called: 0 a name the key gave itself (a claim, naming the key
+        /// only where it has no name yet), 1 a name the person gave it by hand. The name rides
+        /// in `name`.
+        case name = 8
 
         /// The bytes a target of this field has: a conversation id, none, or a peer key.
         public var targetLength: Int {
             switch self {
             case .pinned, .archived, .muted, .markedUnread, .deleted: return ConversationID.length
             case .typing: return 0
-            case .trust: return NodeID.length
+            case .trust, .name: return NodeID.length
             }
         }
 
@@ -38,23 +42,36 @@ public struct PersonalSetting: Sendable, Equatable {
     /// when it deleted, so a device taking the change late keeps what arrived after (a
     /// message the person never saw is never deleted by a change made before it came).
     public let upto: VectorClock?
+    /// Of a name (field 8): the name, as §8.1 stores one (`DisplayName.isStoredForm`).
+    public let name: String?
 
     /// The most authors an `upto` names (the most members a large group has at a time); a
     /// device holding more writes none.
     public static let maxUptoAuthors = 1024
 
-    /// Nil for a target or value the field does not take, or an `upto` on another field or
-    /// over its limit.
-    public init?(target: [UInt8], field: Field, value: UInt32, upto: VectorClock? = nil) {
+    /// Nil for a target or value the field does not take, an `upto` on another field or
+    /// over its limit, or a name missing from a name setting, on another field, or not in
+    /// the form a name is stored in (so a name setting names a key only as `peers add`
+    /// could have).
+    public init?(target: [UInt8], field: Field, value: UInt32, upto: VectorClock? = nil, name: String? = nil) {
         guard target.count == field.targetLength, value <= field.maxValue else { return nil }
         if let upto, field != .deleted || upto.width > Self.maxUptoAuthors { return nil }
+        guard (field == .name) == (name != nil) else { return nil }
+        if let name, !DisplayName.isStoredForm(name) { return nil }
         self.target = target
         self.field = field
         self.value = value
         self.upto = upto
+        self.name = name
     }
 
     public static func flag(_ field: Field, _ on: Bool, of conversation: ConversationID) -> PersonalSetting {
         PersonalSetting(target: conversation.bytes, field: field, value: on ? 1 : 0)!
+    }
+
+    /// What `peer` is called, by the person's hand or by its own claim; nil for a name not
+    /// in the form a name is stored in.
+    public static func name(_ name: String, of peer: NodeID, byHand: Bool) -> PersonalSetting? {
+        PersonalSetting(target: peer.bytes, field: .name, value: byHand ? 1 : 0, name: name)
     }
 }

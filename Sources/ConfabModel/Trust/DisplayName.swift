@@ -16,6 +16,14 @@ public enum DisplayName {
             separator: " ")
     }
 
+    /// Whether `name` is exactly as a name is stored and may be chosen (Protocol.md §8.1,
+    /// §20.3): 1 to 64 bytes of UTF-8, unchanged by `cleaned`, and not like a key. Names that
+    /// travel signed (a device list's, a name setting's) must be so, so what is signed is
+    /// what is shown.
+    public static func isStoredForm(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= Limits.maxNameBytes && cleaned(name) == name && !looksLikeKey(name)
+    }
+
     /// Whether the name could be taken for key text: only hex digits (spaces aside), at
     /// least 8 of them, or a name ending in hex digits in brackets, like the `bob (1a2b3c4d)`
     /// Confab gives a second key that claims a name. Judged on the skeleton, so fullwidth

@@ -477,6 +477,11 @@ extension ConfabStore {
         migrator.registerMigration("v19-device-creates") { db in
             try db.execute(sql: "ALTER TABLE conversation ADD COLUMN byDevice INTEGER NOT NULL DEFAULT 0")
         }
+        // A name setting's name (field 8, Protocol.md §20.15), kept with the value in force so
+        // that a change of mine found older than it is undone to it, as other fields are.
+        migrator.registerMigration("v20-setting-names") { db in
+            try db.execute(sql: "ALTER TABLE personal_setting ADD COLUMN name TEXT")
+        }
         return migrator
     }
 }

@@ -38,6 +38,9 @@ extension ConfabStore {
         let genesis = try NewConversation(
             members: [me], creator: me, title: nil, sealingKeys: try sealingKeys(for: [me], db: db))
         try authorCreate(genesis, personal: true, db: db, now: now)
+        // What the person set before it had a second machine, so the first one linked starts
+        // where this one is; later links find it already written here.
+        try writeSettingSnapshot(in: genesis.id, db: db, now: now)
         return genesis.id
     }
 
@@ -48,6 +51,12 @@ extension ConfabStore {
         guard try !heldDeviceList(of: myPerson, db: db).isEmpty,
             let conversation = try ensurePersonalConversation(db: db, now: now)
         else { return }
+        try writeSetting(setting, in: conversation, db: db, now: now)
+    }
+
+    /// Signs `setting` as the next entry of my log in `conversation`, my person's personal
+    /// conversation, and takes it as any.
+    func writeSetting(_ setting: PersonalSetting, in conversation: ConversationID, db: Database, now: Date) throws {
         let key = try sealingKey(in: conversation, db: db, now: now)
         // Stamped after the change in force, whatever this machine's clock says: a change made
         // after another was seen here wins over it on every device, even from a machine whose
@@ -100,14 +109,17 @@ extension ConfabStore {
         else { return }
         try db.cachedStatement(
             sql: """
-                INSERT INTO personal_setting(target, field, value, timestamp, author, seq) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO personal_setting(target, field, value, timestamp, author, seq, name)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(target, field) DO UPDATE
-                SET value = excluded.value, timestamp = excluded.timestamp, author = excluded.author, seq = excluded.seq
+                SET value = excluded.value, timestamp = excluded.timestamp, author = excluded.author, seq = excluded.seq,
+                    name = excluded.name
                 WHERE (excluded.timestamp, excluded.author, excluded.seq)
                     > (personal_setting.timestamp, personal_setting.author, personal_setting.seq)
                 """
         ).execute(arguments: [
             setting.target, setting.field.rawValue, setting.value, entry.timestamp, entry.author.bytes, entry.seq,
+            setting.name,
         ])
         guard db.changesCount > 0 else {
             // An older change than the one held: the held one stays in force here, even over
@@ -122,10 +134,10 @@ extension ConfabStore {
     /// The value in force of `field` for `target`, used here again.
     private func adoptSetting(target: [UInt8], field: PersonalSetting.Field, db: Database, now: Date) throws {
         guard
-            let value = try UInt32.fetchOne(
-                db.cachedStatement(sql: "SELECT value FROM personal_setting WHERE target = ? AND field = ?"),
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT value, name FROM personal_setting WHERE target = ? AND field = ?"),
                 arguments: [target, field.rawValue]),
-            let setting = PersonalSetting(target: target, field: field, value: value)
+            let setting = PersonalSetting(target: target, field: field, value: row["value"], name: row["name"])
         else { return }
         try adopt(setting, db: db, now: now)
     }
@@ -151,6 +163,8 @@ extension ConfabStore {
         case .trust:
             guard let peer = NodeID(bytes: setting.target), peer != me, peer != myPerson else { return }
             try storeTrust(peer, Peer.Trust(settingValue: setting.value), db: db, now: now)
+        case .name:
+            try adoptName(setting, db: db, now: now)
         }
     }
 }

@@ -22,8 +22,9 @@ extension ConfabStore {
     }
 
     /// Adds a peer, or renames one already known. The name is what this node calls it;
-    /// the search index of its conversations follows. Names that look like keys, and names
-    /// taken here (or looking the same as one), are refused.
+    /// the search index of its conversations follows, and so do the person's other devices
+    /// (a name by hand, Protocol.md §20.15). Names that look like keys, and names taken
+    /// here (or looking the same as one), are refused.
     public func savePeer(_ id: NodeID, name: String, now: Date = Date()) throws {
         let name = DisplayName.cleaned(name)
         guard !name.isEmpty else { throw StoreError.invalidInput("a peer needs a name") }
@@ -41,6 +42,10 @@ extension ConfabStore {
                     """,
                 arguments: [id.bytes, name, NameSkeleton.of(name), now.millisecondsSince1970])
             try self.refreshSearchIndex(conversationsOf: id, db: db)
+            // checkChosenName refused what the setting could not carry.
+            if let setting = PersonalSetting.name(name, of: id, byHand: true) {
+                try self.recordSetting(setting, db: db, now: now)
+            }
         }
     }
 }

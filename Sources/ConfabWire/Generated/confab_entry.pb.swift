@@ -660,6 +660,9 @@ nonisolated struct Confab_V1_SettingPlaintext: Sendable {
   /// field 5 (deleted): what the deleting device held of the target
   var upto: [Confab_V1_ClockEntry] = []
 
+  /// field 8 (name of a peer key): 1 to 64 bytes, as Protocol.md §8.1 stores a name
+  var name: String = String()
+
   var unknownFields = SwiftProtobuf.UnknownStorage()
 
   init() {}
@@ -1830,7 +1833,7 @@ nonisolated extension Confab_V1_SettingBody: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   static let protoMessageName: String = _protobuf_package + ".SettingPlaintext"
-  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}field\0\u{1}value\0\u{1}upto\0")
+  static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}target\0\u{1}field\0\u{1}value\0\u{1}upto\0\u{1}name\0")
 
   mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1842,6 +1845,7 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.field) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.value) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.upto) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.name) }()
       default: break
       }
     }
@@ -1860,6 +1864,9 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
     if !self.upto.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.upto, fieldNumber: 4)
     }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1868,6 +1875,7 @@ nonisolated extension Confab_V1_SettingPlaintext: SwiftProtobuf.Message, SwiftPr
     if lhs.field != rhs.field {return false}
     if lhs.value != rhs.value {return false}
     if lhs.upto != rhs.upto {return false}
+    if lhs.name != rhs.name {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
