@@ -69,10 +69,57 @@ import Testing
         try await tmux.waitFor("laptop", timeout: 60, "Alice's conversation with Bob in the chat") { screen in
             screen.contains { $0.contains("You: \(first)") }
         }
+        try await checkDevicesBox(tmux, alice: alice)
         try tmux.type("q", into: "laptop")
         try await tmux.waitFor("laptop", text: "[exited 0]")
         let whoami = try #require(try ConfabBinary.run(data: laptop, ["whoami", "--json"]).json() as? [String: Any])
         #expect(whoami["person"] as? String == alice.key)
         #expect(whoami["id"] as? String != alice.key)
+    }
+
+    /// `D` on the list (the just-linked machine has no conversation open) shows both of
+    /// Alice's machines, one a line: her desktop with the person key, and this one. Only the
+    /// desktop removes, so `r` here says so and removes nothing; Esc closes the box. Then
+    /// `/devices` typed in the conversation shows the same box.
+    private func checkDevicesBox(_ tmux: Tmux, alice: NodeProcess) async throws {
+        try tmux.type("D", into: "laptop")
+        let desktopPrint = alice.key.prefix(16).chunked4
+        let box = try await tmux.waitFor("laptop", "the device box with both machines") { screen in
+            screen.contains { $0.contains(desktopPrint) && $0.contains("person key") }
+                && screen.contains { $0.contains("this device") }
+        }
+        #expect(box.contains { $0.contains("Your devices") }, "\(box)")
+        #expect(box.filter { $0.contains("this device") || $0.contains("person key") }.count == 2, "\(box)")
+        try tmux.type("r", into: "laptop")
+        try await tmux.waitFor("laptop", text: "Only the machine that holds your person key")
+        try tmux.press("Escape", in: "laptop")
+        try await tmux.waitFor("laptop", "the box closed") { screen in
+            !screen.contains { $0.contains("Your devices") } && screen.contains { $0.contains("You: ") }
+        }
+        // The same box from the input bar of the conversation, opened with Enter.
+        try tmux.press("Enter", in: "laptop")
+        try await tmux.waitFor("laptop", text: "Enter send")
+        try tmux.type("/devices", into: "laptop")
+        try tmux.press("Enter", in: "laptop")
+        let typed = try await tmux.waitFor("laptop", "the device box from /devices") { screen in
+            screen.contains { $0.contains(desktopPrint) && $0.contains("person key") }
+        }
+        #expect(typed.contains { $0.contains("this device") }, "\(typed)")
+        try tmux.press("Escape", in: "laptop")
+        try await tmux.waitFor("laptop", "the box closed over the chat") { screen in
+            !screen.contains { $0.contains("Your devices") } && screen.contains { $0.contains("Enter send") }
+        }
+        try tmux.press("Escape", in: "laptop")
+        try await tmux.waitFor("laptop", text: "q quit")
+    }
+}
+
+extension Substring {
+    /// "1e2a137c…" as a fingerprint writes it: "1e2a 137c …".
+    fileprivate var chunked4: String {
+        stride(from: 0, to: count, by: 4).map { offset in
+            let start = index(startIndex, offsetBy: offset)
+            return String(self[start..<(index(start, offsetBy: 4, limitedBy: endIndex) ?? endIndex)])
+        }.joined(separator: " ")
     }
 }

@@ -6,8 +6,8 @@ import Testing
 @testable import ConfabTUI
 
 /// My person's machines in the full-screen chat (Protocol.md §20): `/devices` in the input
-/// bar lists them in the status bar, `/devices remove NAME` asks in a box and only "y"
-/// removes. A device's name was chosen on another machine: it never reaches the terminal raw.
+/// bar lists them in a box, one a line, `/devices remove NAME` asks in a box (even with
+/// --yes) and only "y" removes. A device's name was chosen on another machine: it never reaches the terminal raw.
 @Suite struct ChatStateDeviceTests {
     let one = Fixtures.conversation(1)
     let laptop = Fixtures.node(5)
@@ -16,9 +16,7 @@ import Testing
     func device(
         _ id: NodeID, _ name: String?, lastSeen: Date? = nil, thisDevice: Bool = false, personKey: Bool = false
     ) -> DeviceListing.Device {
-        DeviceListing.Device(
-            id: id, name: name, fingerprint: id.fingerprint, addedAt: personKey ? nil : Fixtures.now,
-            lastSeen: lastSeen, thisDevice: thisDevice, personKey: personKey)
+        Fixtures.device(id, name, lastSeen: lastSeen, thisDevice: thisDevice, personKey: personKey)
     }
 
     func openChat() -> ChatState {
@@ -42,6 +40,9 @@ import Testing
         var state = openChat()
         for (line, command) in [
             ("/devices", DeviceCommand.list), ("/devices remove laptop", .remove("laptop", confirmed: false)),
+            // A typed --yes is for scripts and the plain chat: the full-screen chat asks anyway.
+            ("/devices remove laptop --yes", .remove("laptop", confirmed: false)),
+            ("/devices remove -y laptop", .remove("laptop", confirmed: false)),
         ] {
             _ = state.type(line)
             #expect(state.handle(.enter) == [.typing(one, active: false), .devices(command)], "\(line)")
@@ -54,7 +55,7 @@ import Testing
         #expect(state.handle(.enter) == [.send(one, text: "/devices are great")])
     }
 
-    @Test func theListIsANoticeWithEachMachinesShortFingerprintAndWhereItIs() {
+    @Test func theListIsABoxWithEachMachineOnItsOwnLine() {
         var state = openChat()
         let met = Fixtures.date("2024-03-05T10:00:00Z")
         let listing = DeviceListing(
@@ -64,11 +65,19 @@ import Testing
                 device(phone, "phone", lastSeen: met), device(Fixtures.dave, nil),
             ], removed: nil)
         _ = state.apply(.devices(.listing(listing, online: [laptop])))
-        #expect(
-            state.notice
-                == "Devices: Alice (0101 0101, this device), laptop (0505 0505, online), "
-                + "phone (0606 0606, last seen Mar 5, 2024), \(Fixtures.dave.shortHex) (0404 0404, not met yet) "
-                + "— /devices remove NAME")
+        #expect(Fixtures.devicesPanel(state)?.listing == listing)
+        #expect(state.notice == nil)
+        let frame = Fixtures.render(state)
+        let name = Fixtures.dave.shortHex
+        func pad(_ text: String) -> String { DisplayWidth.pad(text, to: DisplayWidth.of(name)) }
+        for line in [
+            "▸ \(pad("Alice"))  0101 0101 0101 0101  this device · person key",
+            "  \(pad("laptop"))  0505 0505 0505 0505  online",
+            "  \(pad("phone"))  0606 0606 0606 0606  last seen Mar 5, 2024",
+            "  \(name)  0404 0404 0404 0404  not met yet", DevicesOverlay.footerRemoving,
+        ] {
+            #expect(frame.contains(line), "\(line)")
+        }
     }
 
     @Test func aRemovedMachineIsToldFirstAndALinkedOneIsNotOfferedRemoving() {
@@ -79,10 +88,15 @@ import Testing
             removed: DeviceListing.Removal(
                 removedAt: Fixtures.now, message: "This device was removed from Alice's devices.\nSet it up again."))
         _ = state.apply(.devices(.listing(listing, online: [])))
-        #expect(
-            state.notice
-                == "⚠ This device was removed from Alice's devices. Set it up again. Devices: Alice (0202 0202, "
-                + "not met yet), laptop (0101 0101, this device)")
+        let frame = Fixtures.render(state)
+        #expect(frame.contains("⚠ This device was removed from Alice's devices. Set it up again."))
+        #expect(frame.contains(DevicesOverlay.footer))
+        #expect(!frame.contains(DevicesOverlay.footerRemoving))
+        for key in [Key.character("r"), .delete] {
+            #expect(state.handle(key).isEmpty)
+            #expect(Fixtures.devicesPanel(state) != nil)
+            #expect(state.notice == "Only the machine that holds your person key (Alice) removes devices")
+        }
     }
 
     @Test func aDevicesNameCannotDriveTheTerminal() {
@@ -93,11 +107,11 @@ import Testing
             devices: [device(Fixtures.me, "Alice", thisDevice: true, personKey: true), device(laptop, hostile)],
             removed: nil)
         _ = state.apply(.devices(.listing(listing, online: [])))
-        let notice = state.notice ?? ""
-        #expect(notice.contains(TextSanitizer.line(hostile)))
-        #expect(!notice.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+        var frame = Fixtures.render(state)
+        #expect(frame.contains(TextSanitizer.line(hostile)))
+        #expect(!frame.joined.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
         _ = state.apply(.devices(.toRemove(device(laptop, hostile))))
-        let frame = Fixtures.render(state)
+        frame = Fixtures.render(state)
         #expect(frame.contains("Remove \(TextSanitizer.line(hostile)) (0505 0505)?"))
         #expect(!frame.joined.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
         _ = state.apply(.devices(.removed(DeviceRemoved(id: laptop, name: hostile, rekeyed: [], notRekeyed: []))))
@@ -108,7 +122,7 @@ import Testing
         var state = openChat()
         let chosen = device(laptop, "laptop")
         _ = state.apply(.devices(.toRemove(chosen)))
-        guard case .confirmRemoveDevice(let asked) = state.overlay else {
+        guard case .confirmRemoveDevice(let asked, from: nil) = state.overlay else {
             Issue.record("no confirmation")
             return
         }

@@ -128,6 +128,10 @@ extension ChatState {
                 notice = why
                 return stopTyping()
             }
+            // A typed --yes is for the plain chat and scripts: here a box asks anyway.
+            if case .remove(let query, _) = command {
+                return stopTyping() + [.devices(.remove(query, confirmed: false))]
+            }
             return stopTyping() + [.devices(command)]
         }
         if let command = RoomCommand(line: text) {

@@ -30,6 +30,9 @@ extension ChatState {
         case .character("A"):
             showArchived.toggle()
             return [reloadList]
+        case .character("D"):
+            // The list has no input bar for /devices, and a just-linked machine has no chat to open.
+            return [.devices(.list)]
         default: break
         }
         return []

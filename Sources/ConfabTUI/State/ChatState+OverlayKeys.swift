@@ -29,15 +29,22 @@ extension ChatState {
             endSelection()
             notice = "Deleting for everyone…"
             return [.unsend(id, seq: seq)]
-        case .confirmRemoveDevice(let device):
-            overlay = nil
+        case .confirmRemoveDevice(let device, let list):
+            // Asked from the device list, the answer goes back to it.
+            overlay = list.map(Overlay.devices)
             // Only "y" removes, as for a conversation; the full key names exactly the device asked about.
             guard key == .character("y") || key == .character("Y") else {
                 notice = "Not removed"
                 return []
             }
+            overlay = nil
             notice = "Removing \(DeviceText.name(device))…"
-            return [.devices(.remove(device.id.hex, confirmed: true))]
+            // From the list, the list comes back once the removal is done, without the machine.
+            return [.devices(.remove(device.id.hex, confirmed: true))] + (list == nil ? [] : [.devices(.list)])
+        case .devices(var panel):
+            let effects = handleDevicesKey(key, &panel)
+            if case .devices = overlay { overlay = .devices(panel) }
+            return effects
         case .react(var panel):
             let effects = handleReactKey(key, &panel)
             if case .react = overlay { overlay = .react(panel) }

@@ -81,21 +81,17 @@ extension ChatState {
         return effects + settle()
     }
 
-    /// The list in the status bar, the question before a removal, or what a removal did.
+    /// The list in its box, the question before a removal, or what a removal did.
     private mutating func answerDevices(_ answer: DeviceAnswer) {
         switch answer {
         case .listing(let listing, let online):
-            let timestamps = SmartTimestamp(calendar: calendar)
-            var text =
-                "Devices: "
-                + listing.devices.map { DeviceText.line($0, online: online, timestamps: timestamps) }.joined(
-                    separator: ", ")
-            if listing.canRemove, listing.devices.count > 1 { text += " — /devices remove NAME" }
-            // A removed machine is told first: nothing it writes is taken any more.
-            if let removed = listing.removed { text = "⚠ " + TextSanitizer.line(removed.message) + " " + text }
-            notice = text
+            var panel = DevicesPanel(listing: listing, online: online)
+            // A newer reading while the box is open keeps the selection on the same machine.
+            if case .devices(let open) = overlay { panel = open }
+            panel.refresh(listing, online: online, rows: DevicesOverlay.deviceRows(screenHeight: height, panel: panel))
+            overlay = .devices(panel)
         case .toRemove(let device):
-            overlay = .confirmRemoveDevice(device)
+            overlay = .confirmRemoveDevice(device, from: nil)
         case .removed(let outcome):
             notice = DeviceText.removed(outcome)
         }

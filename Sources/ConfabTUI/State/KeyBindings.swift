@@ -36,6 +36,7 @@ enum KeyBindings {
                 Binding(keys: "u", action: "Mark unread / read"),
                 Binding(keys: "d", action: "Delete from this machine (asks first)"),
                 Binding(keys: "A", action: "Show / hide archived conversations"),
+                Binding(keys: "D", action: "Your devices (as /devices in a chat)"),
                 Binding(keys: "?", action: "This help"),
                 Binding(keys: "q", action: "Quit"),
             ]),
@@ -59,8 +60,15 @@ enum KeyBindings {
                 Binding(keys: "/leave", action: "Leave the group or room"),
                 Binding(keys: "/rooms", action: "The rooms joined and those peers are in"),
                 Binding(keys: "/join NAME", action: "Join a room (also: Ctrl+K, title #NAME)"),
-                Binding(keys: "/devices", action: "Your machines (remove NAME: removes one, asks first)"),
+                Binding(keys: "/devices", action: "Your devices; remove NAME removes one (asks first)"),
                 Binding(keys: "Esc", action: "Drop the reply being written, else back to the list"),
+            ]),
+        Section(
+            title: "Your devices (D, /devices)",
+            bindings: [
+                Binding(keys: "↑ / ↓  PgUp / PgDn", action: "Select a machine"),
+                Binding(keys: "r or Delete", action: "Remove it (the person-key machine only; asks first)"),
+                Binding(keys: "Esc or q", action: "Close"),
             ]),
         Section(
             title: "New conversation (Ctrl+K)",

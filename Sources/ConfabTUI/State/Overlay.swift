@@ -12,8 +12,11 @@ enum Overlay: Sendable {
     case confirmDelete(ConversationID)
     /// "Delete this message for everyone? y/N" for my message `seq` in that conversation.
     case confirmUnsend(ConversationID, seq: UInt64)
-    /// "Remove laptop (1e2a 137c)? … y/N" for one of my machines (`/devices remove NAME`).
-    case confirmRemoveDevice(DeviceListing.Device)
+    /// "Remove laptop (1e2a 137c)? … y/N" for one of my machines (`/devices remove NAME`, or
+    /// `r` in the device list, which `from` keeps to go back to).
+    case confirmRemoveDevice(DeviceListing.Device, from: DevicesPanel?)
+    /// My person's machines, one a line (`/devices`, or `D` on the list).
+    case devices(DevicesPanel)
     /// Pick an emoji for (or take one back from) a message.
     case react(ReactPanel)
 }

@@ -24,14 +24,6 @@ enum DeviceText {
         return device.lastSeen.map { "last seen \(timestamps.short($0, now: now))" } ?? "not met yet"
     }
 
-    /// "laptop (1e2a 137c, online)".
-    static func line(
-        _ device: DeviceListing.Device, online: Set<NodeID>, timestamps: SmartTimestamp, now: Date = Date()
-    ) -> String {
-        let state = state(device, online: online, timestamps: timestamps, now: now)
-        return "\(name(device)) (\(shortFingerprint(device.id)), \(state))"
-    }
-
     /// "Removed laptop; 3 conversations rekeyed", and the large groups only their admin rekeys.
     static func removed(_ outcome: DeviceRemoved) -> String {
         let name = TextSanitizer.line(outcome.name)

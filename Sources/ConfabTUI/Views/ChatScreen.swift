@@ -104,7 +104,11 @@ public enum ChatScreen {
     private static func statusBar(_ state: ChatState, width: Int) -> StatusBarView {
         let hints: [String]
         switch state.focus {
-        case .list: hints = ["? help · Ctrl+K new · / search · q quit", "? help · q quit", "? help"]
+        case .list:
+            hints = [
+                "? help · Ctrl+K new · / search · D devices · q quit", "? help · Ctrl+K new · / search · q quit",
+                "? help · q quit", "? help",
+            ]
         case .chat:
             hints = [
                 "Enter send · Alt+Enter new line · Ctrl+E select (reply, react, edit) · Esc list · ^C quit",
@@ -146,11 +150,15 @@ public enum ChatScreen {
                 screenHeight: height
             ).box().draw(on: &frame)
             return nil
-        case .confirmRemoveDevice(let device):
+        case .confirmRemoveDevice(let device, _):
             ConfirmDialog(
                 title: "Remove device", subject: device.fingerprint,
                 question: ConfirmDialog.removeDeviceQuestion(device), screenWidth: width, screenHeight: height
             ).box().draw(on: &frame)
+            return nil
+        case .devices(let panel):
+            DevicesOverlay(panel: panel, screenWidth: width, screenHeight: height, context: context).box().draw(
+                on: &frame)
             return nil
         case .react(let panel):
             let picker = ReactOverlay(panel: panel, screenWidth: width, screenHeight: height).box()
