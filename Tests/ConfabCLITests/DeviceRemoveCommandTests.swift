@@ -17,17 +17,12 @@ import Testing
     let laptopKey: NodeID
 
     init() throws {
-        root = try CLIRunner.temporaryDirectory()
-        alice = CLIRunner(data: root.appendingPathComponent("alice"))
-        aliceKey = try alice.initialize(name: "alice")
-        let laptop = CLIRunner(data: root.appendingPathComponent("laptop"))
-        laptopKey = try #require(NodeID(hex: try laptop.initialize(name: "laptop")))
+        let fixture = try DeviceCommandFixture()
+        (root, alice, aliceKey, laptopKey) = (fixture.root, fixture.alice, fixture.aliceKey, fixture.laptopKey)
         _ = try Self.store(alice).addMyDevice(laptopKey, name: "laptop")
     }
 
-    static func store(_ runner: CLIRunner) throws -> ConfabStore {
-        try Profile.open(DataDirectory(url: runner.data)).store
-    }
+    static func store(_ runner: CLIRunner) throws -> ConfabStore { try DeviceCommandFixture.store(runner) }
 
     func listed() throws -> [NodeID] {
         try Self.store(alice).deviceList(of: try #require(NodeID(hex: aliceKey))).listed.map(\.key)

@@ -10,24 +10,11 @@ import Testing
     typealias Linked = LinkedDeviceNodeTests
 
     @Test func bobsPeersShowTheNewNamesWhileAlicesNodeRuns() async throws {
-        let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
-        let (alice, bob) = (nodes[0], nodes[1])
-        let laptop = NodeProcess(linking: "laptop", root: root)
-        defer {
-            try? laptop.stop()
-            for node in nodes { try? node.stop() }
-        }
+        let nodes = try DeviceNodeFixture()
+        let (alice, bob, laptop) = (nodes.alice, nodes.bob, nodes.laptop)
+        defer { nodes.stop() }
         do {
-            try alice.start(discovery: false, extra: ["--no-web"])
-            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
-            try await waitUntil(timeout: 30, "Alice and Bob to meet") {
-                try alice.onlinePeers() == ["Bob"] && bob.onlinePeers() == ["Alice"]
-            }
-            #expect(try bob.cli(["send", "Alice", "hello from Bob"]).status == 0)
-            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message") {
-                try alice.texts(with: "Bob") == ["hello from Bob"]
-            }
+            try await nodes.meet()
             let bobMark = bob.logMark()
             _ = try await Linked.link(laptop, to: alice, name: "laptop")
             try await bob.waitForLog("device list of \(alice.key.prefix(8))", "now 1 entries", after: bobMark)

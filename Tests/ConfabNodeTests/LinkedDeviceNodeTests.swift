@@ -62,25 +62,12 @@ import Testing
     }
 
     @Test func aLinkedLaptopReadsAndWritesAsItsPersonWithBobAndAlicesDesktop() async throws {
-        let root = try temporaryRoot()
-        let nodes = try NodeProcess.acquainted(["Alice", "Bob"], root: root)
-        let (alice, bob) = (nodes[0], nodes[1])
-        let laptop = NodeProcess(linking: "laptop", root: root)
-        defer {
-            try? laptop.stop()
-            for node in nodes { try? node.stop() }
-        }
+        let nodes = try DeviceNodeFixture()
+        let (alice, bob, laptop) = (nodes.alice, nodes.bob, nodes.laptop)
+        defer { nodes.stop() }
         // A wait that times out says what each node logged.
         do {
-            try alice.start(discovery: false, extra: ["--no-web"])
-            try bob.start(discovery: false, extra: ["--no-web", "--peer", alice.peerAddress])
-            try await waitUntil(timeout: 30, "Alice and Bob to meet") {
-                try alice.onlinePeers() == ["Bob"] && bob.onlinePeers() == ["Alice"]
-            }
-            #expect(try bob.cli(["send", "Alice", "hello from Bob"]).status == 0)
-            try await waitUntil(timeout: 30, "Alice's desktop to have Bob's message") {
-                try alice.texts(with: "Bob") == ["hello from Bob"]
-            }
+            try await nodes.meet()
 
             // Alice links the laptop while her desktop node runs.
             let laptopKey = try await Self.link(laptop, to: alice, name: "laptop")

@@ -12,12 +12,7 @@ import Testing
 @Suite struct DeviceRemovalSyncTests {
     @Test func theListAndTheRekeysReachBobAndTheLaptopLearnsItWasRemoved() throws {
         let (harness, alice, bob, _) = try SyncHarness.trio()
-        let laptop = try SyncHarness.Node(name: "laptop", seed: 0x1A)
-        harness.add(laptop)
-        _ = try alice.store.addMyDevice(laptop.id, name: "laptop")
-        try laptop.store.takeLink(
-            person: alice.id, list: alice.store.deviceList(of: alice.id).entries.map(DeviceEntryCodec.encode),
-            displayName: "Alice", keys: [])
+        let laptop = try harness.linkedLaptop(of: alice)
         // Bob holds Alice's list first, so he seals her key to E, which the laptop opens.
         harness.connect(alice, bob)
         try harness.run()

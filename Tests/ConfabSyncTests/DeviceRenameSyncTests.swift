@@ -14,12 +14,7 @@ import Testing
 @Suite struct DeviceRenameSyncTests {
     @Test func aRenameWrittenElsewhereReachesBobsPeersAndTheLaptop() throws {
         let (harness, alice, bob, _) = try SyncHarness.trio()
-        let laptop = try SyncHarness.Node(name: "laptop", seed: 0x1A)
-        harness.add(laptop)
-        _ = try alice.store.addMyDevice(laptop.id, name: "laptop")
-        try laptop.store.takeLink(
-            person: alice.id, list: alice.store.deviceList(of: alice.id).entries.map(DeviceEntryCodec.encode),
-            displayName: "Alice", keys: [])
+        let laptop = try harness.linkedLaptop(of: alice)
         try bob.store.savePeer(alice.id, name: "Alice")
         let (id, _) = try bob.store.createConversation(with: [alice.id], firstMessage: "hi")
         harness.connect(alice, bob)

@@ -68,13 +68,10 @@ extension ConfabStore {
     /// Adds `device` to this node's own list (starting it, with a fresh encryption key, when
     /// there is none), named `name` as §8.1 stores names.
     public func addMyDevice(_ device: NodeID, name: String, now: Date = Date()) throws -> DeviceEntry {
-        try write { db in
-            let held = try heldDeviceList(of: me, db: db)
-            let entry = try DeviceListWriter.add(
+        try writeMyDeviceEntry { held in
+            try DeviceListWriter.add(
                 device, name: DisplayName.cleaned(name), to: held, person: identity,
                 timestamp: now.millisecondsSince1970)
-            try insertDeviceEntries([entry], db: db)
-            return entry
         }
     }
 
@@ -82,11 +79,18 @@ extension ConfabStore {
     /// `name` in this node's own list, cleaned as §8.1 stores names. The device set and the
     /// encryption key stay.
     public func renameMyDevice(_ device: NodeID, name: String, now: Date = Date()) throws -> DeviceEntry {
-        try write { db in
-            let held = try heldDeviceList(of: me, db: db)
-            let entry = try DeviceListWriter.rename(
+        try writeMyDeviceEntry { held in
+            try DeviceListWriter.rename(
                 device, name: DisplayName.cleaned(name), in: held, person: identity,
                 timestamp: now.millisecondsSince1970)
+        }
+    }
+
+    /// The entry `make` writes on this node's own list as held, stored in the same
+    /// transaction that read it, so no other entry comes between.
+    private func writeMyDeviceEntry(_ make: (DeviceList) throws -> DeviceEntry) throws -> DeviceEntry {
+        try write { db in
+            let entry = try make(try heldDeviceList(of: me, db: db))
             try insertDeviceEntries([entry], db: db)
             return entry
         }
