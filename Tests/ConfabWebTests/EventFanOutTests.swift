@@ -19,7 +19,7 @@ import Testing
         options.logger = WebRoutesTests.Fixture.quiet
         let local = try Profile.initialize(directory, name: "Alice")
         let node = try Node(options: options, local: local)
-        return (node, EventFanOut(messenger: LocalMessenger(local: local, node: node)))
+        return (node, EventFanOut(messenger: LocalMessenger(local: local, node: node), linkOffers: WebLinkOffers()))
     }
 
     @Test func eachTabGetsItsOwnEventsInOrderAndTabsComeAndGo() async throws {

@@ -29,6 +29,8 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         /// How much of one of my files (`conversation`, `seq`) a recipient's node (`by`) holds
         /// (`held` bytes; `complete` once whole), as that node said itself.
         case filePeer = "file_peer"
+        /// This node's link offer moved on (`link`: its id, state, and the words or why not).
+        case link
     }
 
     public let event: Kind
@@ -47,6 +49,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var by: NodeID?
     public var held: UInt64?
     public var complete: Bool?
+    public var link: LinkProgress?
 
     public init(_ event: NodeEvent) {
         switch event {
@@ -98,6 +101,9 @@ public struct ControlEvent: Codable, Sendable, Equatable {
             self.by = peer
             self.held = held
             self.complete = complete
+        case .link(let progress):
+            self.event = .link
+            self.link = progress
         }
     }
 
@@ -156,6 +162,7 @@ public struct ControlEvent: Codable, Sendable, Equatable {
         case .filePeer:
             guard let conversation, let seq, let by, let held else { return nil }
             return .filePeer(conversation: conversation, seq: seq, peer: by, held: held, complete: complete ?? false)
+        case .link: return link.map { .link($0) }
         }
     }
 }
@@ -172,7 +179,7 @@ extension NodeEvent {
         case .typing(let typing): typing.conversation == conversation
         case .file(let file): file.conversationID == conversation
         case .filePeer(let id, _, _, _, _): id == conversation
-        case .peerOnline, .peerOffline: true
+        case .peerOnline, .peerOffline, .link: true
         }
     }
 }

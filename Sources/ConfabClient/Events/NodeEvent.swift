@@ -28,4 +28,6 @@ public enum NodeEvent: Sendable, Equatable {
     /// How much of a file of mine (the file message at `seq`) a recipient's own node holds,
     /// as it told this node in a session; `complete` once it holds it whole.
     case filePeer(conversation: ConversationID, seq: UInt64, peer: NodeID, held: UInt64, complete: Bool)
+    /// This node's link offer moved on: the words to compare, linked, or failed.
+    case link(LinkProgress)
 }

@@ -48,6 +48,10 @@ public protocol Messenger: Sendable {
     /// Only on the machine that holds the person key; peers hear of it at once while a node
     /// runs (Protocol.md §20.13).
     func perform(_ operation: Operations.RemoveDevice) async throws -> DeviceRemoved
+    /// Only on the machine that holds the person key, with a node running (Protocol.md §20.10).
+    func perform(_ operation: Operations.OfferLink) async throws -> LinkOfferStarted
+    func perform(_ operation: Operations.ConfirmLink) async throws -> ControlEmpty
+    func perform(_ operation: Operations.CancelLink) async throws -> ControlEmpty
 
     // Reads (`ReadOperation`): the store's answer, whether or not a node runs.
     func perform(_ operation: Operations.Conversations) async throws -> [ConversationSummary]

@@ -21,6 +21,12 @@ public protocol RunningNode: Sendable {
     /// My person's device list grew here (a device removed): peers get it now, then my
     /// entries just written in `conversations` (the removal's rekeys).
     func ownDeviceListChanged(wrote conversations: Set<ConversationID>) async throws
+    /// Opens this node's one link offer (Protocol.md §20.10); its progress goes to watchers.
+    func offerLink() async throws -> LinkOfferStarted
+    /// This person's answer to the words of the offer `id` (nil: the one running).
+    func confirmLink(_ id: String?, yes: Bool) async throws
+    /// Ends the offer `id` (nil: the one running), if it still runs.
+    func cancelLink(_ id: String?) async throws
     /// My person's name changed: sessions reopen so that peers hear it in a new `Hello`.
     func renamed() async throws
     /// `confab doctor` with the options this node runs with.

@@ -67,6 +67,9 @@ public enum OperationMethod: String, CaseIterable, Sendable {
     case doctor
     case devices
     case removeDevice = "remove_device"
+    case linkOffer = "link_offer"
+    case linkConfirm = "link_confirm"
+    case linkCancel = "link_cancel"
 
     /// The operation this method names: the one place where a name meets its type.
     public var operation: any ConfabOperation.Type {
@@ -109,6 +112,9 @@ public enum OperationMethod: String, CaseIterable, Sendable {
         case .doctor: Operations.Doctor.self
         case .devices: Operations.Devices.self
         case .removeDevice: Operations.RemoveDevice.self
+        case .linkOffer: Operations.OfferLink.self
+        case .linkConfirm: Operations.ConfirmLink.self
+        case .linkCancel: Operations.CancelLink.self
         }
     }
 }

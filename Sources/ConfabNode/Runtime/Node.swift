@@ -38,6 +38,8 @@ public actor Node {
     nonisolated let hub = EventHub()
     nonisolated let blockList = BlockList()
     nonisolated let incompatiblePeers = IncompatiblePeers()
+    /// The link offer a front end opened (`link_offer`), at most one.
+    nonisolated let frontEndLinkOffer = FrontEndLinkOffer()
     let lock: NodeLock
     private let inbox: AsyncStream<NodeInput>
     let inboxContinuation: AsyncStream<NodeInput>.Continuation

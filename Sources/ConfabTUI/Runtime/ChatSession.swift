@@ -258,6 +258,9 @@ public final class ChatSession {
         case .filePeer(let conversation, let seq, let peer, let held, let complete):
             try await perform(
                 state.apply(.filePeer(conversation, seq: seq, peer: peer, held: held, complete: complete)))
+        case .link:
+            // A link offer the web app opened: the full-screen chat makes none of its own.
+            break
         }
     }
 

@@ -67,7 +67,7 @@ extension PlainChat {
                 (try? await messenger.message(MessageRef(author: local.me, seq: seq), in: conversation))??.text
                 ?? "your file"
             write("  📎 \(TextSanitizer.line(name)) has \(TextSanitizer.line(file))")
-        case .changed, .file, .filePeer:
+        case .changed, .file, .filePeer, .link:
             break
         case .typing:
             // Plain lines are read by screen readers and kept in logs: "is typing…" every

@@ -33,14 +33,16 @@ actor EventFanOut {
     }
 
     private let messenger: LocalMessenger
+    private let linkOffers: WebLinkOffers
     private var tabs: [ObjectIdentifier: Tab] = [:]
     private var upstream: Task<Void, Never>?
     /// Which subscription to the node is the current one: a cancelled one that ends late
     /// must not end the tabs of the next.
     private var generation = 0
 
-    init(messenger: LocalMessenger) {
+    init(messenger: LocalMessenger, linkOffers: WebLinkOffers) {
         self.messenger = messenger
+        self.linkOffers = linkOffers
     }
 
     /// A tab's queue, subscribed before this returns: what the node emits from now on is in it.
@@ -64,13 +66,14 @@ actor EventFanOut {
         return tab
     }
 
-    func unsubscribe(_ tab: Tab) {
+    func unsubscribe(_ tab: Tab) async {
         tabs[ObjectIdentifier(tab)] = nil
         tab.continuation.finish()
-        // No tab left: the node keeps no watcher for the web app.
+        // No tab left: the node keeps no watcher for the web app, nor an offer nobody sees.
         if tabs.isEmpty {
             upstream?.cancel()
             upstream = nil
+            await linkOffers.cancelAll(with: messenger)
         }
     }
 

@@ -11,6 +11,7 @@ struct OperationRoutes<Context: RequestContext>: Sendable {
     static var maxBodyBytes: Int { ControlServer.maxLineBytes }
 
     let messenger: LocalMessenger
+    let linkOffers: WebLinkOffers
 
     func add(to router: Router<Context>) {
         router.post("/api/v1/:method") { request, context in
@@ -47,6 +48,8 @@ struct OperationRoutes<Context: RequestContext>: Sendable {
     }
 
     private func perform<Operation: ConfabOperation>(_ operation: Operation) async throws -> Response {
-        OperationAnswer.success(try await operation.perform(on: messenger))
+        let answer = try await operation.perform(on: messenger)
+        if let offer = answer as? LinkOfferStarted { linkOffers.opened(offer.id) }
+        return OperationAnswer.success(answer)
     }
 }

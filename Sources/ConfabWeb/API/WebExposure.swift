@@ -12,7 +12,7 @@ extension OperationMethod {
         case .status, .peers, .send, .acceptFile, .create, .edit, .unsend, .react, .changeMembers, .leave,
             .markRead, .setFlag, .delete, .setTrust, .typing, .resync, .conversations, .conversation, .history,
             .message, .lastOwnMessage, .search, .members, .files, .knownPeers, .typingSetting, .join, .rooms,
-            .safetyNumber, .addPeer, .setName, .doctor, .devices, .removeDevice:
+            .safetyNumber, .addPeer, .setName, .doctor, .devices, .removeDevice, .linkOffer, .linkConfirm, .linkCancel:
             true
         }
     }

@@ -158,6 +158,16 @@ extension HumanOutput {
             return "\(peerName(event)) went offline"
         case .changed:
             return "\(Style.dim(event.conversation?.shortHex ?? "*"))  changed"
+        case .link:
+            guard let link = event.link else { return "link" }
+            let device = "\(TextSanitizer.line(link.name ?? "?")) (\(link.device?.shortHex ?? "?"))"
+            switch link.state {
+            case .words:
+                return "link offer \(link.id): \(device) asks to be linked; words: "
+                    + TextSanitizer.line((link.words ?? []).joined(separator: " "))
+            case .linked: return "link offer \(link.id): linked \(device)"
+            case .failed: return "link offer \(link.id): \(TextSanitizer.line(link.message ?? "nothing was linked"))"
+            }
         case .typing:
             let who = TextSanitizer.line(event.authorName ?? event.author?.shortHex ?? "?")
             return "\(Style.dim(event.conversation?.shortHex ?? ""))  \(who) "

@@ -1,6 +1,7 @@
 import ConfabClient
 import ConfabCrypto
 import ConfabModel
+import ConfabStore
 import Foundation
 import Testing
 
@@ -57,7 +58,9 @@ import Testing
             Operations.TypingSetting(false), Operations.Join(RoomName(exactly: "general")!), Operations.Rooms(),
             Operations.SafetyNumberWith(peer.id), Operations.AddPeer(realKey, name: "Bob from accounts"),
             Operations.SetName("Robert"), Operations.Doctor(), Operations.Doctor(seconds: 1.5),
-            Operations.Devices(), Operations.RemoveDevice(peer.id),
+            Operations.Devices(), Operations.RemoveDevice(peer.id), Operations.OfferLink(),
+            Operations.ConfirmLink(id: "00ff00ff00ff00ff", yes: true), Operations.ConfirmLink(yes: false),
+            Operations.CancelLink(id: "00ff00ff00ff00ff"), Operations.CancelLink(),
         ] as [any ConfabOperation]).map { ControlRequest.operation($0) } + [.watch(nil), .watch(conversation)]
 
     @Test func everyMethodIsCoveredAndNamesItsOwnType() {
@@ -229,6 +232,34 @@ import Testing
                 #"{"id":"\#(Self.peer.id.hex)","name":"bob","online":false,"connected":false,"lastSeen":"2023-11-14T22:13:20Z","role":"person"}"#
                     .utf8))
         #expect(whole.lastSeen == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    /// A web page draws the link dialog from these alone; the longest name and words a link
+    /// allows still make an event of under 1 KB, as every event the web app gets.
+    @Test func linkEventsComeBackWithTheirFieldsAndStayUnderAKilobyte() throws {
+        let name = String(repeating: "é", count: Limits.maxNameBytes / 2)
+        let words = ["abandon", "ability", "absolute", "academic", "accident"]
+        for progress in [
+            LinkProgress(id: "00ff00ff00ff00ff", state: .words, name: name, device: Self.peer.id, words: words),
+            LinkProgress(id: "00ff00ff00ff00ff", state: .linked, name: name, device: Self.peer.id),
+            LinkProgress(
+                id: "00ff00ff00ff00ff", state: .failed,
+                message: "the other machine refused (\(String(repeating: "x", count: 200))): nothing was linked"),
+        ] {
+            let line = try JSONOutput.line(ControlEvent(.link(progress)))
+            #expect(line.utf8.count < 1024)
+            let wire = try JSONOutput.decoder().decode(ControlEvent.self, from: Data(line.utf8))
+            #expect(wire.event == .link && wire.link == progress)
+            let store = try ConfabStore.inMemory(identity: .generate())
+            #expect(wire.nodeEvent(store: store) == .link(progress))
+        }
+        let line = try JSONOutput.line(
+            ControlEvent(
+                .link(LinkProgress(id: "ab", state: .words, name: "laptop", device: Self.peer.id, words: ["a", "b"]))))
+        #expect(
+            line
+                == #"{"event":"link","link":{"device":"\#(Self.peer.id.hex)","id":"ab","name":"laptop","state":"words","words":["a","b"]}}"#
+        )
     }
 
     @Test func typingTravelsAsAConversationAndABoolean() throws {
