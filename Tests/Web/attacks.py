@@ -104,6 +104,23 @@ check("the app's own origin changes it", status == 200 and typing_setting() == (
 request("POST", "/api/v1/typing_setting", {"Content-Type": "application/json", "Origin": OWN, "Cookie": SIGNED_IN},
         json.dumps({"value": before}))
 
+# A page elsewhere opening a link offer, to link its own machine as this person's: refused
+# as a form and as a fetch. One offer runs at a time, so the app's own request opening one
+# afterwards proves the refused ones opened none.
+status, _ = request("POST", "/api/v1/link_offer", form, "")
+check("a cross-site form post cannot open a link offer", status == 403, status)
+status, _ = request("POST", "/api/v1/link_offer",
+                    {"Content-Type": "application/json", "Origin": "http://evil.example", "Cookie": SIGNED_IN}, "{}")
+check("a cross-site fetch cannot open a link offer", status == 403, status)
+own = {"Content-Type": "application/json", "Origin": OWN, "Cookie": SIGNED_IN}
+status, body = request("POST", "/api/v1/link_offer", own, "{}")
+offer = (json.loads(body).get("result") or {}) if status == 200 else {}
+check("the app's own origin opens one, so the refused requests opened none", status == 200 and offer.get("code"),
+      (status, body[:200]))
+if offer:
+    status, body = request("POST", "/api/v1/link_cancel", own, json.dumps({"id": offer["id"]}))
+    check("and cancels it", status == 200, (status, body[:200]))
+
 # Cross-site WebSocket hijacking: a page elsewhere opening the event stream.
 check("a WebSocket from another origin is refused",
       " 101 " not in websocket({"Origin": "http://evil.example", "Cookie": SIGNED_IN}))

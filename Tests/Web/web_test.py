@@ -1016,6 +1016,105 @@ def hostile_device_name():
         shutil.rmtree(os.path.dirname(data), ignore_errors=True)
 
 
+def looks(person, label):
+    """Screenshots of what `person`'s page shows now, light and dark, wide and narrow (390 px),
+    for a person to look at (kept in the artifacts, never compared)."""
+    try:
+        for scheme in ("light", "dark"):
+            person.cdp("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            for width in (1100, 390):
+                person.browser.set_window_size(width, 760)
+                time.sleep(0.3)
+                person.browser.save_screenshot(str(ARTIFACTS / f"look-{label}-{scheme}-{width}.png"))
+    finally:
+        person.cdp("Emulation.setEmulatedMedia", {"features": []})
+        person.browser.set_window_size(1100, 760)
+
+
+def link_dialog(person):
+    """Link a new machine in the open Your devices: the offer's code and where it listens, once shown."""
+    person.dialog_button("Link a new machine")
+    code = wait_until("the offer's code", lambda: [e.text for e in person.find("dialog.link[open] .link-code")])[0]
+    command = wait_until("the command", lambda: [e.text for e in person.find("dialog.link[open] code")])[0]
+    peer = re.fullmatch(rf"confab init --link {code} --peer (\S+)", command).group(1)
+    return code, peer
+
+
+def link_text(person):
+    return " ".join(settled(lambda: [e.text for e in person.find("dialog.link[open] .dialog-body > *")]))
+
+
+@step("Link a new machine in Alice's web app: the code and its QR code in the dialog, the same words on the "
+      "laptop's `init --link`, Yes on both links it; a No in the dialog links nothing; closing the dialog ends the offer")
+def web_link():
+    hostile = "<img src=y onerror=alert(2)>"
+    root = tempfile.mkdtemp(prefix="confab-web-weblink-")
+    join = None
+    try:
+        open_devices(alice)
+        before = [d[0] for d in devices_shown(alice)]
+        looks(alice, "devices")
+        code, peer = link_dialog(alice)
+        assert re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", code), code
+        check("a QR code of the command", lambda: len(alice.find("dialog.link[open] svg.qr path")) == 1)
+        check("how long it stays valid", lambda: re.search(r"Valid for [45]:\d\d", link_text(alice)))
+        looks(alice, "link-code")
+
+        data = os.path.join(root, "laptop")
+        join = Interactive(args.laptop, data, "init", "--link", code, "--peer", peer, "--name", hostile)
+        join.wait_for("[y/N]")
+        words = re.search(r"Words: ([a-z ]+)\n", join.output).group(1)
+        shown = wait_until("the words in the dialog", lambda: [e.text for e in alice.find("dialog.link[open] .link-words")])[0]
+        assert shown == words, f"the dialog shows {shown!r}, the laptop {words!r}"
+        check("the name it asks for, as text", lambda: f"“{hostile}”" in link_text(alice))
+        looks(alice, "link-words")
+        alice.dialog_button("Yes, they match")
+        join.answer("y")
+        join.finish()
+        wait_until("linked, in the dialog", lambda: f"Linked {hostile}" in link_text(alice))
+        # The list under the dialog read again by itself.
+        wait_until("the laptop in the list", lambda: [d[0] for d in devices_shown(alice)] == before + [hostile])
+        check("no image made from its name", lambda: not alice.find('img[src="y"]'))
+        close_dialogs(alice)
+        open_devices(alice)
+
+        # A No in the dialog, after the words (the path to a link worked): the laptop hears the
+        # refusal and writes nothing, and the list is as it was.
+        listed = [d[0] for d in devices_shown(alice)]
+        code, peer = link_dialog(alice)
+        data = os.path.join(root, "refused")
+        join = Interactive(args.laptop, data, "init", "--link", code, "--peer", peer, "--name", "refused")
+        join.wait_for("[y/N]")
+        wait_until("the words in the dialog", lambda: alice.find("dialog.link[open] .link-words"))
+        alice.dialog_button("No")
+        code_back = join.process.wait(timeout=WAIT)
+        assert code_back != 0 and "refused" in join.output and "nothing was linked" in join.output, join.output
+        wait_until("the dialog says nothing was linked",
+                   lambda: "You answered no: nothing was linked" in link_text(alice))
+        assert not os.path.exists(data), "the refused laptop wrote its data directory"
+        check("nobody added", lambda: [d[0] for d in devices_shown(alice)] == listed)
+
+        # Closing the dialog ends the offer on the node: a new one opens at once (one at a
+        # time), and the closed one's code reaches nothing.
+        close_dialogs(alice)
+        open_devices(alice)
+        code, peer = link_dialog(alice)
+        close_dialogs(alice)
+        open_devices(alice)
+        again, _ = link_dialog(alice)
+        assert again != code
+        gone = alice.run(args.confab, "--data", os.path.join(root, "late"), "init", "--link", code, "--peer", peer,
+                         capture_output=True, text=True)
+        assert gone.returncode != 0 and "cannot reach the offer" in gone.stderr + gone.stdout, gone.stdout + gone.stderr
+        assert not os.path.exists(os.path.join(root, "late"))
+        close_dialogs(alice)
+    finally:
+        if join:
+            join.stop()
+        close_dialogs(alice)
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @step("a new machine's first run links it to Alice's devices: her offer's code and address, the words the offer "
       "shows, Yes on both, then her conversation")
 def first_run_link():
@@ -1044,10 +1143,12 @@ def first_run_link():
         laptop.start_browser(port=9516)
         laptop.browser.get(laptop.login_link())
         field = wait_until("the code field", lambda: laptop.find("form.welcome input#code"))[0]
+        looks(laptop, "first-run-link")
         field.send_keys(code.lower())
         laptop.find("form.welcome input#address")[0].send_keys(f"127.0.0.1:{port}")
         laptop.press("Link", lambda: laptop.find_xpath('//button[normalize-space()="Link"]'))
         words = wait_until("the words", lambda: laptop.find(".link-words"))[0].text.strip()
+        looks(laptop, "first-run-words")
         # Its question "[y/N] " ends no line: the words line before it is read.
         wait_until("the offer's words", lambda: any(line.startswith("Words: ") for line in printed))
         offered = next(line[len("Words: "):].strip() for line in printed if line.startswith("Words: "))

@@ -20,7 +20,7 @@ function signOut() {
 }
 
 /** Runs one control operation (Protocol.md §13) and returns its `result`. */
-export async function api(method, params = {}, { timeout = 0 } = {}) {
+export async function api(method, params = {}, { timeout = 0, keepalive = false } = {}) {
   if (signedOut) throw new ApiError('Signed out', 401);
   let res;
   try {
@@ -30,6 +30,7 @@ export async function api(method, params = {}, { timeout = 0 } = {}) {
       body: JSON.stringify(params),
       credentials: 'same-origin',
       cache: 'no-store',
+      keepalive,
       signal: timeout ? AbortSignal.timeout(timeout) : undefined,
     });
   } catch {

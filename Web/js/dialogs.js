@@ -1,6 +1,6 @@
 // Modal dialogs: the modal itself, confirmations and a new conversation.
 import { api } from './api.js';
-import { h, toast } from './dom.js';
+import { h, toast, errorLine } from './dom.js';
 import { avatar, lastSeen } from './format.js';
 import { summaryFrom } from './model.js';
 import { state, isOnline, loadConversations, loadPresence } from './state.js';
@@ -40,8 +40,6 @@ export function confirmDialog(text, action = 'Delete', title = 'Are you sure?') 
     dlg.querySelector('.dialog-actions button').focus();
   });
 }
-
-const errorLine = () => h('p', { class: 'form-error', role: 'alert' });
 
 export function presenceText(id, fallbackSeen) {
   if (isOnline(id)) return 'online';

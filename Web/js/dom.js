@@ -38,6 +38,9 @@ export function replaceKeepingFocus(oldNode, newNode) {
   }
 }
 
+/** A line that says what went wrong, announced as it appears. */
+export const errorLine = (...text) => h('p', { class: 'form-error', role: 'alert' }, text);
+
 let toastBox;
 /** A short message that goes away by itself; errors are announced. */
 export function toast(text, kind = 'error') {

@@ -120,6 +120,9 @@ function onEvent(ev) {
       if (ev.peer) { state.presence.set(ev.peer.id, ev.peer); emit('presence'); }
       refreshStatusSoon();
       break;
+    case 'link':
+      emit('link', ev.link);
+      break;
     default:
       break;   // events added later: nothing to draw yet
   }

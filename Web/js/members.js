@@ -1,7 +1,7 @@
 // A conversation's members: who is in it, who was; adding people, removing them (the admin
 // only) and leaving.
 import { api } from './api.js';
-import { h, add, toast } from './dom.js';
+import { h, add, toast, errorLine } from './dom.js';
 import { avatar } from './format.js';
 import { convName, isGroup } from './model.js';
 import { state, isOnline, loadSummary } from './state.js';
@@ -70,7 +70,7 @@ export async function membersDialog(conversationId, { changed = () => {}, left =
     try {
       peers = await knownPeers();
     } catch (e) {
-      return h('p', { class: 'form-error', role: 'alert' }, `Could not read the known peers: ${e.message}`);
+      return errorLine(`Could not read the known peers: ${e.message}`);
     }
     const inside = new Set(list.members.map((m) => m.id));
     const candidates = peers.filter((p) => !inside.has(p.id) && !me(p.id));
@@ -82,7 +82,7 @@ export async function membersDialog(conversationId, { changed = () => {}, left =
     const withHistory = h('input', {
       type: 'checkbox', id: 'add-history', checked: history, onchange: (e) => { history = e.target.checked; },
     });
-    const error = h('p', { class: 'form-error', role: 'alert' });
+    const error = errorLine();
     const submit = h('button', { type: 'submit', class: 'primary' }, 'Add');
     const form = h('form', { class: 'add-people', novalidate: true },
       h('fieldset', null, h('legend', null, 'People to add'),

@@ -1,6 +1,6 @@
 // The People dialog: known peers, their presence and trust; verify with the safety number, block.
 import { api } from './api.js';
-import { h, toast } from './dom.js';
+import { h, toast, errorLine } from './dom.js';
 import { avatar, fingerprint } from './format.js';
 import { summaryFrom } from './model.js';
 import { state, isOnline, emit } from './state.js';
@@ -14,7 +14,7 @@ export async function peopleDialog(open) {
     try {
       peers = await knownPeers();
     } catch (e) {
-      body.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Could not read the known peers: ${e.message}`));
+      body.replaceChildren(errorLine(`Could not read the known peers: ${e.message}`));
       return;
     }
     if (!peers.length) {
@@ -86,7 +86,7 @@ async function openPeer(open, peerId) {
 function addByKey(added) {
   const key = h('input', { type: 'text', id: 'add-key', autocomplete: 'off', spellcheck: 'false', placeholder: '64 hex characters' });
   const name = h('input', { type: 'text', id: 'add-name', autocomplete: 'off', maxlength: '64' });
-  const error = h('p', { class: 'form-error', role: 'alert' });
+  const error = errorLine();
   const add = h('button', { type: 'submit' }, 'Add');
   const form = h('form', { class: 'add-by-key', novalidate: true },
     h('h3', null, 'Add by key'),
@@ -138,7 +138,7 @@ function networkCheck() {
             f.advice.length ? h('ul', { class: 'advice' }, f.advice.map((a) => h('li', null, a))) : null)))),
         h('p', { class: 'hint' }, `Network tag ${r.networkTag} · checked in ${r.elapsed.toFixed(1)} s`));
     } catch (e) {
-      out.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, `Could not check: ${e.message}`));
+      out.replaceChildren(errorLine(`Could not check: ${e.message}`));
     } finally {
       run.disabled = false;
     }

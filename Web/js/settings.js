@@ -1,6 +1,6 @@
 // Settings: typing, notifications, this computer's name and key, and your devices.
 import { api } from './api.js';
-import { h, toast } from './dom.js';
+import { h, toast, errorLine } from './dom.js';
 import { fingerprint } from './format.js';
 import { state, emit } from './state.js';
 import { modal } from './dialogs.js';
@@ -48,7 +48,7 @@ export async function settingsDialog() {
 function whoami() {
   const name = h('input', { type: 'text', id: 'set-name', value: state.me.name, maxlength: '64', autocomplete: 'off' });
   const save = h('button', { type: 'submit' }, 'Save');
-  const note = h('p', { class: 'form-error', role: 'alert' });
+  const note = errorLine();
   const form = h('form', { class: 'whoami', novalidate: true },
     h('h3', null, 'This computer'),
     h('label', { for: 'set-name' }, 'Display name'),
