@@ -64,7 +64,8 @@ public struct LinkJoin: Sendable {
             throw LinkFailure(
                 .unreachable,
                 "no offer with this code was heard on the LAN within \(timeout.components.seconds) s. "
-                    + "Is \"confab devices link\" running there, with the same code? Beacons (UDP port "
+                    + "Is \"confab devices link\" (or the web app's Link a new machine) running there, with the "
+                    + "same code? Beacons (UDP port "
                     + "\(discovery.port)) may be blocked by a firewall or not cross to another subnet: "
                     + "\"confab doctor\" checks both. Or give the address it prints (HOST:PORT)")
         }
@@ -90,8 +91,9 @@ public struct LinkJoin: Sendable {
             case .unreachable(let why):
                 throw LinkFailure(
                     .unreachable,
-                    "cannot reach the offer at \(host):\(port) (\(why)). Is \"confab devices link\" still "
-                        + "running there, and is its TCP port reachable from here (a firewall, another subnet)? "
+                    "cannot reach the offer at \(host):\(port) (\(why)). Is \"confab devices link\" (or the "
+                        + "web app's Link a new machine) still open there, and is its TCP port reachable from here "
+                        + "(a firewall, another subnet)? "
                         + "\"confab doctor\" checks both. Check the address (HOST:PORT) it prints")
             case .handshakeFailed:
                 throw LinkFailure(

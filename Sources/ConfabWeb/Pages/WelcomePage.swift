@@ -26,7 +26,8 @@ enum WelcomePage {
             <form class="welcome link" method="post" action="/welcome/link">
             <h2>Link to your other machine</h2>
             <p class="hint">Using Confab on another machine already? Run <code>confab devices link</code> \
-            there and type the code it shows: this computer becomes one of your devices.</p>
+            there, or press Link a new machine in its web app (Settings, Your devices), and type the code \
+            it shows: this computer becomes one of your devices.</p>
             <label for="code">Link code</label>
             <input id="code" name="code" type="text" maxlength="32" autocomplete="off" spellcheck="false" \
             placeholder="ABCDE-FGHJK" value="\(StaticPage.escape(code))">
