@@ -140,11 +140,33 @@ import Testing
         }
         #expect(failure?.kind == .unreachable)
         #expect(prompts.withLockedValue { $0.isEmpty })
-        // Cancelling what has ended is no error, and a new offer opens.
+        // Cancelling what has ended is no error, and a new offer opens, here over the control
+        // socket, whose watchers get its events as JSON.
         _ = try await alice.messenger.perform(Operations.CancelLink(id: offer.id))
-        let next = try await alice.messenger.perform(Operations.OfferLink())
+        let attached = try await AttachedMessenger(local: alice.local)
+        defer { Task { await attached.close() } }
+        let watched = try await attached.events(for: nil)
+        let next = try await attached.perform(Operations.OfferLink())
+        _ = try await attached.perform(Operations.CancelLink())
+        let heard = try #require(link(try await firstEvent(in: watched, "the next offer failed") { link($0) != nil }))
+        #expect(heard == LinkProgress(id: next.id, state: .failed, message: "the offer was cancelled"))
+    }
+
+    @Test func anOfferNobodyTakesExpiresAndSaysSo() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        try await alice.start()
+        defer { Task { await alice.stop() } }
+        let events = alice.events()
+        let offer = try await alice.offerLink(timeout: .seconds(1))
+        #expect(offer.expiresAt.timeIntervalSinceNow <= 1)
+        let ended = try #require(
+            link(try await firstEvent(in: events, "expired") { link($0)?.state == .failed }))
+        #expect(ended.id == offer.id && ended.message == "the offer expired: nobody linked")
+        // It ended on the node: the next opens.
+        _ = try await alice.messenger.perform(Operations.OfferLink())
         _ = try await alice.messenger.perform(Operations.CancelLink())
-        _ = try await firstEvent(in: events, "the next offer failed") { link($0)?.id == next.id }
     }
 
     @Test func aLinkedMachineRefusesToOfferAndNamesTheOneThatCan() async throws {
