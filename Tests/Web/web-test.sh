@@ -15,7 +15,7 @@ source Tests/LAN/namespaces.sh
 # Debian's python3, which python3-selenium installs into (a python3 earlier on PATH, such as
 # pyenv's, does not see it).
 PYTHON=/usr/bin/python3
-for tool in chromium chromedriver $PYTHON; do
+for tool in chromium chromedriver $PYTHON zbarimg; do
     command -v "$tool" >/dev/null || { echo "web test: $tool is missing (make test-deps installs it)" >&2; exit 1; }
 done
 $PYTHON -c 'import selenium' 2>/dev/null || { echo "web test: python3-selenium is missing (make test-deps)" >&2; exit 1; }

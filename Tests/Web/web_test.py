@@ -1059,6 +1059,12 @@ def web_link():
         check("a QR code of the command", lambda: len(alice.find("dialog.link[open] svg.qr path")) == 1)
         check("how long it stays valid", lambda: re.search(r"Valid for [45]:\d\d", link_text(alice)))
         looks(alice, "link-code")
+        # The QR code as a camera reads it off the screen: the command the dialog prints.
+        command = alice.find("dialog.link[open] code")[0].text
+        for shot in ("light-1100", "dark-390"):
+            read = subprocess.run(["/usr/bin/zbarimg", "-q", "--raw", str(ARTIFACTS / f"look-link-code-{shot}.png")],
+                                  capture_output=True, text=True)
+            assert read.stdout.strip() == command, f"zbarimg read {read.stdout!r} ({read.stderr.strip()}) off {shot}"
 
         data = os.path.join(root, "laptop")
         join = Interactive(args.laptop, data, "init", "--link", code, "--peer", peer, "--name", hostile)
