@@ -46,6 +46,7 @@ enum WelcomePage {
     }
 
     /// The words both machines show: the person says Yes only when the other shows the same.
+    /// The key as the offering web app's dialog and device list print it (its first 16 digits).
     static func words(_ prompt: LinkPrompt) -> Response {
         page(
             status: .ok, title: "Check the words",
@@ -54,7 +55,7 @@ enum WelcomePage {
                 <p>Your other machine shows five words now. Say Yes only if they are the same as these:</p>
                 <p class="link-words" role="status"><strong>\(StaticPage.escape(prompt.words.joined(separator: " ")))</strong></p>
                 <p class="hint">This computer asks to be linked as “\(StaticPage.escape(prompt.deviceName))” \
-                (\(StaticPage.escape(prompt.device.shortHex))). Answer on the other machine too.</p>
+                (\(StaticPage.escape(String(prompt.device.fingerprint.prefix(19))))). Answer on the other machine too.</p>
                 <form class="welcome" method="post" action="/welcome/link/answer">
                 <button type="submit" name="answer" value="yes" class="primary">Yes, they match</button>
                 <button type="submit" name="answer" value="no">No</button>
