@@ -137,3 +137,15 @@ import Testing
         #expect(keys.contains("r or Delete"))
     }
 }
+
+/// Ctrl+K offers people to talk to: my own other machines are listed among peers (their
+/// presence shows) but are no one to start a conversation with.
+@Suite struct NewConversationOwnDeviceTests {
+    @Test func myOtherMachinesAreNotOffered() {
+        var state = Fixtures.state()
+        var laptop = Fixtures.peer(NodeID(bytes: [UInt8](repeating: 0x1A, count: 32))!, "laptop")
+        laptop.ownDevice = true
+        _ = state.apply(.peers([laptop, Fixtures.peer(Fixtures.bob, "Bob")], verified: []))
+        #expect(state.newConversationCandidates.map(\.name) == ["Bob"])
+    }
+}

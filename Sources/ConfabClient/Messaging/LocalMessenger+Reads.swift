@@ -64,9 +64,11 @@ extension LocalMessenger {
     }
 
     public func perform(_ operation: Operations.KnownPeers) async throws -> [Peer] {
-        // Another person's machines are that person (Protocol.md §8.1), not peers of their own.
+        // Another person's machines are that person (Protocol.md §8.1), not peers of their own;
+        // my own machines are mine (`devices` lists them), no one to talk to.
         let owners = try local.store.deviceOwners()
-        return try local.store.peers().filter { owners[$0.id] == nil }
+        let mine = try local.store.myDevices()
+        return try local.store.peers().filter { owners[$0.id] == nil && !mine.contains($0.id) }
     }
 
     public func perform(_ operation: Operations.SaveFile) async throws -> SavedFile {

@@ -263,7 +263,7 @@ public struct LocalMessenger: Messenger {
                 PeerPresence(
                     id: $0.id, name: $0.name, online: false, connected: false, address: $0.address,
                     lastSeen: $0.lastSeenAt, role: .person, trust: $0.trust, warning: $0.warning)
-            }
+            }.markingOwnDevices(try store.myDevices())
         }
         return await node.peers()
     }

@@ -65,3 +65,14 @@ extension PeerPresence {
         return result
     }
 }
+
+extension [PeerPresence] {
+    /// Marks the machines of this node's own person (`mine`, this node's key among them).
+    public func markingOwnDevices(_ mine: Set<NodeID>) -> [PeerPresence] {
+        map { entry in
+            var entry = entry
+            if mine.contains(entry.id) { entry.ownDevice = true }
+            return entry
+        }
+    }
+}

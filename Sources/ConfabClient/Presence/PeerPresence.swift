@@ -23,6 +23,9 @@ public struct PeerPresence: Sendable, Equatable, Codable {
     /// The person's machines when their device list names others (the person's own key
     /// first); nil for a person of one machine.
     public var devices: [DevicePresence]?
+    /// Another machine of this node's own person (Protocol.md §20): listed so its presence
+    /// shows, and no one to start a conversation with or add to one. Nil for anyone else.
+    public var ownDevice: Bool?
 
     public init(
         id: NodeID, name: String, online: Bool, connected: Bool, address: String?, lastSeen: Date?, role: NodeRole,

@@ -386,7 +386,8 @@ public actor Node {
         PeerPresence.foldingDevices(
             presence.snapshot(known: (try? local.store.peers()) ?? []),
             owners: (try? local.store.deviceOwners()) ?? [:],
-            personNames: (try? local.store.personDeviceNames()) ?? [:])
+            personNames: (try? local.store.personDeviceNames()) ?? [:]
+        ).markingOwnDevices((try? local.store.myDevices()) ?? [])
     }
 
     public func status() throws -> NodeStatus {
@@ -454,11 +455,16 @@ public actor Node {
 
     // MARK: Addresses
 
-    /// At most 16 keys, chosen peers only: the address's last known owner first.
+    /// Chosen peers (at most 16), the address's last known owner first, then my person's
+    /// other machines, then the other chosen peers.
     static func candidateKeys(for target: StaticPeer, store: ConfabStore) throws -> [NodeID] {
-        let peers = Array(try store.chosenPeers().prefix(16))
+        // My person's other machines too: a machine just linked has met no one, and the
+        // address it was given is most often its person's other machine (Protocol.md §20.10).
+        let mine = try store.myDevices().subtracting([store.me]).sorted()
+        let peers = Array(try store.chosenPeers().prefix(16)).filter { !mine.contains($0.id) }
         let address = target.address.description
-        return peers.filter { $0.address == address }.map(\.id) + peers.filter { $0.address != address }.map(\.id)
+        return peers.filter { $0.address == address }.map(\.id) + mine
+            + peers.filter { $0.address != address }.map(\.id)
     }
 
     static func socketAddress(_ text: String, defaultPort: Int) throws -> SocketAddress {

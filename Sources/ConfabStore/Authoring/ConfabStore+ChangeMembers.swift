@@ -26,6 +26,12 @@ extension ConfabStore {
             if let already = add.first(where: membership.contains) {
                 throw StoreError.invalidInput("\(name(already)) is already a member")
             }
+            // My machines are in every conversation my person is in (Protocol.md §20.11):
+            // added as a member, one would be a second person of its own.
+            if let own = add.first(where: { (try? self.myDevices(db: db).contains($0)) == true }) {
+                throw StoreError.invalidInput(
+                    "\(name(own)) is one of your own machines: it reads and writes in every conversation you are in")
+            }
             if let absent = remove.first(where: { !membership.contains($0) }) {
                 throw StoreError.invalidInput(
                     "\(name(absent)) is not a member; members: \(membership.members.map(name).joined(separator: ", "))")

@@ -14,10 +14,16 @@ extension ConfabStore {
     ) throws -> (id: ConversationID, message: Entry?) {
         if let removal = try myDeviceRemoval() { throw StoreError.deviceRemoved(removal) }
         // Members are persons: a linked device starts the conversation in its person's name,
-        // the person first and itself no participant (Protocol.md §20.11).
-        let members = [myPerson] + others.filter { $0 != me && $0 != myPerson }.uniqued()
+        // the person first and itself no participant (Protocol.md §20.11). My other machines
+        // are in it as I am.
+        let mine = try myDevices()
+        let members = [myPerson] + others.filter { !mine.contains($0) }.uniqued()
         guard members.count >= 2 else {
-            throw StoreError.invalidInput("a conversation needs at least one other person")
+            throw StoreError.invalidInput(
+                others.contains(where: { mine.contains($0) && $0 != me })
+                    ? "those are your own machines, which are in every conversation you are in: "
+                        + "a conversation needs at least one other person"
+                    : "a conversation needs at least one other person")
         }
         guard members.count <= Limits.maxLargeGroupMembers else {
             throw StoreError.invalidInput("a group can have at most \(Limits.maxLargeGroupMembers) members")

@@ -75,9 +75,10 @@ extension ChatState {
         return stop + [.openConversation(id, around: message)]
     }
 
-    /// The people Ctrl+K offers: known peers but me, online first, then by name.
+    /// The people Ctrl+K offers: known peers but me and my own other machines, online
+    /// first, then by name.
     var newConversationCandidates: [PeerPresence] {
-        peers.filter { $0.id != me }.sorted { a, b in
+        peers.filter { $0.id != me && $0.ownDevice != true }.sorted { a, b in
             if a.online != b.online { return a.online }
             let (left, right) = (a.name.lowercased(), b.name.lowercased())
             if left != right { return left < right }

@@ -148,3 +148,36 @@ import Testing
         await alice.stop()
     }
 }
+
+/// A machine just linked has met no one: `--peer HOST:PORT` without a key tries its person's
+/// other machines, or it would dial nobody until it met them by beacons (where the address
+/// was typed because beacons do not reach).
+@Suite struct LinkedMachineDialTests {
+    @Test func aBarePeerAddressTriesMyPersonsOtherMachines() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        let laptop = try DeviceOperationTests().linkedLaptop(to: alice.local, in: nodes)
+        let target = try StaticPeer("127.0.0.1:7461")
+        #expect(try Node.candidateKeys(for: target, store: laptop.store) == [alice.me])
+        // And the person's machine tries its laptop, its only machine besides itself.
+        #expect(try Node.candidateKeys(for: target, store: alice.local.store) == [laptop.me])
+    }
+
+    /// My machines meet me as peers (their presence shows, marked `ownDevice`), but the
+    /// pickers of people to talk to leave them out.
+    @Test func myOwnMachinesAreMarkedAndNotKnownPeersToPick() async throws {
+        let nodes = try InProcessNodes()
+        defer { nodes.remove() }
+        let alice = try nodes.node("alice")
+        let laptop = try DeviceOperationTests().linkedLaptop(to: alice.local, in: nodes)
+        let bob = NodeID(SigningKeyPair.generate().publicKey)
+        try alice.local.store.notePeerSeen(laptop.me, suggestedName: "alice", address: "127.0.0.1:9")
+        try alice.local.store.savePeer(bob, name: "Bob")
+        let known = try await alice.messenger.perform(Operations.KnownPeers())
+        #expect(known.map(\.id) == [bob])
+        let presence = try await alice.messenger.perform(Operations.Peers())
+        #expect(presence.first { $0.id == laptop.me }?.ownDevice == true)
+        #expect(presence.first { $0.id == bob }?.ownDevice == nil)
+    }
+}

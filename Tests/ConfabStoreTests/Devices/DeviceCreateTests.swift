@@ -143,6 +143,24 @@ import Testing
         }
     }
 
+    /// My other machines are in every conversation I am in: neither a conversation with only
+    /// them nor an add of one makes one a member in its own right.
+    @Test func myOwnMachinesAreNoOneToTalkTo() throws {
+        let m = try machines()
+        #expect {
+            try m.desktop.createConversation(with: [laptopKey.id], now: at(2))
+        } throws: { "\($0)".contains("your own machines") }
+        let (id, _) = try m.desktop.createConversation(with: [laptopKey.id, Keys.bob.id], now: at(2))
+        #expect(try m.desktop.participants(of: id) == [Keys.alice.id, Keys.bob.id])
+        #expect {
+            try m.desktop.changeMembers(of: id, add: [laptopKey.id], now: at(3))
+        } throws: { "\($0)".contains("one of your own machines") }
+        // From the laptop, its person's key is no one else either.
+        #expect {
+            try m.laptop.createConversation(with: [Keys.alice.id], now: at(4))
+        } throws: { "\($0)".contains("your own machines") }
+    }
+
     /// A create signed by `key` naming `participants`, its key sealed to each of them.
     static func create(
         by key: SigningKeyPair, participants: [NodeID], personal: Bool = false, at date: Date = at(2)
