@@ -90,6 +90,7 @@ test: test-deps lint
 	CONFAB=.build/debug/confab Tests/LAN/lan-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/discovery-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/first-run-link-test.sh
+	CONFAB=.build/debug/confab Tests/LAN/devices-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/doctor-test.sh
 	CONFAB=.build/debug/confab Tests/LAN/office-test.sh
 	CONFAB=.build/debug/confab Tests/Web/web-test.sh
