@@ -7,9 +7,10 @@
 # sides' words match). Then: Bob's message reaches both of her machines; reading it on the
 # laptop clears the desktop's unread count and shows "read" at Bob; the laptop's answer is
 # "mine" on the desktop and Alice's at Bob; a group the laptop starts is Alice's, with no
-# member for the laptop; and the laptop, removed while it was stopped, learns it when it
-# starts again, reads nothing Bob wrote after, and cannot send. Last, the same removal
-# through a relay (host 4) with nobody online together (Protocol.md §20.13).
+# member for the laptop, and one Bob starts with Alice reaches the laptop; and the laptop,
+# removed while it was stopped, learns it when it starts again, reads nothing Bob wrote
+# after, and cannot send. Last, the same removal through a relay (host 4) with nobody
+# online together (Protocol.md §20.13).
 #
 #   Tests/LAN/devices-test.sh        (CONFAB=path/to/confab)
 #
@@ -136,6 +137,9 @@ check "   …and the desktop shows it as hers" wait_for 30 "the group at the des
 cli 3 members "$group" --json >"$work/members.out" || true
 persons_only() { grep -q "$alice" "$work/members.out" && ! grep -q "$laptop" "$work/members.out"; }
 check "   …and its members at Bob are Alice's key, not the laptop's" persons_only
+# Groups are of persons: one Bob starts with Alice reaches the laptop he never named.
+bobs_group=$(cli 3 new "$alice" --title "From Bob" --message "a group with Alice" --json | json 'd["id"]' || true)
+check "   a group Bob starts with Alice reaches her laptop" wait_for 30 "Bob's group at the laptop" message 2 "$bobs_group" "a group with Alice" "m[0].get('authorName')=='Bob'"
 
 # --- 7. Removed while offline -----------------------------------------------------------------
 stop_node 2
