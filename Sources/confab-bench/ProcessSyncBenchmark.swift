@@ -67,6 +67,9 @@ enum ProcessSyncBenchmark {
             let laptopKey = NodeID(hex: try P.key(confab, data: receiving))!
             let aliceStore = try Profile.open(DataDirectory(url: alice)).store
             _ = try aliceStore.addMyDevice(laptopKey, name: "laptop")
+            // As `devices link` does: the personal conversation (and what was set before the
+            // link) is made before the keys are read, so its key goes with them (§20.15).
+            try aliceStore.ensurePersonalConversation()
             try Profile.open(DataDirectory(url: receiving)).store.takeLink(
                 person: NodeID(hex: aliceKey)!,
                 list: try aliceStore.deviceList(of: aliceStore.me).entries.map(DeviceEntryCodec.encode),
